@@ -1,0 +1,1 @@
+"""Dialect definitions; each module exposes ``DIALECT`` (see geir.dialect_registry)."""

@@ -1,0 +1,75 @@
+"""The module: the top-level ``builtin.module`` op plus what lives beside it in a
+file (the resource blobs behind ``dense_resource`` constants, the source text)."""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from geir.attributes import DenseResourceAttr, ResourceBlob, StringAttr
+from geir.diagnostics import SourceFile
+from geir.operation import Block, Operation, Region
+
+__all__ = ["Module"]
+
+
+class Module:
+    """A parsed or built module. ``op`` is the ``builtin.module`` operation."""
+
+    def __init__(self, op: Operation | None = None, resources: dict[str, ResourceBlob] | None = None,
+                 source: SourceFile | None = None) -> None:
+        if op is None:
+            op = Operation("builtin.module", regions=[Region([Block()])])
+        self.op = op
+        self.resources: dict[str, ResourceBlob] = resources if resources is not None else {}
+        self.source = source
+
+    @classmethod
+    def from_top_level(cls, ops: Sequence[Operation], resources: dict[str, ResourceBlob],
+                       source: SourceFile | None) -> "Module":
+        """A file holding one ``module`` is that module; anything else is wrapped
+        in an implicit one, as MLIR does."""
+        if len(ops) == 1 and ops[0].name == "builtin.module":
+            return cls(ops[0], resources, source)
+        module = cls(None, resources, source)
+        for op in ops:
+            module.body.append(op)
+        return module
+
+    @property
+    def body(self) -> Block:
+        return self.op.regions[0].blocks[0]
+
+    def walk(self) -> Iterator[Operation]:
+        """Every op in the module, in pre-order (the module op first)."""
+        return self.op.walk()
+
+    def graphs(self) -> Iterator[Operation]:
+        """The ``ge.graph`` ops at the top level."""
+        return (op for op in self.body.ops if op.name == "ge.graph")
+
+    def lookup_symbol(self, name: str) -> Operation | None:
+        for op in self.body.ops:
+            sym = op.attributes.get("sym_name")
+            if isinstance(sym, StringAttr) and sym.value == name:
+                return op
+        return None
+
+    def add_resource(self, name: str, data: bytes, alignment: int = 16) -> ResourceBlob:
+        """Register a blob under a name not yet used (``name``, ``name_1``, ...)."""
+        unique = name
+        k = 0
+        while unique in self.resources:
+            k += 1
+            unique = f"{name}_{k}"
+        blob = ResourceBlob(unique, data, alignment)
+        self.resources[unique] = blob
+        return blob
+
+    def used_resources(self) -> list[ResourceBlob]:
+        """The blobs referenced by ops, in first-use order (what the printer writes)."""
+        seen: dict[int, ResourceBlob] = {}
+        for op in self.walk():
+            for attr in op.attributes.values():
+                if isinstance(attr, DenseResourceAttr) and id(attr.blob) not in seen:
+                    seen[id(attr.blob)] = attr.blob
+        return list(seen.values())

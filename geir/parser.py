@@ -1,0 +1,820 @@
+"""The textual IR parser: Lark LALR with the contextual lexer, building the IR
+while it reads (the transformer runs as the parser reduces; there is no parse
+tree). Reads both printed forms, ``module``/``ge.graph`` sugar, locations,
+attribute aliases and the ``{-# dialect_resources #-}`` section.
+
+Errors are :class:`~geir.diagnostics.DiagnosticError` with a file position; the
+caller decides how to show them.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import struct
+from functools import lru_cache
+from typing import Any, Callable, Sequence
+
+import lark
+import numpy as np
+from lark import Lark
+
+from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseArrayAttr,
+                             DenseElementsAttr, DenseResourceAttr, DictionaryAttr, FileLineColLoc,
+                             FloatAttr, FusedLoc, IntegerAttr, Location, NameLoc, ResourceBlob,
+                             StringAttr, SymbolRefAttr, TypeAttr, UNIT, UNKNOWN_LOC)
+from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
+from geir.module import Module
+from geir.operation import Block, BlockArgument, Operation, Region, Value
+from geir.types import (F64, I1, I64, ElementType, FloatType, FunctionType, IntegerType, NONE,
+                        OpaqueType, TensorType, Type, parse_element_type)
+
+__all__ = ["parse_module", "parse_file", "split_input_file", "parse_type", "parse_attribute"]
+
+_GRAMMAR_PATH = os.path.join(os.path.dirname(__file__), "grammar.lark")
+
+
+def _unescape(token_text: str) -> str:
+    """The value of an MLIR string literal (``\\n``, ``\\"``, ``\\XX`` escapes)."""
+    body = token_text[1:-1]
+    if "\\" not in body:
+        return body
+    out = bytearray()
+    i = 0
+    raw = body.encode("utf-8")
+    while i < len(raw):
+        c = raw[i]
+        if c == 0x5C and i + 1 < len(raw):
+            n = chr(raw[i + 1])
+            simple = {"n": 10, "t": 9, '"': 34, "\\": 92}
+            if n in simple:
+                out.append(simple[n])
+                i += 2
+                continue
+            out += bytes.fromhex(raw[i + 1:i + 3].decode("ascii"))
+            i += 3
+            continue
+        out.append(c)
+        i += 1
+    return out.decode("utf-8", errors="surrogateescape")
+
+
+@lru_cache(maxsize=None)
+def _tensor_type(text: str) -> TensorType:
+    body = text[7:-1]
+    *dims, elem = body.split("x") if not body.startswith("*x") else ("*", body[2:])
+    et = parse_element_type(elem)
+    if et is None:
+        raise ValueError(f"unknown element type '{elem}'")
+    if dims == ["*"]:
+        return TensorType(None, et)
+    return TensorType([None if d == "?" else int(d) for d in dims], et)
+
+
+@lru_cache(maxsize=None)
+def _scalar_type(text: str) -> Type:
+    if text == "none":
+        return NONE
+    et = parse_element_type(text)
+    assert et is not None
+    return et
+
+
+@lru_cache(maxsize=4096)
+def _function_type(text: str) -> FunctionType:
+    """A FUNCTION_TYPE token: ``(t, t) -> t`` or ``(t) -> (t, t)`` in canonical spacing."""
+    ins, _, outs = text.partition(") -> ")
+    inputs = [_any_type(t) for t in ins[1:].split(", ") if t]
+    if outs.startswith("("):
+        results = [_any_type(t) for t in outs[1:-1].split(", ") if t]
+    else:
+        results = [_any_type(outs)]
+    return FunctionType(inputs, results)
+
+
+def _any_type(text: str) -> Type:
+    return _tensor_type(text) if text.startswith("tensor<") else _scalar_type(text)
+
+
+class _Frame:
+    """The values visible in one region while it is being parsed."""
+
+    __slots__ = ("defs", "forward", "region", "block", "pending_args")
+
+    def __init__(self, region: Region | None) -> None:
+        self.defs: dict[str, Value | tuple[Value, ...]] = {}
+        # name -> (placeholder, token) for uses seen before their definition
+        self.forward: dict[str, tuple[Value, Any]] = {}
+        self.region = region
+        self.block: Block | None = None
+        self.pending_args: list[tuple[Any, Type, Location | None]] | None = None
+
+
+class _Forward(Value):
+    """A use seen before its definition; replaced when the definition comes."""
+
+    __slots__ = ()
+
+
+class _Builder:
+    """The callbacks Lark calls as it reduces each rule."""
+
+    def __init__(self, source: SourceFile, unregistered_ok: bool) -> None:
+        self.source = source
+        self.filename = source.name
+        self.frames: list[_Frame] = [_Frame(None)]
+        self.top_ops: list[Operation] = []
+        self.aliases: dict[str, Attribute] = {}
+        self.blobs: dict[str, ResourceBlob] = {}
+        self.pending_graph_args: list[tuple[Any, Type, Any, Location | None]] | None = None
+        self.unregistered_ok = unregistered_ok
+
+    # ------------------------------------------------------------ errors
+    def error(self, token: Any, message: str, note: tuple[str, Any] | None = None) -> DiagnosticError:
+        d = Diagnostic("error", message, self.pos(token))
+        if note is not None:
+            d.attach_note(note[0], self.pos(note[1]))
+        return DiagnosticError(d)
+
+    def pos(self, token: Any) -> FileLineColLoc:
+        return FileLineColLoc(self.filename, token.line, token.column)
+
+    # ------------------------------------------------------------ values
+    def lookup(self, token: Any) -> Value:
+        text = token.value
+        name, _, index = text[1:].partition("#")
+        for frame in reversed(self.frames):
+            v = frame.defs.get(name)
+            if v is not None:
+                break
+        else:
+            frame = self.frames[-1]
+            fwd = frame.forward.get(text)
+            if fwd is None:
+                placeholder = _Forward(NONE, text[1:])
+                frame.forward[text] = (placeholder, token)
+                return placeholder
+            return fwd[0]
+        if isinstance(v, tuple):
+            if not index:
+                raise self.error(token, f"'%{name}' names {len(v)} results; use '%{name}#<index>'")
+            i = int(index)
+            if i >= len(v):
+                raise self.error(token, f"result number {i} out of range: '%{name}' has {len(v)} results")
+            return v[i]
+        if index and index != "0":
+            raise self.error(token, f"result number {index} out of range: '%{name}' has 1 result")
+        return v
+
+    def define(self, token: Any, value: Value | tuple[Value, ...], name: str) -> None:
+        for frame in self.frames:
+            if name in frame.defs:
+                prev = frame.defs[name]
+                prev_one = prev[0] if isinstance(prev, tuple) else prev
+                raise self.error(token, f"redefinition of SSA value '%{name}'",
+                                 ("previous definition here", self._def_token(prev_one) or token))
+        frame = self.frames[-1]
+        frame.defs[name] = value
+        values = value if isinstance(value, tuple) else (value,)
+        if frame.forward:
+            for i, v in enumerate(values):
+                use_name = f"%{name}#{i}" if isinstance(value, tuple) else f"%{name}"
+                for key in ((use_name, f"%{name}#0") if i == 0 and not isinstance(value, tuple) else (use_name,)):
+                    fwd = frame.forward.pop(key, None)
+                    if fwd is not None:
+                        self._resolve(fwd, v)
+
+    def _def_token(self, value: Value) -> Any:
+        op = getattr(value, "op", None)
+        src = op.source if op is not None else None
+        if src is None:
+            return None
+        return _Pos(src.line, src.col)
+
+    def _resolve(self, fwd: tuple[Value, Any], value: Value) -> None:
+        placeholder, token = fwd
+        if placeholder.type is not NONE and placeholder.type is not value.type:
+            raise self.error(token, f"use of value '%{placeholder.name_hint}' expects different type than prior uses: "
+                                    f"'{placeholder.type}' vs '{value.type}'")
+        placeholder.replace_all_uses_with(value)
+
+    def check_operand_types(self, op_token: Any, operands: list[Value], tokens: list[Any], types: Sequence[Type]) -> None:
+        if len(types) != len(operands):
+            raise self.error(op_token, f"{len(operands)} operands present, but expected {len(types)} operand types")
+        for v, t, tok in zip(operands, types, tokens):
+            if v.type is not t:
+                if isinstance(v, _Forward) and v.type is NONE:
+                    v.type = t
+                    continue
+                raise self.error(tok, f"use of value '{tok.value}' expects different type than prior uses: "
+                                      f"'{t}' vs '{v.type}'")
+
+    # ------------------------------------------------------------ blocks
+    def current_block(self) -> Block:
+        frame = self.frames[-1]
+        if frame.block is None:
+            if frame.region is None:
+                raise AssertionError("ops outside a region go to top_ops")
+            block = Block()
+            if frame.pending_args:
+                for tok, t, _ in frame.pending_args:
+                    arg = block.add_argument(t, tok.value[1:])
+                    self.define(tok, arg, tok.value[1:])
+                frame.pending_args = None
+            frame.region.add_block(block)
+            frame.block = block
+        return frame.block
+
+    def add_op(self, op: Operation) -> None:
+        if len(self.frames) == 1:
+            self.top_ops.append(op)
+        else:
+            self.current_block().append(op)
+
+    # ====================================================== rule callbacks
+    # Lark calls these with the reduced children (placeholders are None).
+
+    def start(self, *children: Any) -> None:
+        return None
+
+    def alias_def(self, name: Any, attr: Attribute) -> None:
+        self.aliases[name.value] = attr
+
+    def alias_attr(self, name: Any) -> Attribute:
+        try:
+            return self.aliases[name.value]
+        except KeyError:
+            raise self.error(name, f"undefined symbol alias id '{name.value[1:]}'") from None
+
+    loc_alias = alias_attr
+
+    def result_group(self, token: Any, count: Any) -> tuple[Any, int]:
+        if "#" in token.value:
+            raise self.error(token, f"expected a result name without '#', got '{token.value}'")
+        n = 1 if count is None else int(count.value)
+        if n < 1:
+            raise self.error(count, "expected a positive number of results")
+        return token, n
+
+    def op_results(self, *groups: tuple[Any, int]) -> list[tuple[Any, int]]:
+        return list(groups)
+
+    def value_list(self, *tokens: Any) -> tuple[list[Value], list[Any]]:
+        return [self.lookup(t) for t in tokens], list(tokens)
+
+    def operation(self, results: list[tuple[Any, int]] | None, op: Operation, loc: Location | None) -> Operation:
+        n_results = len(op.results)
+        declared = sum(n for _, n in results) if results else 0
+        first_token = results[0][0] if results else None
+        if first_token is not None:  # MLIR locates an op at its first result
+            op.source = self.pos(first_token)
+            op.location = op.source
+        if declared != n_results:
+            at = first_token if first_token is not None else _Pos(op.source.line, op.source.col)  # type: ignore[union-attr]
+            raise self.error(at, f"operation defines {n_results} results but was provided {declared} to bind")
+        if results:
+            i = 0
+            for token, n in results:
+                name = token.value[1:]
+                if n == 1:
+                    r = op.results[i]
+                    r.name_hint = name
+                    self.define(token, r, name)
+                else:
+                    group = tuple(op.results[i:i + n])
+                    for k, r in enumerate(group):
+                        r.name_hint = f"{name}#{k}"
+                    self.define(token, group, name)
+                i += n
+        if loc is not None:
+            op.location = loc
+        self.add_op(op)
+        return op
+
+    def _make_op(self, name_token: Any, name: str, operands: tuple[list[Value], list[Any]] | None,
+                 regions: list[Region] | None, attributes: dict[str, Attribute] | None,
+                 ftype: FunctionType | None) -> Operation:
+        values, tokens = operands if operands is not None else ([], [])
+        if ftype is not None:
+            self.check_operand_types(name_token, values, tokens, ftype.inputs)
+            result_types: Sequence[Type] = ftype.results
+        elif values:
+            raise self.error(name_token, f"'{name}' has operands but no trailing ': (operand types) -> results'")
+        else:
+            result_types = ()
+        if not self.unregistered_ok:
+            from geir.dialect_registry import lookup_op
+            if lookup_op(name) is None:
+                raise self.error(name_token, f"unregistered operation '{name}' found in dialect "
+                                             f"('{name.split('.', 1)[0]}') (use --allow-unregistered-dialect to allow it)")
+        op = Operation(name, values, result_types, attributes, regions or (), UNKNOWN_LOC)
+        op.source = self.pos(name_token)
+        op.location = op.source
+        return op
+
+    def generic_body(self, name: Any, operands: Any, props: Any, regions: Any, attributes: Any,
+                     ftype: FunctionType) -> Operation:
+        if props:
+            attributes = {**props, **(attributes or {})}
+        return self._make_op(name, _unescape(name.value), operands, regions, attributes, ftype)
+
+    def custom_body(self, name: Any, operands: Any, regions: Any, attributes: Any, ftype: Any) -> Operation:
+        return self._make_op(name, name.value, operands, regions, attributes, ftype)
+
+    def properties(self, attributes: dict[str, Attribute]) -> dict[str, Attribute]:
+        return attributes
+
+    def graph_arg(self, token: Any, t: Type, attributes: Any, loc: Any) -> tuple[Any, Type, Any]:
+        if self.pending_graph_args is None:
+            self.pending_graph_args = []
+        self.pending_graph_args.append((token, t, attributes, loc))
+        return token, t, attributes
+
+    def graph_result(self, t: Type, attributes: Any) -> tuple[Type, Any]:
+        return t, attributes
+
+    def graph_results(self, *results: Any) -> list[tuple[Type, Any]]:
+        return [r for r in results if r is not None]
+
+    def single_graph_result(self, t: Type) -> list[tuple[Type, Any]]:
+        return [(t, None)]
+
+    def graph_body(self, name: Any, symbol: Any, *rest: Any) -> Operation:
+        *args, results, attributes, region = rest
+        args = [a for a in args if a is not None]
+        results = results or []
+        arg_types = [t for _, t, _ in args]
+        attrs: dict[str, Attribute] = dict(attributes or {})
+        attrs["sym_name"] = StringAttr(_symbol_name(symbol.value))
+        attrs["function_type"] = TypeAttr(FunctionType(arg_types, [t for t, _ in results]))
+        if any(a is not None for _, _, a in args):
+            attrs["arg_attrs"] = ArrayAttr(DictionaryAttr.from_dict(a or {}) for _, _, a in args)
+        if any(a is not None for _, a in results):
+            attrs["res_attrs"] = ArrayAttr(DictionaryAttr.from_dict(a or {}) for _, a in results)
+        if not region.blocks:  # an empty body still has its entry block
+            block = Block(arg_types, [tok.value[1:] for tok, _, _ in args])
+            region.add_block(block)
+        return self._make_op(name, name.value, None, [region], attrs, None)
+
+    def module_body(self, symbol: Any, attributes: Any, region: Region) -> Operation:
+        attrs = dict(attributes or {})
+        if symbol is not None:
+            attrs["sym_name"] = StringAttr(_symbol_name(symbol.value))
+        if not region.blocks:
+            region.add_block(Block())
+        op = Operation("builtin.module", (), (), attrs, [region], UNKNOWN_LOC)
+        return op
+
+    # ------------------------------------------------------------ regions
+    def region_open(self) -> None:
+        frame = _Frame(Region())
+        if self.pending_graph_args is not None:
+            frame.pending_args = [(tok, t, loc) for tok, t, _, loc in self.pending_graph_args]
+            self.pending_graph_args = None
+        self.frames.append(frame)
+
+    def region(self, *children: Any) -> Region:
+        frame = self.frames.pop()
+        if frame.pending_args:  # `{}` body: materialise the entry block's arguments
+            self.frames.append(frame)
+            self.current_block()
+            self.frames.pop()
+        if frame.forward:
+            # Uses not yet defined may be defined later in an enclosing region.
+            parent = self.frames[-1]
+            for key, fwd in frame.forward.items():
+                if len(self.frames) == 1:
+                    raise self.error(fwd[1], f"use of undeclared SSA value name '{key}'")
+                parent.forward.setdefault(key, fwd)
+                if parent.forward[key] is not fwd:
+                    fwd[0].replace_all_uses_with(parent.forward[key][0])
+        assert frame.region is not None
+        return frame.region
+
+    def region_list(self, *regions: Region) -> list[Region]:
+        return list(regions)
+
+    def block_header(self, label: Any, *args: Any) -> Block:
+        frame = self.frames[-1]
+        block = Block()
+        block.label = label.value[1:]
+        assert frame.region is not None
+        frame.region.add_block(block)
+        frame.block = block
+        frame.pending_args = None
+        for a in args:
+            if a is None:
+                continue
+            tok, t, _ = a
+            arg = block.add_argument(t, tok.value[1:])
+            self.define(tok, arg, tok.value[1:])
+        return block
+
+    def block_arg(self, token: Any, t: Type, loc: Any) -> tuple[Any, Type, Any]:
+        return token, t, loc
+
+    def block(self, *children: Any) -> None:
+        return None
+
+    # ------------------------------------------------------------ types
+    def type(self, t: Type) -> Type:
+        return t
+
+    def non_function_type(self, token: Any) -> Type:
+        kind = token.type
+        text = token.value
+        try:
+            if kind == "TENSOR_TYPE":
+                return _tensor_type(text)
+            if kind == "SCALAR_TYPE":
+                return _scalar_type(text)
+            return OpaqueType(text)
+        except ValueError as e:
+            raise self.error(token, str(e)) from None
+
+    def function_type(self, *children: Any) -> FunctionType:
+        *inputs, results = children
+        ins = [t for t in inputs if t is not None]
+        outs = results if isinstance(results, list) else [results]
+        return FunctionType(ins, outs)
+
+    def simple_function_type(self, token: Any) -> FunctionType:
+        try:
+            return _function_type(token.value)
+        except ValueError as e:
+            raise self.error(token, str(e)) from None
+
+    def result_type_list(self, *types: Any) -> list[Type]:
+        return [t for t in types if t is not None]
+
+    # ------------------------------------------------------------ attributes
+    def attr_dict(self, *entries: Any) -> dict[str, Attribute]:
+        d: dict[str, Attribute] = {}
+        for e in entries:
+            if e is None:
+                continue
+            key_token, value = e
+            key = _unescape(key_token.value) if key_token.type == "STRING" else key_token.value
+            if key in d:
+                raise self.error(key_token, f"duplicate key '{key}' in dictionary attribute")
+            d[key] = value
+        return d
+
+    def attr_entry(self, key: Any, value: Attribute | None) -> tuple[Any, Attribute]:
+        return key, (UNIT if value is None else value)
+
+    def int_attr(self, token: Any, t: Type | None) -> Attribute:
+        v = int(token.value)
+        if t is None:
+            return IntegerAttr(v, I64)
+        if isinstance(t, FloatType):
+            return FloatAttr(float(v), t)
+        if t is I1:
+            return BoolAttr(bool(v))
+        return IntegerAttr(v, t)
+
+    def float_attr(self, token: Any, t: Type | None) -> Attribute:
+        return FloatAttr(float(token.value), F64 if t is None else t)
+
+    def hex_attr(self, token: Any, t: Type) -> Attribute:
+        bits = int(token.value, 16)
+        if isinstance(t, FloatType):
+            return FloatAttr(_float_from_bits(bits, t), t)
+        return IntegerAttr(bits, t)
+
+    def true_attr(self) -> Attribute:
+        return BoolAttr(True)
+
+    def false_attr(self) -> Attribute:
+        return BoolAttr(False)
+
+    def unit_attr(self) -> Attribute:
+        return UNIT
+
+    def dict_attr(self, entries: dict[str, Attribute]) -> Attribute:
+        return DictionaryAttr.from_dict(entries)
+
+    def string_attr(self, token: Any, t: Type | None) -> Attribute:
+        return StringAttr(_unescape(token.value), t)
+
+    def array_attr(self, *items: Any) -> Attribute:
+        return ArrayAttr(tuple(i for i in items if i is not None))
+
+    def symbol_attr(self, *tokens: Any) -> Attribute:
+        names = [_symbol_name(t.value) for t in tokens]
+        return SymbolRefAttr(names[0], tuple(names[1:]))
+
+    def type_attr(self, t: Type) -> Attribute:
+        return TypeAttr(t)
+
+    def dense_attr(self, body: Any, t: Type) -> Attribute:
+        if not isinstance(t, TensorType) or not t.is_static:
+            raise DiagnosticError(Diagnostic("error", f"dense elements need a static tensor type, got '{t}'"))
+        return DenseElementsAttr(t, _dense_array(body, t))
+
+    def dense_list(self, *items: Any) -> list[Any]:
+        return [i for i in items if i is not None]
+
+    def dense_hex(self, token: Any) -> Any:
+        return _HexBlob(_unescape(token.value))
+
+    def true_scalar(self) -> bool:
+        return True
+
+    def false_scalar(self) -> bool:
+        return False
+
+    def dense_resource_attr(self, name: Any, t: Type) -> Attribute:
+        blob = self.blobs.get(name.value)
+        if blob is None:
+            blob = self.blobs[name.value] = ResourceBlob(name.value)
+        if not isinstance(t, TensorType):
+            raise self.error(name, f"dense_resource needs a tensor type, got '{t}'")
+        return DenseResourceAttr(t, blob)
+
+    def dense_array_attr(self, t: Type, *values: Any) -> Attribute:
+        vals = []
+        for v in values:
+            if v is None:
+                continue
+            text = v.value if hasattr(v, "value") else v
+            if isinstance(text, bool):
+                vals.append(text)
+            elif isinstance(t, FloatType):
+                vals.append(float(text))
+            else:
+                vals.append(int(text))
+        return DenseArrayAttr(t, tuple(vals))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------ locations
+    def loc(self, body: Location) -> Location:
+        return body
+
+    def loc_unknown(self) -> Location:
+        return UNKNOWN_LOC
+
+    def loc_file(self, file: Any, line: Any, col: Any) -> Location:
+        return FileLineColLoc(_unescape(file.value), int(line.value), int(col.value))
+
+    def loc_name(self, name: Any, child: Location | None) -> Location:
+        return NameLoc(_unescape(name.value), child)
+
+    def loc_fused(self, meta: Attribute | None, *locs: Location | None) -> Location:
+        return FusedLoc(tuple(l for l in locs if l is not None), meta)
+
+    def loc_callsite(self, callee: Location, caller: Location) -> Location:
+        return CallSiteLoc(callee, caller)
+
+    # ------------------------------------------------------------ resources
+    def resources(self, *groups: Any) -> None:
+        return None
+
+    def resource_group(self, kind: Any, *dialects: Any) -> None:
+        return None
+
+    def resource_dialect(self, dialect: Any, *entries: Any) -> None:
+        return None
+
+    def resource_entry(self, name: Any, value: Any = None) -> None:
+        if value is None or value.type != "STRING":
+            return None
+        text = _unescape(value.value)
+        if not text.startswith("0x"):
+            raise self.error(value, "expected a hex blob \"0x...\" for a resource")
+        try:
+            raw = bytes.fromhex(text[2:])
+        except ValueError:
+            raise self.error(value, "malformed hex in resource blob") from None
+        if len(raw) < 4:
+            raise self.error(value, "resource blob is missing its 4-byte alignment header")
+        blob = self.blobs.get(name.value)
+        if blob is None:
+            blob = self.blobs[name.value] = ResourceBlob(name.value)
+        blob.alignment = struct.unpack("<I", raw[:4])[0]
+        blob.data = raw[4:]
+
+
+class _Pos:
+    """A token-like position for notes that point at an op already built."""
+
+    __slots__ = ("line", "column", "value")
+
+    def __init__(self, line: int, column: int) -> None:
+        self.line, self.column, self.value = line, column, ""
+
+
+class _HexBlob(str):
+    """``dense<"0x...">``: raw little-endian element bytes."""
+
+
+def _symbol_name(text: str) -> str:
+    body = text[1:]
+    return _unescape(body) if body.startswith('"') else body
+
+
+def _float_from_bits(bits: int, t: FloatType) -> float:
+    if t.bitwidth == 32:
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+    if t.bitwidth == 64:
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    if t.name == "f16":
+        return float(np.array(bits, np.uint16).view(np.float16))
+    if t.name == "bf16":
+        return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+    return float("nan")
+
+
+def _scalar_value(item: Any, et: ElementType) -> Any:
+    if isinstance(item, bool):
+        return item
+    text = item.value
+    if item.type == "HEX":  # a float's bit pattern, as MLIR prints inf and nan
+        bits = int(text, 16)
+        return _float_from_bits(bits, et) if isinstance(et, FloatType) else bits
+    return float(text) if item.type == "FLOAT" else int(text)
+
+
+def _dense_array(body: Any, t: TensorType) -> np.ndarray:
+    et = t.element_type
+    dtype = et.numpy_dtype if et.numpy_dtype is not None else np.dtype(np.float32)
+    shape = t.shape
+    assert shape is not None
+    if body is None:
+        arr = np.zeros((0,), dtype)
+    elif isinstance(body, _HexBlob):
+        raw = bytes.fromhex(body[2:])
+        arr = np.frombuffer(raw, dtype=dtype).copy()
+        if arr.size == 1:  # a splat: a read-only broadcast view costs no memory
+            return np.broadcast_to(arr[0], shape)
+    else:
+        arr = np.array(_to_python(body, et), dtype=dtype)
+    if arr.ndim == 0 or arr.size == 1 and int(np.prod(shape)) != 1:
+        return np.broadcast_to(arr.reshape(-1)[0], shape)
+    try:
+        return arr.reshape(shape)
+    except ValueError:
+        raise DiagnosticError(Diagnostic("error", f"dense literal has {arr.size} elements, but type '{t}' needs "
+                                                  f"{t.num_elements}")) from None
+
+
+def _to_python(body: Any, et: ElementType) -> Any:
+    if isinstance(body, list):
+        return [_to_python(b, et) for b in body]
+    return _scalar_value(body, et)
+
+
+# --------------------------------------------------------------- the parser
+
+_TERMINAL_NAMES = {
+    "VALUE_ID": "an SSA value (%name)", "SYMBOL": "a symbol (@name)", "BLOCK_ID": "a block label (^bb)",
+    "OP_NAME": "an operation name", "BARE_ID": "an identifier", "TENSOR_TYPE": "a tensor type",
+    "SCALAR_TYPE": "a type", "DIALECT_TYPE": "a dialect type", "INT": "an integer", "FLOAT": "a float",
+    "HEX": "a hex literal", "STRING": "a string", "ATTR_ALIAS": "an attribute alias (#name)",
+    "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
+    "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "LESSTHAN": "'<'", "MORETHAN": "'>'",
+    "__ANON_0": "'->'", "__ANON_1": "'::'", "_MODULE": "'module'", "_ATTRIBUTES": "'attributes'",
+    "_LOC": "'loc'", "$END": "end of input",
+}
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    with open(_GRAMMAR_PATH) as f:
+        grammar = f.read()
+    try:  # lark-cython runs the same tables about twice as fast
+        import lark_cython
+        plugins: dict[str, Any] = {"_plugins": lark_cython.plugins}
+    except ImportError:
+        plugins = {}
+    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False,
+                maybe_placeholders=True, cache=_cache_path(grammar + str(bool(plugins))), **plugins)
+
+
+def _cache_path(grammar: str) -> str | bool:
+    # Lark can pickle the compiled LALR tables; it cuts tool start-up for lit.
+    import hashlib
+    import tempfile
+    digest = hashlib.sha256((grammar + lark.__version__).encode()).hexdigest()[:16]
+    return os.path.join(tempfile.gettempdir(), f"geir-grammar-{digest}.lark-cache")
+
+
+def _run_parser(builder: _Builder, text: str) -> None:
+    """Run Lark's LALR tables with ``builder``'s methods as the reduce callbacks.
+
+    Lark's public ``transformer=`` option binds one transformer when the parser is
+    built; building a parser per input costs more than parsing a small file, so the
+    compiled tables are shared and only the callbacks (made by Lark's own
+    ParseTreeBuilder, which drops punctuation and fills ``[x]`` placeholders) are
+    per input.
+    """
+    lk = _lark()
+    callbacks = lk._parse_tree_builder.create_callback(_Spread(builder))
+    frontend = lk.parser.parser  # LALR_Parser (lark's or lark-cython's)
+    core = type(frontend.parser)(frontend._parse_table, callbacks)
+    core.parse(lk.parser._make_lexer_thread(text), "start")
+
+
+class _Spread:
+    """Presents ``builder``'s methods as Lark callbacks that take the children list
+    (Lark's own ``v_args(inline=True)`` wraps every call; this costs nothing)."""
+
+    def __init__(self, builder: _Builder) -> None:
+        for name in dir(builder):
+            if not name.startswith("_"):
+                fn = getattr(builder, name)
+                if callable(fn):
+                    setattr(self, name, _spread(fn))
+
+
+def _spread(fn: Callable[..., Any]) -> Callable[[list[Any]], Any]:
+    return lambda children: fn(*children)
+
+
+def _translate_lark_error(e: lark.exceptions.LarkError, source: SourceFile) -> DiagnosticError:
+    if isinstance(e, lark.exceptions.UnexpectedCharacters):
+        ch = source.text[e.pos_in_stream] if e.pos_in_stream < len(source.text) else "end of input"
+        msg = f"unexpected character '{ch}'"
+        return DiagnosticError(Diagnostic("error", msg, FileLineColLoc(source.name, e.line, e.column)))
+    if isinstance(e, lark.exceptions.UnexpectedToken):
+        tok = e.token
+        expected = sorted({_TERMINAL_NAMES.get(t, repr(t.lower()) if t.isupper() else t) for t in e.expected})
+        got = "end of input" if tok.type == "$END" else f"'{tok.value}'"
+        exp = ", ".join(expected[:8]) + (", ..." if len(expected) > 8 else "")
+        line = getattr(tok, "line", None)
+        col = getattr(tok, "column", None)
+        if line is None or tok.type == "$END":  # end of input: point past the last character
+            lines = source.text.split("\n")
+            line, col = len(lines), len(lines[-1]) + 1
+        return DiagnosticError(Diagnostic("error", f"unexpected {got}, expected {exp}",
+                                          FileLineColLoc(source.name, line, col)))
+    if isinstance(e, lark.exceptions.UnexpectedEOF):
+        lines = source.text.split("\n")
+        return DiagnosticError(Diagnostic("error", "unexpected end of input",
+                                          FileLineColLoc(source.name, len(lines), len(lines[-1]) + 1)))
+    return DiagnosticError(Diagnostic("error", str(e), FileLineColLoc(source.name, 1, 1)))
+
+
+def parse_module(text: str, filename: str = "<stdin>", *, allow_unregistered: bool = False,
+                 line_offset: int = 0) -> Module:
+    """Parse ``text`` into a :class:`Module`; raise :class:`DiagnosticError` on bad input.
+
+    ``line_offset`` shifts reported line numbers (for ``--split-input-file`` chunks).
+    """
+    source = SourceFile(filename, text)
+    builder = _Builder(source, allow_unregistered)
+    padded = "\n" * line_offset + text if line_offset else text
+    # Pausing the collector matters: a 100k-op module is millions of small objects.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        _run_parser(builder, padded)
+    except lark.exceptions.UnexpectedInput as e:
+        raise _translate_lark_error(e, SourceFile(filename, padded)) from None
+    except DiagnosticError as e:
+        for d in e.diagnostics:  # errors from callbacks without a position
+            if d.location is None:
+                d.location = FileLineColLoc(filename, 1, 1)
+        raise
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return Module.from_top_level(builder.top_ops, builder.blobs, SourceFile(filename, padded))
+
+
+def parse_file(path: str, **kwargs: Any) -> Module:
+    """Parse the file at ``path`` (``-`` reads standard input)."""
+    import sys
+    if path == "-":
+        return parse_module(sys.stdin.read(), "<stdin>", **kwargs)
+    with open(path, encoding="utf-8") as f:
+        return parse_module(f.read(), path, **kwargs)
+
+
+def split_input_file(text: str) -> list[tuple[str, int]]:
+    """Split on ``// -----`` lines; each chunk with its starting line offset."""
+    chunks: list[tuple[str, int]] = []
+    start = 0
+    current: list[str] = []
+    for i, line in enumerate(text.split("\n")):
+        if line.strip() == "// -----":
+            chunks.append(("\n".join(current), start))
+            current = []
+            start = i + 1
+        else:
+            current.append(line)
+    chunks.append(("\n".join(current), start))
+    return chunks
+
+
+def parse_type(text: str) -> Type:
+    """Parse one type, e.g. ``tensor<1x3xf16>``."""
+    m = parse_module(f"ge.__type__ {{t = {text}}}", "<type>", allow_unregistered=True)
+    attr = next(iter(m.body.ops)).attributes["t"]
+    assert isinstance(attr, TypeAttr)
+    return attr.value
+
+
+def parse_attribute(text: str) -> Attribute:
+    """Parse one attribute, e.g. ``[1, 2]`` or ``dense<1.0> : tensor<2xf32>``."""
+    m = parse_module(f"ge.__attr__ {{a = {text}}}", "<attribute>", allow_unregistered=True)
+    return next(iter(m.body.ops)).attributes["a"]

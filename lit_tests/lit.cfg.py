@@ -1,0 +1,31 @@
+# -*- Python -*-
+# lit configuration: RUN lines call the installed tools (ge-opt, ge-translate,
+# ge-run) and `filecheck` (the Python port of LLVM FileCheck).
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = "geir"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.test_source_root, "Output")
+
+# The tools live next to the interpreter running lit (the project's venv).
+bin_dir = os.path.dirname(sys.executable)
+config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
+for var in ("HOME", "TMPDIR", "PYTHONPATH"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# Round trips: print, re-parse, print again.
+config.substitutions.append(("%roundtrip-generic", "ge-opt --mlir-print-op-generic %s | ge-opt --mlir-print-op-generic"))
+config.substitutions.append(("%roundtrip", "ge-opt %s | ge-opt"))
+
+if shutil.which("iree-opt", path=config.environment["PATH"]):
+    config.available_features.add("mlir-peer")

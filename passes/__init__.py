@@ -1,0 +1,1 @@
+"""Passes over geir modules: the pass manager and one module per pass."""

@@ -1,0 +1,56 @@
+"""What a pass is: a small class whose attrs fields are its options."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+
+from geir.diagnostics import Diagnostic, op_position
+from geir.module import Module
+from geir.operation import Operation
+
+__all__ = ["ModulePass", "PassContext", "option"]
+
+
+def option(default: Any, help: str) -> Any:
+    """Declare a pass option: ``max_streams: int = option(8, "...")`` is
+    ``max-streams=`` in a pipeline and ``--list-passes`` shows ``help``."""
+    return attrs.field(default=default, metadata={"help": help})
+
+
+@attrs.define
+class PassContext:
+    """What a pass may report besides changing the IR: remarks and warnings,
+    collected for the driver to print (or match under --verify-diagnostics)."""
+
+    diagnostics: list[Diagnostic] = attrs.Factory(list)
+
+    def remark(self, op: Operation, message: str) -> None:
+        self.diagnostics.append(Diagnostic("remark", message, op_position(op)))
+
+    def warning(self, op: Operation, message: str) -> None:
+        self.diagnostics.append(Diagnostic("warning", message, op_position(op)))
+
+
+@attrs.define
+class ModulePass:
+    """Base of every pass. Subclasses set ``name`` and ``summary``, declare options
+    as attrs fields with :func:`option`, and implement :meth:`run`."""
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        """Transform ``module`` in place; raise DiagnosticError on failure."""
+        raise NotImplementedError
+
+    def pipeline_text(self) -> str:
+        """This pass with its non-default options, as pipeline text."""
+        opts = []
+        for f in attrs.fields(type(self)):
+            v = getattr(self, f.name)
+            if v != f.default:
+                text = str(v).lower() if isinstance(v, bool) else str(v)
+                opts.append(f"{f.name.replace('_', '-')}={text}")
+        return self.name + ("{" + " ".join(opts) + "}" if opts else "")

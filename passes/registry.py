@@ -1,0 +1,48 @@
+"""The pass registry: pass name -> the module that defines it, imported on first
+use so that ``ge-opt`` starts without loading every pass."""
+
+from __future__ import annotations
+
+import importlib
+
+import attrs
+
+from passes.pass_base import ModulePass
+
+__all__ = ["PASSES", "get_pass_class", "all_pass_classes", "PassOptionInfo", "pass_options"]
+
+#: pass name -> "module:ClassName"
+PASSES: dict[str, str] = {
+    "canonicalize": "passes.canonicalize:Canonicalize",
+    "cse": "passes.cse:CSE",
+}
+
+
+def get_pass_class(name: str) -> type[ModulePass] | None:
+    """The class of pass ``name``, or None when no such pass exists."""
+    target = PASSES.get(name)
+    if target is None:
+        return None
+    module, _, cls = target.partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def all_pass_classes() -> list[type[ModulePass]]:
+    return [c for c in (get_pass_class(n) for n in sorted(PASSES)) if c is not None]
+
+
+@attrs.frozen
+class PassOptionInfo:
+    name: str  # as written in a pipeline: max-streams
+    field: str  # the attrs field: max_streams
+    type: type
+    default: object
+    help: str
+
+
+def pass_options(cls: type[ModulePass]) -> list[PassOptionInfo]:
+    """The options of pass ``cls``, from its attrs fields."""
+    import typing
+    hints = typing.get_type_hints(cls)
+    return [PassOptionInfo(f.name.replace("_", "-"), f.name, hints.get(f.name, str), f.default,
+                           f.metadata.get("help", "")) for f in attrs.fields(cls)]

@@ -1,0 +1,1 @@
+"""The command-line drivers: ge-opt, ge-translate, ge-run."""

@@ -1,0 +1,173 @@
+"""``ge-opt``: parse IR, run a pass pipeline, print IR — with ``mlir-opt``'s flags.
+
+Heavy modules (lark, numpy, the dialects, the passes) are imported only after the
+arguments are read, so ``ge-opt --version`` starts at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import time
+from typing import Any, Sequence
+
+VERSION = "0.1.0"
+
+
+class _PassFlag(argparse.Action):
+    """``--canonicalize`` / ``--partition-streams='max-streams=4'``: appends to the
+    pipeline in command-line order."""
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any,
+                 option_string: str | None = None) -> None:
+        ns.pass_flags.append((self.dest, value or ""))
+
+
+class _BoolFlag(argparse.Action):
+    """``--verify-each`` or ``--verify-each=false`` (MLIR's cl::opt<bool> style)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("nargs", "?")
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any,
+                 option_string: str | None = None) -> None:
+        if value is None or value.lower() in ("true", "1"):
+            setattr(ns, self.dest, True)
+        elif value.lower() in ("false", "0"):
+            setattr(ns, self.dest, False)
+        else:
+            parser.error(f"{option_string} expects true or false, got '{value}'")
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    from passes.registry import PASSES
+    p = argparse.ArgumentParser(prog="ge-opt", description="Run geir pass pipelines on IR files (like mlir-opt).")
+    p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin)")
+    p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
+    p.add_argument("--pass-pipeline", default=None, help="a textual pipeline: 'p1,p2{opt=v}'")
+    p.add_argument("--split-input-file", action="store_true", help="process each '// -----' chunk on its own")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check diagnostics against '// expected-error {{...}}' annotations")
+    p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass")
+    p.add_argument("--mlir-print-ir-after-change", action="store_true",
+                   help="print the IR after every pass that changed it")
+    p.add_argument("--verify-each", action=_BoolFlag, default=True, help="verify after each pass (default true)")
+    p.add_argument("--mlir-timing", action="store_true", help="print a time report of parsing, passes and output")
+    p.add_argument("--mlir-print-op-generic", "--print-op-generic", dest="generic", action="store_true",
+                   help="print MLIR's generic form")
+    p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true", help="print op locations")
+    p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None,
+                   metavar="N", help="print constants of more than N (16) elements as dense_resource<__elided__>")
+    p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops no dialect defines")
+    p.add_argument("--list-passes", action="store_true", help="list the passes and their options")
+    p.add_argument("--version", action="version", version=f"ge-opt {VERSION}")
+    group = p.add_argument_group("passes (in command-line order)")
+    for name in sorted(PASSES):
+        group.add_argument(f"--{name}", dest=name, action=_PassFlag, nargs="?", const="",
+                           metavar="OPTIONS", help=f"run the {name} pass")
+    p.set_defaults(pass_flags=[])
+    return p
+
+
+def list_passes(out: Any) -> None:
+    from passes.registry import all_pass_classes, pass_options
+    for cls in all_pass_classes():
+        out.write(f"  --{cls.name}  {cls.summary}\n")
+        for o in pass_options(cls):
+            default = str(o.default).lower() if isinstance(o.default, bool) else o.default
+            out.write(f"      {o.name}=<{o.type.__name__}>  {o.help} (default: {default})\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_arg_parser().parse_args(argv)
+    if args.list_passes:
+        list_passes(sys.stdout)
+        return 0
+    from tools.driver import report_errors, run_guarded
+    return run_guarded(lambda: _run(args), "ge-opt")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from geir.diagnostic_verifier import check_diagnostics, parse_expectations
+    from geir.diagnostics import Diagnostic, DiagnosticError, SourceManager
+    from geir.parser import parse_module, split_input_file
+    from geir.printer import PrintOptions, module_to_string
+    from geir.verifier import verify
+    from passes.instrumentation import PassTiming, PrintIRAfter, TimingReport
+    from passes.pass_base import PassContext
+    from passes.pass_manager import PassManager
+    from passes.pipeline import PipelineError, parse_pipeline
+    from tools.driver import read_input, write_output
+
+    t_start = time.perf_counter()
+    try:
+        passes = parse_pipeline(args.pass_pipeline) if args.pass_pipeline else []
+        for name, opts in args.pass_flags:
+            passes += parse_pipeline(f"{name}{{{opts}}}" if opts else name)
+    except PipelineError as e:
+        sys.stderr.write(f"ge-opt: error: {e}\n")
+        return 1
+    name, text = read_input(args.input)
+    options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo,
+                           elide_constants_larger_than=args.elide)
+    sources = SourceManager()
+    chunks = split_input_file(text) if args.split_input_file else [(text, 0)]
+    outputs: list[str] = []
+    failed = False
+    timing = TimingReport() if args.mlir_timing else None
+    for chunk, offset in chunks:
+        emitted: list[Diagnostic] = []
+        out_text: str | None = None
+        dump = io.StringIO()
+        try:
+            t0 = time.perf_counter()
+            module = parse_module(chunk, name, allow_unregistered=args.allow_unregistered_dialect, line_offset=offset)
+            sources.add(module.source)  # type: ignore[arg-type]
+            verify(module, allow_unregistered=args.allow_unregistered_dialect)
+            if timing is not None:
+                timing.add("Parser", time.perf_counter() - t0)
+            pm = PassManager(list(passes), verify_each=args.verify_each,
+                             allow_unregistered=args.allow_unregistered_dialect)
+            if args.mlir_print_ir_after_all or args.mlir_print_ir_after_change:
+                pm.instrumentations.append(PrintIRAfter(dump, options, only_on_change=not args.mlir_print_ir_after_all))
+            if timing is not None:
+                pm.instrumentations.append(PassTiming(timing))
+            ctx = PassContext()
+            try:
+                pm.run(module, ctx)
+            finally:
+                emitted.extend(ctx.diagnostics)
+            t1 = time.perf_counter()
+            out_text = module_to_string(module, options)
+            if timing is not None:
+                timing.add("Output", time.perf_counter() - t1)
+        except DiagnosticError as e:
+            emitted.extend(e.diagnostics)
+            if not sources.files.get(name):
+                from geir.diagnostics import SourceFile
+                sources.add(SourceFile(name, "\n" * offset + chunk))
+        sys.stderr.write(dump.getvalue())
+        if args.verify_diagnostics:
+            problems = check_diagnostics(name, parse_expectations(chunk, offset), emitted)
+            if problems:
+                failed = True
+                sys.stderr.write("".join(p.format(sources) for p in problems))
+        else:
+            if emitted:
+                sys.stderr.write("".join(d.format(sources) for d in emitted))
+            if any(d.severity == "error" for d in emitted):
+                failed = True
+        if out_text is not None:
+            outputs.append(out_text)
+    if timing is not None:
+        sys.stderr.write(timing.format(time.perf_counter() - t_start))
+    if failed:
+        return 1
+    write_output(args.output, "// -----\n".join(outputs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
