@@ -471,6 +471,11 @@ class _Builder:
             return FloatAttr(float(v), t)
         if t is I1:
             return BoolAttr(bool(v))
+        if isinstance(t, IntegerType):
+            lo = 0 if t.signedness == "u" else -(1 << (t.width - 1))
+            hi = (1 << (t.width - 1)) - 1 if t.signedness == "s" else (1 << t.width) - 1
+            if not lo <= v <= hi:
+                raise self.error(token, f"integer constant out of range for attribute of type '{t}'")
         return IntegerAttr(v, t)
 
     def float_attr(self, token: Any, t: Type | None) -> Attribute:
@@ -508,9 +513,17 @@ class _Builder:
         return TypeAttr(t)
 
     def dense_attr(self, body: Any, t: Type) -> Attribute:
+        at = _first_token(body)
         if not isinstance(t, TensorType) or not t.is_static:
-            raise DiagnosticError(Diagnostic("error", f"dense elements need a static tensor type, got '{t}'"))
-        return DenseElementsAttr(t, _dense_array(body, t))
+            message = f"dense elements need a static tensor type, got '{t}'"
+        else:
+            try:
+                return DenseElementsAttr(t, _dense_array(body, t))
+            except (ValueError, OverflowError, TypeError) as e:
+                message = f"invalid dense literal for '{t}': {e}" if not str(e).startswith("dense") else str(e)
+        if at is None:
+            raise DiagnosticError(Diagnostic("error", message))
+        raise self.error(at, message)
 
     def dense_list(self, *items: Any) -> list[Any]:
         return [i for i in items if i is not None]
@@ -650,11 +663,18 @@ def _dense_array(body: Any, t: TensorType) -> np.ndarray:
         arr = np.array(_to_python(body, et), dtype=dtype)
     if arr.ndim == 0 or arr.size == 1 and int(np.prod(shape)) != 1:
         return np.broadcast_to(arr.reshape(-1)[0], shape)
-    try:
-        return arr.reshape(shape)
-    except ValueError:
-        raise DiagnosticError(Diagnostic("error", f"dense literal has {arr.size} elements, but type '{t}' needs "
-                                                  f"{t.num_elements}")) from None
+    if arr.size != t.num_elements:
+        raise ValueError(f"dense literal has {arr.size} elements, but type '{t}' needs {t.num_elements}")
+    return arr.reshape(shape)
+
+
+def _first_token(body: Any) -> Any:
+    """The first token in a dense literal (for pointing at it), or None."""
+    while isinstance(body, list):
+        if not body:
+            return None
+        body = body[0]
+    return body if hasattr(body, "line") else None
 
 
 def _to_python(body: Any, et: ElementType) -> Any:
@@ -778,6 +798,8 @@ def parse_module(text: str, filename: str = "<stdin>", *, allow_unregistered: bo
     finally:
         if gc_was_enabled:
             gc.enable()
+    for key, (_, token) in builder.frames[0].forward.items():
+        raise builder.error(token, f"use of undeclared SSA value name '{key}'")
     return Module.from_top_level(builder.top_ops, builder.blobs, SourceFile(filename, padded))
 
 

@@ -64,18 +64,18 @@ def verify_op(op: Operation, *, allow_unregistered: bool = False) -> None:
 
 
 def _verify_tree(root: Operation, c: _Collector, allow_unregistered: bool) -> None:
-    stack = [root]
-    while stack:
-        op = stack.pop()
-        _verify_one(op, c, allow_unregistered)
-        for region in op.regions:
-            for block in region.blocks:
-                _verify_block(op, block, c)
-                ops = list(block.ops)
-                stack.extend(reversed(ops))
+    # Post-order: an op's own checks run after its regions', and are skipped when
+    # those already failed (one mistake, one message — as MLIR stops at the first).
+    before = len(c.diagnostics)
+    for region in root.regions:
+        for block in region.blocks:
+            _verify_block(root, block, c)
+            for op in block.ops:
+                _verify_tree(op, c, allow_unregistered)
+    _verify_one(root, c, allow_unregistered, nested_failed=len(c.diagnostics) > before)
 
 
-def _verify_one(op: Operation, c: _Collector, allow_unregistered: bool) -> None:
+def _verify_one(op: Operation, c: _Collector, allow_unregistered: bool, nested_failed: bool = False) -> None:
     od = op.definition
     if od is None:
         if not allow_unregistered:
@@ -88,7 +88,7 @@ def _verify_one(op: Operation, c: _Collector, allow_unregistered: bool) -> None:
     try:
         if od.infer is not None:
             _verify_result_types(op, od, c)
-        if od.verify is not None:
+        if od.verify is not None and not nested_failed:
             od.verify(op)
     except InferError as e:
         c.error(op, str(e))
@@ -166,22 +166,16 @@ def _verify_block(parent: Operation, block: Block, c: _Collector) -> None:
     position: dict[Operation, int] = {}
     late: list[tuple[Operation, int, Value]] = []
     for i, op in enumerate(block.ops):
-        position[op] = i
         for k, v in enumerate(op.operands):
             if isinstance(v, OpResult) and v.op.parent is block and v.op not in position:
                 late.append((op, k, v))
-    pod = parent.definition
-    last = block.last_op
-    needs_terminator = pod is not None and not pod.has_trait("no_terminator") and pod.num_regions > 0
-    if needs_terminator and (last is None or last.definition is None or not last.definition.has_trait("terminator")):
-        if last is not None and (last.definition is not None or not last.name.startswith(parent.dialect)):
-            c.error(last, f"is not a terminator; a block of '{parent.name}' must end in one")
-        elif last is None and parent.name != "builtin.module":
-            c.error(parent, "has an empty block; it must end in a terminator")
+        position[op] = i
     if not late:
         return
     cycle = _find_cycle(block, position)
     if cycle:
+        first = min(range(len(cycle)), key=lambda i: position[cycle[i]])
+        cycle = cycle[first:] + cycle[:first]  # report from the earliest op
         path = " -> ".join(_value_name(op.results[0]) if op.results else f"'{op.name}'" for op in cycle + cycle[:1])
         c.error(cycle[0], f"is part of a cycle in the graph: {path}",
                 [(f"'{op.name}' is on the cycle", op) for op in cycle[1:3]])

@@ -23,6 +23,7 @@ for var in ("HOME", "TMPDIR", "PYTHONPATH"):
 
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))
 # Round trips: print, re-parse, print again.
 config.substitutions.append(("%roundtrip-generic", "ge-opt --mlir-print-op-generic %s | ge-opt --mlir-print-op-generic"))
 config.substitutions.append(("%roundtrip", "ge-opt %s | ge-opt"))

@@ -3,6 +3,8 @@ and erase dead pure ops, to a fixed point."""
 
 from __future__ import annotations
 
+import attrs
+
 import numpy as np
 
 from geir.attributes import DenseElementsAttr, DenseResourceAttr
@@ -82,18 +84,22 @@ class FoldConstantLayout(RewritePattern):
         folded = np.ascontiguousarray(folded)
         rewriter.set_insertion_point(InsertionPoint.before(op))
         const = rewriter.create("ge.const", (), [rt], {"value": self._attr(folded, rt, op)}, location=op.location)
+        const.results[0].name_hint = op.results[0].name_hint
         rewriter.replace_op(op, [const.results[0]])
         return True
 
     def _attr(self, array: np.ndarray, rt: TensorType, op: Operation) -> DenseElementsAttr | DenseResourceAttr:
-        if array.size <= INLINE_CONSTANT_LIMIT or element_type_from_numpy(array.dtype) is not rt.element_type:
-            return DenseElementsAttr(rt, array)
+        flat = array.reshape(-1)
+        splat = flat.size > 0 and bool(np.all(flat == flat[0]))
+        if array.size <= INLINE_CONSTANT_LIMIT or splat or element_type_from_numpy(array.dtype) is not rt.element_type:
+            return DenseElementsAttr(rt, np.broadcast_to(flat[0], rt.shape) if splat else array)
         src = op.operands[0].op.attributes.get("value")  # type: ignore[attr-defined]
         stem = src.blob.name if isinstance(src, DenseResourceAttr) else "folded"
         blob = self.module.add_resource(stem, array.tobytes())
         return DenseResourceAttr(rt, blob)
 
 
+@attrs.define
 class Canonicalize(ModulePass):
     name = "canonicalize"
     summary = "Fold constant reshapes/transposes, remove identity ops, erase dead code"

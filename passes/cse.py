@@ -3,6 +3,8 @@ nesting (a value defined in an outer region is visible in inner ones)."""
 
 from __future__ import annotations
 
+import attrs
+
 from collections import ChainMap
 from typing import Hashable
 
@@ -30,6 +32,7 @@ def _key(op: Operation) -> Hashable | None:
     return key
 
 
+@attrs.define
 class CSE(ModulePass):
     name = "cse"
     summary = "Eliminate common sub-expressions among pure ops"

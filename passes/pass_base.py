@@ -35,8 +35,9 @@ class PassContext:
 
 @attrs.define
 class ModulePass:
-    """Base of every pass. Subclasses set ``name`` and ``summary``, declare options
-    as attrs fields with :func:`option`, and implement :meth:`run`."""
+    """Base of every pass. Subclasses are ``@attrs.define`` classes that set
+    ``name`` and ``summary``, declare options as fields with :func:`option`, and
+    implement :meth:`run`."""
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""

@@ -23,8 +23,11 @@ def get_pass_class(name: str) -> type[ModulePass] | None:
     target = PASSES.get(name)
     if target is None:
         return None
-    module, _, cls = target.partition(":")
-    return getattr(importlib.import_module(module), cls)
+    module, _, cls_name = target.partition(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    # Options are attrs fields: a pass class without @attrs.define has none.
+    assert attrs.has(cls) and "__attrs_attrs__" in cls.__dict__, f"pass {cls_name} needs @attrs.define"
+    return cls
 
 
 def all_pass_classes() -> list[type[ModulePass]]:

@@ -1,0 +1,149 @@
+"""The task list: what GE's task sink loads on the device, as plain data.
+
+This is the in-memory form of the ``rt`` dialect (``geir/dialects/rt.py`` prints
+and parses it; ``backends/task_json.py`` exports it). The emulator runs a
+:class:`TaskList` and needs nothing of the ``ge`` module it was lowered from.
+
+Memory model: one arena (``arena_size`` bytes) holds every activation, graph
+input and graph output; constants live in a separate read-only weight space.
+A :class:`TensorRef` names bytes in one of the two.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+import numpy as np
+
+__all__ = ["TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "Task", "Stream", "WeightBlob",
+           "Binding", "TaskList", "ARENA", "WEIGHTS"]
+
+ARENA: Literal["arena"] = "arena"
+WEIGHTS: Literal["weights"] = "weights"
+
+
+@attrs.frozen
+class TensorRef:
+    """A dense tensor at ``offset`` in the arena or the weight space."""
+
+    space: str  # ARENA or WEIGHTS
+    offset: int
+    shape: tuple[int, ...]
+    dtype: str  # element type as the IR spells it: "f16", "i64", "i1", ...
+
+    @property
+    def nbytes(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n * _ELEMENT_BYTES.get(self.dtype, 4)
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.nbytes
+
+
+_ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "ui8": 1, "i16": 2, "ui16": 2,
+                  "i32": 4, "ui32": 4, "i64": 8, "ui64": 8, "f8E4M3FN": 1, "f8E5M2": 1}
+
+
+@attrs.define
+class Kernel:
+    """Run ge op ``op`` on ``engine``: read ``inputs`` when it starts, write
+    ``outputs`` when it finishes. ``attributes`` are the ge op's attributes
+    (geir Attribute objects); ``loc`` points back to the source."""
+
+    op: str
+    engine: str
+    inputs: list[TensorRef | None]
+    outputs: list[TensorRef]
+    attributes: dict[str, Any] = attrs.Factory(dict)
+    block_dim: int = 1
+    flops: float = 0.0
+    bytes: float = 0.0
+    loc: str = ""
+    name: str = ""  # a stable id for reports: "<stream>:<index>" or the op's loc
+
+    kind: str = attrs.field(default="kernel", init=False)
+
+
+@attrs.define
+class Record:
+    """Record event ``event`` on this stream (it fires when the stream reaches it)."""
+
+    event: int
+    loc: str = ""
+    kind: str = attrs.field(default="record", init=False)
+
+
+@attrs.define
+class Wait:
+    """Block this stream until event ``event`` has been recorded."""
+
+    event: int
+    loc: str = ""
+    kind: str = attrs.field(default="wait", init=False)
+
+
+@attrs.define
+class Memcpy:
+    """Copy ``src`` to ``dst`` on the SDMA engine."""
+
+    src: TensorRef
+    dst: TensorRef
+    loc: str = ""
+    kind: str = attrs.field(default="memcpy", init=False)
+
+
+@attrs.define
+class EndGraph:
+    """The end of a stream's work for one run."""
+
+    loc: str = ""
+    kind: str = attrs.field(default="end_graph", init=False)
+
+
+Task = Kernel | Record | Wait | Memcpy | EndGraph
+
+
+@attrs.define
+class Stream:
+    id: int
+    priority: int = 0
+    tasks: list[Task] = attrs.Factory(list)
+
+
+@attrs.define(eq=False)
+class WeightBlob:
+    """A constant in the weight space."""
+
+    name: str
+    offset: int
+    data: np.ndarray
+
+
+@attrs.define
+class Binding:
+    """A graph input or output by name, and where it lives in the arena."""
+
+    name: str
+    ref: TensorRef
+
+
+@attrs.define
+class TaskList:
+    """Everything the device needs to run one graph."""
+
+    streams: list[Stream] = attrs.Factory(list)
+    arena_size: int = 0
+    weights: list[WeightBlob] = attrs.Factory(list)
+    weight_size: int = 0
+    inputs: list[Binding] = attrs.Factory(list)
+    outputs: list[Binding] = attrs.Factory(list)
+    num_events: int = 0
+    name: str = "main"
+
+    def all_tasks(self) -> list[tuple[int, int, Task]]:
+        """(stream id, index in stream, task) for every task."""
+        return [(s.id, i, t) for s in self.streams for i, t in enumerate(s.tasks)]

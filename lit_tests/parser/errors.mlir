@@ -1,0 +1,115 @@
+// Each chunk is one parse error; --verify-diagnostics checks the message and line.
+// RUN: ge-opt %s --split-input-file --verify-diagnostics
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{use of undeclared SSA value name '%nope'}}
+  %0 = ge.relu %nope : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-note@+1 {{previous definition here}}
+  %0 = ge.relu %a : (tensor<2xf32>) -> tensor<2xf32>
+  // expected-error@+1 {{redefinition of SSA value '%0'}}
+  %0 = ge.relu %a : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{use of value '%a' expects different type than prior uses: 'tensor<3xf32>' vs 'tensor<2xf32>'}}
+  %0 = ge.relu %a : (tensor<3xf32>) -> tensor<3xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{2 operands present, but expected 1 operand types}}
+  %0 = ge.add %a, %a : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{unexpected '}', expected}}
+  %0 = ge.relu %a {axis = } : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{unregistered operation 'ge.frobnicate' found in dialect ('ge')}}
+  %0 = ge.frobnicate %a : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{operation defines 1 results but was provided 2 to bind}}
+  %0:2 = ge.relu %a : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  %s:2 = ge.split %a {num_outputs = 2} : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  // expected-error@+1 {{result number 2 out of range: '%s' has 2 results}}
+  %0 = ge.relu %s#2 : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  %s:2 = ge.split %a {num_outputs = 2} : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  // expected-error@+1 {{'%s' names 2 results; use '%s#<index>'}}
+  %0 = ge.relu %s : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{duplicate key 'axis' in dictionary attribute}}
+  %0 = ge.softmax %a {axis = 0, axis = 0} : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{dense literal has 3 elements, but type 'tensor<4xf32>' needs 4}}
+  %c = ge.const {value = dense<[1.0, 2.0, 3.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{undefined symbol alias id 'missing'}}
+  %0 = ge.softmax %a {axis = #missing} : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{unexpected character '$'}}
+  %0 = ge.relu %a : (tensor<4xf32>) -> tensor<4xf32> $
+  ge.return : () -> ()
+}
+
+// -----
+
+// expected-error@+1 {{unknown element type 'q7'}}
+ge.graph @g(%a: tensor<4xq7>) {
+  ge.return : () -> ()
+}

@@ -1,0 +1,106 @@
+// Verifier diagnostics, derived from the op declarations.
+// RUN: ge-opt %s --split-input-file --verify-diagnostics
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'ge.add' op expected 2 operands, but found 1}}
+  %0 = ge.add %a : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'ge.relu' op unknown attribute 'axis' (known attributes:}}
+  %0 = ge.relu %a {axis = 1} : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'ge.softmax' op attribute 'axis' must be an integer, but got "one"}}
+  %0 = ge.softmax %a {axis = "one"} : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{'ge.relu' op result type tensor<3x2xf32> does not match the inferred type tensor<2x3xf32>}}
+  %0 = ge.relu %a : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error@+1 {{'ge.add' op operands are not broadcast-compatible: 'A' is 2x3, 'B' is 4x3}}
+  %0 = ge.add %a, %b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error@+1 {{'ge.conv2d' op operand 'W' expects 2 x 1 (group) = 2 input channels, but 'X' has 3}}
+  %0 = ge.conv2d %a, %w : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'ge.relu' op is part of a cycle in the graph}}
+  %0 = ge.relu %1 : (tensor<2xf32>) -> tensor<2xf32>
+  // expected-note@+1 {{'ge.relu' is on the cycle}}
+  %1 = ge.relu %0 : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return %1 : (tensor<2xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'ge.relu' op operand #0 (%1) is used before it is defined; ops must be in topological order}}
+  %0 = ge.relu %1 : (tensor<2xf32>) -> tensor<2xf32>
+  // expected-note@+1 {{defined here}}
+  %1 = ge.relu %a : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return %0 : (tensor<2xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'ge.return' op must be the last operation in its block}}
+  ge.return %a : (tensor<2xf32>) -> ()
+  %0 = ge.relu %a : (tensor<2xf32>) -> tensor<2xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'ge.graph' op region #0 must end with 'ge.return'}}
+ge.graph @g(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = ge.relu %a : (tensor<2xf32>) -> tensor<2xf32>
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'ge.record_event' op requires attribute 'event'}}
+  ge.record_event : () -> ()
+  ge.return : () -> ()
+}
+
+// -----
+
+// expected-error@+1 {{'ge.graph' op ge.return operand types (tensor<2xf32>) do not match the function type results (tensor<3xf32>)}}
+ge.graph @g(%a: tensor<2xf32>) -> tensor<3xf32> {
+  ge.return %a : (tensor<2xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<2xf32>) {
+  // expected-error@+1 {{integer constant out of range for attribute of type 'i8'}}
+  %0 = ge.softmax %a {axis = 300 : i8} : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return : () -> ()
+}
