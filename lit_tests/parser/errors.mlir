@@ -113,3 +113,84 @@ ge.graph @g(%a: tensor<4xf32>) {
 ge.graph @g(%a: tensor<4xq7>) {
   ge.return : () -> ()
 }
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{expected a result name without '#', got '%r#1'}}
+  %r#1 = ge.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{expected a positive number of results}}
+  %r:0 = ge.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{'ge.relu' has operands but no trailing ': (operand types) -> results'}}
+  ge.relu %a
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{dense elements need a static tensor type, got 'tensor<?xf32>'}}
+  %c = ge.const {value = dense<[1.0]> : tensor<?xf32>} : () -> tensor<1xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{invalid dense literal for 'tensor<2xui8>'}}
+  %c = ge.const {value = dense<[1, 300]> : tensor<2xui8>} : () -> tensor<2xui8>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{dense_resource needs a tensor type, got 'f32'}}
+  %c = ge.const {value = dense_resource<blob> : f32} : () -> tensor<1xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+{-#
+  dialect_resources: {
+    builtin: {
+      // expected-error@+1 {{expected a hex blob "0x..." for a resource}}
+      blob: "DEADBEEF"
+    }
+  }
+#-}
+
+// -----
+
+{-#
+  dialect_resources: {
+    builtin: {
+      // expected-error@+1 {{malformed hex in resource blob}}
+      blob: "0x0400000Z"
+    }
+  }
+#-}
+
+// -----
+
+{-#
+  dialect_resources: {
+    builtin: {
+      // expected-error@+1 {{resource blob is missing its 4-byte alignment header}}
+      blob: "0x0400"
+    }
+  }
+#-}

@@ -104,3 +104,37 @@ ge.graph @g(%a: tensor<2xf32>) {
   %0 = ge.softmax %a {axis = 300 : i8} : (tensor<2xf32>) -> tensor<2xf32>
   ge.return : () -> ()
 }
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{'ge.relu' op expected 1 results, but found 2}}
+  %r:2 = ge.relu %a : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{'ge.relu' op expected 0 regions, but found 1}}
+  %r = ge.relu %a ({
+    ge.yield : () -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{'ge.cmo' op attribute 'type' is 'flush', expected one of 'prefetch', 'invalidate', 'writeback', 'barrier'}}
+  ge.cmo %a {type = "flush"} : (tensor<4xf32>) -> ()
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{'ge.split' op declared results (3) disagrees with the 2 outputs of the split}}
+  %s:3 = ge.split %a {num_outputs = 2} : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  ge.return : () -> ()
+}
