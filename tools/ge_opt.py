@@ -44,7 +44,8 @@ class _BoolFlag(argparse.Action):
 def build_arg_parser() -> argparse.ArgumentParser:
     from passes.registry import PASSES
     p = argparse.ArgumentParser(prog="ge-opt", description="Run geir pass pipelines on IR files (like mlir-opt).")
-    p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin)")
+    p.add_argument("inputs", nargs="*", default=["-"], metavar="input",
+                   help="input file(s) ('-' for stdin); several are processed one by one, like split chunks")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument("--pass-pipeline", default=None, help="a textual pipeline: 'p1,p2{opt=v}'")
     p.add_argument("--split-input-file", action="store_true", help="process each '// -----' chunk on its own")
@@ -109,15 +110,17 @@ def _run(args: argparse.Namespace) -> int:
     except PipelineError as e:
         sys.stderr.write(f"ge-opt: error: {e}\n")
         return 1
-    name, text = read_input(args.input)
     options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo,
                            elide_constants_larger_than=args.elide)
     sources = SourceManager()
-    chunks = split_input_file(text) if args.split_input_file else [(text, 0)]
+    chunks: list[tuple[str, str, int]] = []
+    for path in args.inputs:
+        name, text = read_input(path)
+        chunks += [(name, c, o) for c, o in (split_input_file(text) if args.split_input_file else [(text, 0)])]
     outputs: list[str] = []
     failed = False
     timing = TimingReport() if args.mlir_timing else None
-    for chunk, offset in chunks:
+    for name, chunk, offset in chunks:
         emitted: list[Diagnostic] = []
         out_text: str | None = None
         dump = io.StringIO()
