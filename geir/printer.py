@@ -208,28 +208,25 @@ class _Printer:
         w = self.out.write
         w(pad + self.results_prefix(op))
         w(escape_string(op.name) + "(" + ", ".join(self.value(v) for v in op.operands) + ")")
-        if op.regions:
-            w(" (")
-            for i, r in enumerate(op.regions):
-                if i:
-                    w(", ")
-                self.region(r, indent, print_entry_args=True, print_empty_block=True)
-            w(")")
-        w(self.attr_dict(op.attributes))
-        w(" : " + _functional_type(op))
-        w(self.location(op.location))
+        self.regions_and_tail(op, indent)
 
     def custom_op(self, op: Operation, pad: str, indent: int) -> None:
         w = self.out.write
         w(pad + self.results_prefix(op) + op.name)
         if op.operands:
             w(" " + ", ".join(self.value(v) for v in op.operands))
+        self.regions_and_tail(op, indent)
+
+    def regions_and_tail(self, op: Operation, indent: int) -> None:
+        """`` ({...}, {...}) {attrs} : (types) -> types loc(...)``: the part both forms share."""
+        w = self.out.write
         if op.regions:
             w(" (")
             for i, r in enumerate(op.regions):
                 if i:
                     w(", ")
-                self.region(r, indent, print_entry_args=True, print_empty_block=True, scoped=_is_isolated(op))
+                self.region(r, indent, print_entry_args=True, print_empty_block=True,
+                            scoped=_is_isolated(op))
             w(")")
         w(self.attr_dict(op.attributes))
         w(" : " + _functional_type(op))

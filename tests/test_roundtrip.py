@@ -18,19 +18,12 @@ GENERIC = PrintOptions(generic=True)
 DEBUG = PrintOptions(debuginfo=True)
 
 
+@pytest.mark.parametrize("options", [DEBUG, GENERIC], ids=["custom", "generic"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(modules())
-def test_custom_form_round_trips(module) -> None:
-    text = module_to_string(module, DEBUG)
-    again = module_to_string(parse_module(text, "t.mlir", allow_unregistered=True), DEBUG)
-    assert again == text
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(modules())
-def test_generic_form_round_trips(module) -> None:
-    text = module_to_string(module, GENERIC)
-    again = module_to_string(parse_module(text, "t.mlir", allow_unregistered=True), GENERIC)
+@given(module=modules())
+def test_printing_is_a_fixed_point(options: PrintOptions, module) -> None:
+    text = module_to_string(module, options)
+    again = module_to_string(parse_module(text, "t.mlir", allow_unregistered=True), options)
     assert again == text
 
 
