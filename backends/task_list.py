@@ -13,10 +13,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from functools import lru_cache
+
 import attrs
 import numpy as np
 
-__all__ = ["TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "Task", "Stream", "WeightBlob",
+from geir.types import parse_element_type
+
+__all__ = ["element_bytes", "TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "Task", "Stream", "WeightBlob",
            "Binding", "TaskList", "ARENA", "WEIGHTS"]
 
 ARENA: Literal["arena"] = "arena"
@@ -37,15 +41,20 @@ class TensorRef:
         n = 1
         for d in self.shape:
             n *= d
-        return n * _ELEMENT_BYTES.get(self.dtype, 4)
+        return n * element_bytes(self.dtype)
 
     @property
     def end(self) -> int:
         return self.offset + self.nbytes
 
 
-_ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "ui8": 1, "i16": 2, "ui16": 2,
-                  "i32": 4, "ui32": 4, "i64": 8, "ui64": 8, "f8E4M3FN": 1, "f8E5M2": 1}
+@lru_cache(maxsize=None)
+def element_bytes(dtype: str) -> int:
+    """Bytes per element of the element type spelled ``dtype`` (an i1 takes a byte)."""
+    et = parse_element_type(dtype)
+    if et is None or et.bitwidth <= 0:
+        raise ValueError(f"no storage size for element type '{dtype}'")
+    return max(1, (et.bitwidth + 7) // 8)
 
 
 @attrs.define

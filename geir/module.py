@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from geir.attributes import DenseResourceAttr, ResourceBlob, StringAttr
+from geir.attributes import ArrayAttr, Attribute, DenseResourceAttr, DictionaryAttr, ResourceBlob, StringAttr
 from geir.diagnostics import SourceFile
 from geir.operation import Block, Operation, Region
 
@@ -66,10 +66,18 @@ class Module:
         return blob
 
     def used_resources(self) -> list[ResourceBlob]:
-        """The blobs referenced by ops, in first-use order (what the printer writes)."""
+        """The blobs referenced by ops, in first-use order (what the printer writes),
+        also from inside arrays and dictionaries (``rt.model``'s weights)."""
         seen: dict[int, ResourceBlob] = {}
+        stack: list[Attribute] = []
         for op in self.walk():
-            for attr in op.attributes.values():
-                if isinstance(attr, DenseResourceAttr) and id(attr.blob) not in seen:
-                    seen[id(attr.blob)] = attr.blob
+            stack.extend(reversed(op.attributes.values()))
+            while stack:
+                attr = stack.pop()
+                if isinstance(attr, DenseResourceAttr):
+                    seen.setdefault(id(attr.blob), attr.blob)
+                elif isinstance(attr, ArrayAttr):
+                    stack.extend(reversed(attr.value))
+                elif isinstance(attr, DictionaryAttr):
+                    stack.extend(v for _, v in reversed(attr.value))
         return list(seen.values())

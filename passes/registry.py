@@ -15,6 +15,7 @@ __all__ = ["PASSES", "get_pass_class", "all_pass_classes", "PassOptionInfo", "pa
 PASSES: dict[str, str] = {
     "canonicalize": "passes.canonicalize:Canonicalize",
     "cse": "passes.cse:CSE",
+    "lower-to-tasks": "passes.lower_to_tasks:LowerToTasks",
 }
 
 

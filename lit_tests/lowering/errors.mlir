@@ -1,0 +1,83 @@
+// What lower-to-tasks cannot lower is an error at the op, never a silent drop.
+// RUN: ge-opt %s --split-input-file --verify-diagnostics --lower-to-tasks
+
+ge.graph @g(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'ge.if' op is not supported by lower-to-tasks yet: control flow needs stream switch/activate tasks}}
+  %r = ge.if %c ({
+    ge.yield %x : (tensor<2xf32>) -> ()
+  }, {
+    %n = ge.neg %x : (tensor<2xf32>) -> tensor<2xf32>
+    ge.yield %n : (tensor<2xf32>) -> ()
+  }) : (tensor<i1>) -> tensor<2xf32>
+  ge.return %r : (tensor<2xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
+  // expected-error@+1 {{'ge.switch' op is not supported by lower-to-tasks yet}}
+  %f, %t = ge.switch %x, %p : (tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>)
+  // expected-error@+1 {{'ge.merge' op is not supported by lower-to-tasks yet}}
+  %m, %i = ge.merge %f, %t : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<i32>)
+  ge.return %m : (tensor<2xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<4xf32>) -> tensor<1x?xi64> {
+  // expected-error@+1 {{'ge.nonzero' op result #0: has a dynamic shape (tensor<1x?xi64>); lower-to-tasks needs static shapes to plan the arena}}
+  %n = ge.nonzero %x : (tensor<4xf32>) -> tensor<1x?xi64>
+  ge.return %n : (tensor<1x?xi64>) -> ()
+}
+
+// -----
+
+// expected-error@+1 {{'ge.graph' op input #0: has a dynamic shape (tensor<?x4xf32>)}}
+ge.graph @g(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error@+1 {{'ge.relu' op result #0: has a dynamic shape}}
+  %r = ge.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  ge.return %r : (tensor<?x4xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'ge.relu' op has 2 'offsets' but 1 results}}
+  %r = ge.relu %x {offsets = [0, 512]} : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return %r : (tensor<4xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'ge.relu' op 'offsets' must be non-negative integers, got [-512]}}
+  %r = ge.relu %x {offsets = [-512]} : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return %r : (tensor<4xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'ge.relu' op 'stream' must be a non-negative integer, got -1}}
+  %r = ge.relu %x {stream = -1} : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return %r : (tensor<4xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<4xf32>) -> (tensor<4xf32> {ge.name = "y"}, tensor<4xf32> {ge.name = "y"}) {
+  %r = ge.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %s = ge.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{'ge.return' op returns two outputs named 'y'}}
+  ge.return %r, %s : (tensor<4xf32>, tensor<4xf32>) -> ()
+}
+
+// -----
+
+// The rt verifier runs after the pass: its errors point at the ge op a task came from.
+ge.graph @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = ge.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{'rt.wait' op waits for event 3, but no 'rt.record' in the model records it}}
+  ge.wait_event {event = 3, stream = 1} : () -> ()
+  ge.return %r : (tensor<4xf32>) -> ()
+}

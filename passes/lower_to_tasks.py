@@ -1,0 +1,425 @@
+"""``lower-to-tasks``: each ``ge.graph`` becomes an ``rt.model`` task list (ge -> rt).
+
+What the lowering reads, and what it does when a decision is absent:
+
+* ``engine`` (str) on an op: the kernel's engine; absent: the op's default engine
+  (its OpDef), else ``AICPU`` — GE's fallback for what no other engine runs.
+* ``stream`` (int): the stream whose queue gets the task, in block order;
+  absent: stream 0.
+* ``offsets`` (one arena offset per result): used as given; the lowering does not
+  second-guess a memory plan (the emulator's race checker does). Absent: a fresh
+  offset past every planned byte, aligned to ``alignment`` (512 B by default,
+  GE's ``MEM_ALIGN_SIZE``: every buffer then starts on a boundary the AICore's
+  32-byte vector loads and the SDMA bursts like, and our arena size compares
+  with GE's ``memory_size``). Fresh buffers are never reused: that is
+  ``reuse-memory``'s job, and without it the plan is trivially race-free.
+* ``block_dim``: used as given; absent: left unset (1, the task list's default),
+  and the emulator's cost model derives it from the device it simulates (one core
+  per output tile, capped at the core count) — the lowering does not know the
+  device, so deciding here would put a second, device-blind rule beside it.
+* ``ge.record_event {event}`` / ``ge.wait_event {event}`` become ``rt.record`` /
+  ``rt.wait`` in place, on their ``stream`` attribute's stream. Without one, a
+  record goes to the stream of the closest kernel before it (it announces that
+  kernel's completion) and a wait to the stream of the closest kernel after it
+  (it guards that kernel's start); with no such kernel, stream 0.
+* ``ge.const`` / ``ge.weights``: a weight blob each (same alignment), named by the
+  op's ``loc("name")``, else its SSA name; kernels read them in the weight space
+  (an ``offsets`` attribute on a constant is ignored: it is not in the arena).
+* graph arguments: input bindings named by their ``ge.name`` argument attribute
+  (else the SSA name, else ``input<i>``), at the ``ge.offset`` argument attribute
+  when a memory plan set one; results: output bindings named by ``ge.name``
+  result attributes (else ``output<i>``). Zero-copy: a returned value a kernel
+  computes *is* its output binding (the kernel writes it in place); a returned
+  input or constant, or a value returned twice, is copied by an ``rt.memcpy``
+  at the end of its producer's stream (stream 0 for inputs and constants).
+* ``ge.none`` operands: absent (``unit``) input refs.
+* every stream ends with ``rt.end_graph``; streams are ordered by id, with the
+  priorities of the graph attribute ``ge.stream_priorities = [p0, p1, ...]``
+  when present (else 0).
+
+Not lowered, with an error at the op: ops with regions (``ge.if``, ``ge.loop``,
+``ge.scan``) and GE's dataflow control ops (``ge.switch``, ``ge.merge``, frames):
+they need stream switch/activate tasks the task list does not have yet.
+Dynamic shapes are an error too: an arena plan needs every size.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from backends.rt_module import model_from_task_list, storage_dtype, weight_array
+from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
+                                TensorRef, Wait, WeightBlob)
+from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
+                             FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc, StringAttr)
+from geir.diagnostics import Diagnostic, DiagnosticError, op_position
+from geir.dialects.ge import COMMON_ATTRIBUTES
+from geir.dialects.rt import NOT_KERNEL_GE_OPS
+from geir.module import Module
+from geir.opdef import InferContext, InferError
+from geir.operation import Operation, Value
+from geir.rewriter import Rewriter
+from geir.types import TensorType
+from passes.pass_base import ModulePass, PassContext, option
+
+__all__ = ["LowerToTasks", "lower_graph"]
+
+#: the engine of an op that names none and whose OpDef has no default
+FALLBACK_ENGINE = "AICPU"
+#: attributes that are scheduling decisions, not kernel semantics: they become
+#: task fields (engine, stream, offsets, block_dim) or are spent (user pins)
+DECISIONS = frozenset(a.name for a in COMMON_ATTRIBUTES)
+CONSTANTS = frozenset({"ge.const", "ge.weights"})
+SYNC = frozenset({"ge.record_event", "ge.wait_event"})
+MAX_ERRORS = 20
+
+
+@attrs.define
+class LowerToTasks(ModulePass):
+    name = "lower-to-tasks"
+    summary = "Lower each ge.graph to an rt.model task list (streams, events, arena, weights, I/O bindings)"
+
+    alignment: int = option(512, "byte alignment of fresh arena buffers and weights (GE: 512)")
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        if self.alignment < 1:
+            raise DiagnosticError(Diagnostic("error", f"lower-to-tasks: option 'alignment' must be positive, "
+                                                      f"got {self.alignment}"))
+        rewriter = Rewriter()
+        for graph in list(module.graphs()):
+            model = lower_graph(graph, module, self.alignment)
+            rewriter.insert_before(graph, model)
+            rewriter.erase_op(graph)
+
+
+def lower_graph(graph: Operation, module: Module, alignment: int = 512) -> Operation:
+    """The ``rt.model`` op for ``graph`` (``module`` is where new resources would go).
+    Raises DiagnosticError at every op that cannot be lowered."""
+    lowering = _GraphLowering(graph, alignment)
+    tl = lowering.lower()
+    model = model_from_task_list(tl, module, locations=lowering.locations, weight_values=lowering.weight_values)
+    model.location = graph.location
+    return model
+
+
+def _align(n: int, alignment: int) -> int:
+    return -(-n // alignment) * alignment
+
+
+def loc_text(loc: Location) -> str:
+    """A location as the short text a task's ``loc`` keeps: ``file:line:col`` or the name."""
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.file}:{loc.line}:{loc.col}"
+    if isinstance(loc, NameLoc):
+        return loc.name
+    if isinstance(loc, CallSiteLoc):
+        return loc_text(loc.callee)
+    if isinstance(loc, FusedLoc):
+        return next((t for t in map(loc_text, loc.locations) if t), "")
+    return ""
+
+
+class _GraphLowering:
+    """The state of lowering one graph: where each value lives, and the tasks per stream."""
+
+    def __init__(self, graph: Operation, alignment: int) -> None:
+        self.graph = graph
+        self.block = graph.regions[0].blocks[0]
+        self.ops = list(self.block.ops)
+        self.alignment = alignment
+        self.errors: list[Diagnostic] = []
+        self.refs: dict[Value, TensorRef | None] = {}
+        self.arena_end = 0  # the next fresh buffer starts at or after this
+        self.tasks: dict[int, list[Task]] = {0: []}
+        self.locations: dict[int, Location] = {}
+        self.weights: list[WeightBlob] = []
+        self.weight_values: list[DenseElementsAttr | DenseResourceAttr] = []
+        self.weight_end = 0
+        self.producer_stream: dict[Value, int] = {}
+
+    # ------------------------------------------------------------ driver
+    def lower(self) -> TaskList:
+        self.check()
+        self.fail_if_errors()
+        self.plan_arena()
+        self.plan_weights()
+        self.fail_if_errors()
+        inputs = self.input_bindings()
+        self.emit_tasks()
+        outputs = self.output_bindings()
+        self.fail_if_errors()
+        for tasks in self.tasks.values():
+            tasks.append(EndGraph())
+        priorities = self.priorities()
+        events = [t.event for ts in self.tasks.values() for t in ts if isinstance(t, (Record, Wait))]
+        return TaskList(
+            streams=[Stream(sid, priorities.get(sid, 0), self.tasks[sid]) for sid in sorted(self.tasks)],
+            arena_size=_align(self.arena_end, self.alignment), weights=self.weights,
+            weight_size=_align(self.weight_end, self.alignment), inputs=inputs, outputs=outputs,
+            num_events=max(events, default=-1) + 1, name=str(self.graph.get_attr("sym_name", "main")))
+
+    def error(self, op: Operation, message: str) -> None:
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(Diagnostic("error", f"'{op.name}' op {message}", op_position(op)))
+
+    def fail_if_errors(self) -> None:
+        if self.errors:
+            raise DiagnosticError(self.errors)
+
+    # ------------------------------------------------------------ checks
+    def check(self) -> None:
+        """Everything the task list cannot express, reported at its op."""
+        for i, arg in enumerate(self.block.arguments):
+            problem = self.storable(arg.type)
+            if problem is not None:
+                self.error(self.graph, f"input #{i}: {problem}")
+        for op in self.ops:
+            od = op.definition
+            if op.dialect != "ge" or od is None:
+                self.error(op, "is not a registered ge op; lower-to-tasks lowers only the ge dialect")
+            elif op.regions or od.has_trait("control"):
+                self.error(op, "is not supported by lower-to-tasks yet: control flow needs stream "
+                               "switch/activate tasks, which the task list does not have")
+            elif op.name != "ge.none":
+                for k, r in enumerate(op.results):
+                    problem = self.storable(r.type)
+                    if problem is not None:
+                        self.error(op, f"result #{k}: {problem}")
+
+    @staticmethod
+    def storable(t: object) -> str | None:
+        """Why a value of type ``t`` cannot live in device memory, or None."""
+        if not isinstance(t, TensorType):
+            return f"has type {t}, which is not a tensor"
+        if not t.is_static:
+            return f"has a dynamic shape ({t}); lower-to-tasks needs static shapes to plan the arena"
+        try:
+            storage_dtype(t.element_type)
+        except ValueError:
+            return f"has element type {t.element_type}, which has no fixed-size storage in device memory"
+        return None
+
+    # ------------------------------------------------------------ memory
+    def ref_for(self, t: TensorType, space: str, offset: int) -> TensorRef:
+        return TensorRef(space, offset, t.shape, str(t.element_type))  # type: ignore[arg-type]
+
+    def fresh(self, t: TensorType) -> TensorRef:
+        ref = self.ref_for(t, ARENA, _align(self.arena_end, self.alignment))
+        self.arena_end = ref.end
+        return ref
+
+    def plan_arena(self) -> None:
+        """Planned offsets first (fresh buffers must start past all of them), then
+        fresh offsets for the rest: inputs in order, then results in block order."""
+        arg_attrs = _dicts(self.graph.attributes.get("arg_attrs"))
+        planned: dict[Value, int] = {}
+        for i, arg in enumerate(self.block.arguments):
+            offset = arg_attrs[i].get("ge.offset") if i < len(arg_attrs) else None
+            if offset is not None:
+                if not isinstance(offset, IntegerAttr) or offset.value < 0:
+                    self.error(self.graph, f"input #{i}: 'ge.offset' must be a non-negative integer, got {offset}")
+                else:
+                    planned[arg] = offset.value
+        for op in self.ops:
+            attr = op.attributes.get("offsets")
+            if attr is None or op.name in CONSTANTS or op.name == "ge.none":
+                continue  # constants live in the weight space
+            offsets = op.get_attr("offsets")
+            if not isinstance(offsets, list) or len(offsets) != len(op.results):
+                self.error(op, f"has {len(offsets) if isinstance(offsets, list) else '?'} 'offsets' but "
+                               f"{len(op.results)} results")
+            elif any(not isinstance(o, int) or o < 0 for o in offsets):
+                self.error(op, f"'offsets' must be non-negative integers, got {offsets}")
+            else:
+                planned.update(zip(op.results, offsets))
+        if self.errors:
+            return
+        for value, offset in planned.items():
+            ref = self.ref_for(value.type, ARENA, offset)  # type: ignore[arg-type]
+            self.refs[value] = ref
+            self.arena_end = max(self.arena_end, ref.end)
+        for arg in self.block.arguments:
+            if arg not in self.refs:
+                self.refs[arg] = self.fresh(arg.type)  # type: ignore[arg-type]
+        for op in self.ops:
+            if op.name == "ge.none":
+                self.refs[op.results[0]] = None
+            elif op.name not in CONSTANTS:
+                for r in op.results:
+                    if r not in self.refs:
+                        self.refs[r] = self.fresh(r.type)  # type: ignore[arg-type]
+
+    def plan_weights(self) -> None:
+        end = 0
+        names: set[str] = set()
+        for op in self.ops:
+            if op.name not in CONSTANTS:
+                continue
+            value = op.attributes.get("value")
+            assert isinstance(value, (DenseElementsAttr, DenseResourceAttr))  # the ge verifier checked it
+            try:
+                data = weight_array(value)
+            except (InferError, ValueError) as e:
+                self.error(op, str(e))
+                continue
+            ref = self.ref_for(value.type, WEIGHTS, _align(end, self.alignment))
+            # Reserve what a kernel's ref spans too (TensorRef counts an element
+            # type it does not know as 4 bytes), so refs and blobs never overlap.
+            end = ref.offset + max(data.nbytes, ref.nbytes)
+            name = _unique(self.weight_name(op, len(self.weights)), names)
+            self.weights.append(WeightBlob(name, ref.offset, data))
+            self.weight_values.append(value)
+            self.refs[op.results[0]] = ref
+        self.weight_end = end
+
+    @staticmethod
+    def weight_name(op: Operation, index: int) -> str:
+        if isinstance(op.location, NameLoc):
+            return op.location.name
+        hint = op.results[0].name_hint
+        if hint and not hint.isdigit():
+            return hint
+        value = op.attributes.get("value")
+        if isinstance(value, DenseResourceAttr):
+            return value.blob.name
+        return f"const{index}"
+
+    # ------------------------------------------------------------ bindings
+    def input_bindings(self) -> list[Binding]:
+        arg_attrs = _dicts(self.graph.attributes.get("arg_attrs"))
+        names: set[str] = set()
+        out = []
+        for i, arg in enumerate(self.block.arguments):
+            given = arg_attrs[i].get("ge.name") if i < len(arg_attrs) else None
+            name = given.value if isinstance(given, StringAttr) else (arg.name_hint or f"input{i}")
+            if name in names:
+                self.error(self.graph, f"has two inputs named '{name}'")
+            names.add(name)
+            ref = self.refs[arg]
+            assert ref is not None
+            out.append(Binding(name, ref))
+        return out
+
+    def output_bindings(self) -> list[Binding]:
+        ret = self.block.last_op
+        assert ret is not None and ret.name == "ge.return"
+        res_attrs = _dicts(self.graph.attributes.get("res_attrs"))
+        names: set[str] = set()
+        written: set[Value] = set()
+        out = []
+        for i, value in enumerate(ret.operands):
+            given = res_attrs[i].get("ge.name") if i < len(res_attrs) else None
+            name = given.value if isinstance(given, StringAttr) else f"output{i}"
+            if name in names:
+                self.error(ret, f"returns two outputs named '{name}'")
+            names.add(name)
+            src = self.refs.get(value)
+            if src is None:
+                self.error(ret, f"returns a ge.none value as output #{i}")
+                continue
+            if value in self.producer_stream and value not in written:
+                written.add(value)  # zero-copy: the kernel wrote the output buffer itself
+                out.append(Binding(name, src))
+                continue
+            dst = self.fresh(value.type)  # type: ignore[arg-type]
+            stream = self.producer_stream.get(value, 0)
+            self.add_task(stream, Memcpy(src, dst, loc_text(ret.location)), ret.location)
+            out.append(Binding(name, dst))
+        return out
+
+    # ------------------------------------------------------------ tasks
+    def add_task(self, stream: int, task: Task, location: Location) -> None:
+        self.tasks.setdefault(stream, []).append(task)
+        self.locations[id(task)] = location
+
+    def emit_tasks(self) -> None:
+        streams = [self.stream_of(op) for op in self.ops]
+        before, after = _neighbour_kernel_streams(self.ops, streams)
+        for i, op in enumerate(self.ops):
+            if op.name in CONSTANTS or op.name in ("ge.none", "ge.return"):
+                continue
+            loc = loc_text(op.location)
+            if op.name in SYNC:
+                stream = streams[i] if "stream" in op.attributes else (
+                    before[i] if op.name == "ge.record_event" else after[i])
+                event = int(op.get_attr("event"))
+                self.add_task(stream, Record(event, loc) if op.name == "ge.record_event" else Wait(event, loc),
+                              op.location)
+                continue
+            kernel = self.kernel(op, loc)
+            self.add_task(streams[i], kernel, op.location)
+            for r in op.results:
+                self.producer_stream[r] = streams[i]
+
+    def stream_of(self, op: Operation) -> int:
+        stream = op.get_attr("stream", 0)
+        if not isinstance(stream, int) or stream < 0:
+            self.error(op, f"'stream' must be a non-negative integer, got {stream}")
+            return 0
+        return stream
+
+    def kernel(self, op: Operation, loc: str) -> Kernel:
+        od = op.definition
+        assert od is not None
+        engine = op.get_attr("engine") or od.engine or FALLBACK_ENGINE
+        outputs = [self.refs[r] for r in op.results]
+        block_dim = op.get_attr("block_dim", 1)
+        if not isinstance(block_dim, int) or block_dim < 1:
+            self.error(op, f"'block_dim' must be a positive integer, got {block_dim}")
+            block_dim = 1
+        flops = bytes_ = 0.0
+        if od.cost is not None:
+            try:
+                cost = od.cost(InferContext.for_op(op), [r.type for r in op.results])
+                flops, bytes_ = float(cost.flops), float(cost.bytes)
+            except InferError:
+                pass  # a cost hint is a hint: an unknown cost is zero, as ge_cost does for '?' dims
+        return Kernel(op=op.name, engine=str(engine), inputs=[self.refs[v] for v in op.operands],
+                      outputs=outputs, attributes={k: v for k, v in op.attributes.items() if k not in DECISIONS},
+                      block_dim=block_dim, flops=flops, bytes=bytes_, loc=loc,
+                      name=_value_name(op.results[0]) if op.results else "")
+
+    def priorities(self) -> dict[int, int]:
+        attr = self.graph.attributes.get("ge.stream_priorities")
+        if not isinstance(attr, ArrayAttr):
+            return {}
+        return {i: a.value for i, a in enumerate(attr) if isinstance(a, IntegerAttr)}
+
+
+def _neighbour_kernel_streams(ops: list[Operation], streams: list[int]) -> tuple[list[int], list[int]]:
+    """For each op, the stream of the closest kernel before it and after it (0 when none)."""
+    def is_kernel(op: Operation) -> bool:
+        return op.name not in NOT_KERNEL_GE_OPS
+
+    before, after = [0] * len(ops), [0] * len(ops)
+    last = 0
+    for i, op in enumerate(ops):
+        before[i] = last
+        if is_kernel(op):
+            last = streams[i]
+    last = 0
+    for i in range(len(ops) - 1, -1, -1):
+        after[i] = last
+        if is_kernel(ops[i]):
+            last = streams[i]
+    return before, after
+
+
+def _dicts(attr: object) -> list[dict]:
+    if not isinstance(attr, ArrayAttr):
+        return []
+    return [d.as_dict() if isinstance(d, DictionaryAttr) else {} for d in attr]
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    unique, k = name, 0
+    while unique in taken:
+        k += 1
+        unique = f"{name}_{k}"
+    taken.add(unique)
+    return unique
+
+
+def _value_name(v: Value) -> str:
+    hint = v.name_hint
+    return f"%{hint}" if hint else ""
