@@ -15,6 +15,7 @@ the ones marked *optional* may be left out::
       "outputs": [{"name": "y", "ref": REF}],                                (optional, [])
       "weights": [{"name": "w", "offset": 0, "shape": [2, 4], "dtype": "f32",
                    "data": "<base64 of the little-endian bytes>"}],         (optional, [])
+                   (or "splat": "<base64 of one element>" when every element is equal)
       "streams": [{"id": 0, "priority": 0, "tasks": [TASK, ...]}]           (priority optional, 0)
     }
 
@@ -108,9 +109,18 @@ def _binding(b: Binding) -> dict[str, Any]:
 
 
 def _weight(w: WeightBlob) -> dict[str, Any]:
-    data = np.asarray(w.data, order="C")
-    return {"name": w.name, "offset": w.offset, "shape": list(data.shape), "dtype": str(element_type_of(data.dtype)),
-            "data": base64.b64encode(data.tobytes()).decode("ascii")}
+    data = np.asarray(w.data)
+    out = {"name": w.name, "offset": w.offset, "shape": list(data.shape), "dtype": str(element_type_of(data.dtype))}
+    flat = data.reshape(-1)
+    # A splat (one value repeated: zero-filled biases, generated weights) is one element,
+    # not megabytes of copies of it. Compare bits, so -0.0 and NaN payloads survive.
+    if flat.size > 1:
+        bits = np.ascontiguousarray(flat).view(np.uint8).reshape(flat.size, -1)
+        if bool(np.all(bits == bits[0])):
+            out["splat"] = base64.b64encode(flat[:1].tobytes()).decode("ascii")
+            return out
+    out["data"] = base64.b64encode(np.ascontiguousarray(data).tobytes()).decode("ascii")
+    return out
 
 
 def _number(x: float) -> int | float:
@@ -289,15 +299,19 @@ class _Reader:
         shape, dtype = self.shape(o, path), self.dtype(o, path)
         et = parse_element_type(dtype)
         assert et is not None
+        key = "splat" if "splat" in o else "data"
         try:
-            raw = base64.b64decode(self.get(o, "data", str, path), validate=True)
+            raw = base64.b64decode(self.get(o, key, str, path), validate=True)
         except ValueError:
-            self.fail(path + ("data",), "expected base64 data")
+            self.fail(path + (key,), "expected base64 data")
         np_dtype = storage_dtype(et)
-        need = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
+        count = int(np.prod(shape, dtype=np.int64))
+        need = np_dtype.itemsize if key == "splat" else count * np_dtype.itemsize
         if len(raw) != need:
-            self.fail(path + ("data",), f"holds {len(raw)} bytes, but shape {list(shape)} of {dtype} needs {need}")
-        data = np.frombuffer(raw, dtype=np_dtype).reshape(shape)
+            self.fail(path + (key,), f"holds {len(raw)} bytes, but {'one element' if key == 'splat' else f'shape {list(shape)}'} "
+                                     f"of {dtype} needs {need}")
+        data = np.frombuffer(raw, dtype=np_dtype)
+        data = np.broadcast_to(data[0], shape) if key == "splat" else data.reshape(shape)
         return WeightBlob(self.get(o, "name", str, path), self.natural(o, "offset", path), data)
 
     def stream(self, value: Any, path: tuple[str | int, ...]) -> Stream:

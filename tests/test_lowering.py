@@ -596,3 +596,17 @@ def test_resources_nested_in_attributes_are_printed() -> None:
     assert text.count("dialect_resources") == 1 and "fill: \"0x" in text and "shape: \"0x" in text
     back = task_list_from_module(parse_module(text, "t.mlir"))
     assert back.streams[0].tasks[0].attributes["value"].to_numpy().tolist() == [7.0]
+
+
+def test_splat_weights_are_one_element_in_json() -> None:
+    zeros = np.broadcast_to(np.float32(0.0), (256, 256))
+    ramp = np.arange(6, dtype=np.float32).reshape(2, 3)
+    tl = TaskList(streams=[Stream(0, tasks=[EndGraph()])], weights=[WeightBlob("z", 0, zeros), WeightBlob("r", 262144, ramp)],
+                  weight_size=262144 + 512)
+    doc = json.loads(task_list_to_json(tl))
+    z, r = doc["weights"]
+    assert "splat" in z and "data" not in z and len(z["splat"]) == 8  # 4 bytes, base64
+    assert "data" in r
+    back = task_list_from_json(task_list_to_json(tl), "t.json")
+    assert back.weights[0].data.shape == (256, 256) and not back.weights[0].data.any()
+    assert np.array_equal(back.weights[1].data, ramp)
