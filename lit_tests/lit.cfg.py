@@ -23,6 +23,8 @@ for var in ("HOME", "TMPDIR", "PYTHONPATH"):
 
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# The ONNX models of the importer's tests (built by import/Inputs/make_models.py).
+config.substitutions.append(("%onnx", os.path.join(config.test_source_root, "import", "Inputs")))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))
 # Round trips: print, re-parse, print again.
 config.substitutions.append(("%roundtrip-generic", "ge-opt --mlir-print-op-generic %s | ge-opt --mlir-print-op-generic"))
@@ -30,3 +32,8 @@ config.substitutions.append(("%roundtrip", "ge-opt %s | ge-opt"))
 
 if shutil.which("iree-opt", path=config.environment["PATH"]):
     config.available_features.add("mlir-peer")
+
+# ge-run --timeline draws with matplotlib, an optional extra.
+import importlib.util  # noqa: E402
+if importlib.util.find_spec("matplotlib") is not None:
+    config.available_features.add("matplotlib")

@@ -331,12 +331,15 @@ def _require_predicate(t: Type, name: str) -> None:
 
 
 def verify_if(op: Any) -> None:
-    """``ge.if``: an i1 condition; both branches yield the op's result types."""
+    """``ge.if``: an i1 condition; each branch yields the op's result types, or
+    refinements of them (ONNX branches may yield different static shapes, which
+    the op's results then join with ``?`` dims)."""
+    from geir.verifier import types_compatible
     _require_predicate(op.operands[0].type, "cond")
     results = [r.type for r in op.results]
     for index, branch in enumerate(("then", "else")):
         yielded = _terminator_types(op, index, "ge.yield")
-        if yielded != results:
+        if len(yielded) != len(results) or not all(map(types_compatible, results, yielded)):
             raise InferError(f"the {branch} branch yields {_types_text(yielded)}, "
                              f"but the op's results are {_types_text(results)}")
 

@@ -1,0 +1,211 @@
+"""A graph's inputs and outputs by name, and moving their values in and out of
+``.npz`` files: what ``ge-run`` needs around an interpreter or emulator run.
+
+The names are the ``{ge.name = "..."}`` argument/result attributes the ONNX
+importer writes; a graph written by hand without them uses its SSA argument
+names for inputs and ``output_<i>`` for outputs.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+import os
+import tempfile
+from typing import Mapping, NamedTuple
+
+import numpy as np
+
+from geir.attributes import DictionaryAttr, NameLoc, StringAttr
+from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.module import Module
+from geir.operation import Operation
+from geir.types import FunctionType, TensorType, Type
+
+__all__ = ["Binding", "GraphSignature", "graph_signature", "find_graph", "load_inputs", "check_inputs",
+           "random_inputs", "save_outputs"]
+
+
+class Binding(NamedTuple):
+    """One graph input or output: its name and type."""
+
+    name: str
+    type: Type
+
+
+class GraphSignature(NamedTuple):
+    """A graph's inputs and outputs, in order."""
+
+    graph: str
+    inputs: list[Binding]
+    outputs: list[Binding]
+
+
+def find_graph(module: Module, graph: str = "main") -> Operation:
+    """The ``ge.graph @graph`` of ``module``.
+
+    Raises:
+        DiagnosticError: there is none.
+    """
+    op = module.lookup_symbol(graph)
+    if op is None or op.name != "ge.graph":
+        have = ", ".join("@" + str(g.attributes["sym_name"].value) for g in module.graphs()  # type: ignore[attr-defined]
+                         if isinstance(g.attributes.get("sym_name"), StringAttr))
+        raise DiagnosticError(Diagnostic("error", f"the module has no ge.graph @{graph}"
+                                                  + (f" (graphs: {have})" if have else "")))
+    return op
+
+
+def _names(attr: object, count: int) -> list[str | None]:
+    """The ``ge.name`` entries of an ``arg_attrs`` / ``res_attrs`` array."""
+    out: list[str | None] = [None] * count
+    for i, d in enumerate(getattr(attr, "value", ())[:count]):
+        if isinstance(d, DictionaryAttr):
+            name = d.as_dict().get("ge.name")
+            if isinstance(name, StringAttr):
+                out[i] = name.value
+    return out
+
+
+def graph_signature(module: Module, graph: str = "main") -> GraphSignature:
+    """The names and types of ``@graph``'s inputs and outputs."""
+    op = find_graph(module, graph)
+    ftype = op.attributes["function_type"].value  # type: ignore[attr-defined]
+    assert isinstance(ftype, FunctionType)
+    block = op.regions[0].blocks[0]
+    in_names = _names(op.attributes.get("arg_attrs"), len(ftype.inputs))
+    out_names = _names(op.attributes.get("res_attrs"), len(ftype.results))
+    inputs = [Binding(n or block.arguments[i].name_hint or f"arg{i}", t)
+              for i, (n, t) in enumerate(zip(in_names, ftype.inputs))]
+    outputs = [Binding(n or f"output_{i}", t) for i, (n, t) in enumerate(zip(out_names, ftype.results))]
+    return GraphSignature(graph, inputs, outputs)
+
+
+def _dtype_of(t: Type) -> np.dtype | None:
+    from backends.kernel_dispatch import KernelError, storage_dtype
+    try:
+        return storage_dtype(t)
+    except KernelError:
+        return None
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "x".join(map(str, shape)) if shape else "scalar"
+
+
+def check_inputs(inputs: Mapping[str, np.ndarray], sig: GraphSignature, where: str = "inputs") -> dict[str, np.ndarray]:
+    """``inputs`` checked against the signature: every input given, no extra one,
+    each of the right shape (``?`` takes any size) and dtype.
+
+    Raises:
+        DiagnosticError: one diagnostic per problem, each naming the input.
+    """
+    errors: list[Diagnostic] = []
+    out: dict[str, np.ndarray] = {}
+    known = {b.name for b in sig.inputs}
+    for name in inputs:
+        if name not in known:
+            errors.append(Diagnostic("error", f"'{name}' is not an input of @{sig.graph} (inputs: "
+                                              f"{', '.join(sorted(known)) or 'none'})", NameLoc(where)))
+    for b in sig.inputs:
+        if b.name not in inputs:
+            errors.append(Diagnostic("error", f"input '{b.name}' ({b.type}) is missing", NameLoc(where)))
+            continue
+        value = np.asarray(inputs[b.name])
+        out[b.name] = value
+        if not isinstance(b.type, TensorType):
+            continue
+        want = b.type.shape
+        if want is not None and (len(want) != value.ndim
+                                 or any(d is not None and d != s for d, s in zip(want, value.shape))):
+            errors.append(Diagnostic("error", f"input '{b.name}' has shape {_shape_text(value.shape)}, but the "
+                                              f"graph expects {b.type}", NameLoc(where)))
+        dtype = _dtype_of(b.type)
+        if dtype == np.dtype(object) and value.dtype.kind in "US":
+            value = out[b.name] = value.astype(object)  # an .npz stores strings as unicode
+        if dtype is not None and value.dtype != dtype:
+            errors.append(Diagnostic("error", f"input '{b.name}' has dtype {value.dtype}, but the graph "
+                                              f"expects {b.type.element_type} ({dtype})", NameLoc(where)))
+    if errors:
+        raise DiagnosticError(errors)
+    return out
+
+
+def load_inputs(path: str, sig: GraphSignature) -> dict[str, np.ndarray]:
+    """The graph inputs stored in the ``.npz`` at ``path``, checked against ``sig``.
+
+    Raises:
+        DiagnosticError: the file is not an ``.npz``, or an input is missing,
+            extra, or of the wrong shape or dtype (each named).
+    """
+    if os.path.exists(path) and not os.path.isdir(path) and not zipfile.is_zipfile(path):
+        raise DiagnosticError(Diagnostic("error", "cannot read inputs: not an .npz file", NameLoc(path)))
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("a single .npy array, not an .npz archive")
+        with data:
+            arrays = {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, KeyError) as e:
+        text = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DiagnosticError(Diagnostic("error", f"cannot read inputs: not an .npz file ({text})",
+                                         NameLoc(path))) from None
+    return check_inputs(arrays, sig, path)
+
+
+def random_inputs(sig: GraphSignature, seed: int = 0) -> dict[str, np.ndarray]:
+    """Deterministic random values for every input: floats standard normal,
+    integers in [0, 4) (valid as small indices), booleans fair coins.
+
+    Raises:
+        DiagnosticError: an input has a dynamic dim (its size must be chosen).
+    """
+    rng = np.random.default_rng(seed)
+    out: dict[str, np.ndarray] = {}
+    errors: list[Diagnostic] = []
+    for b in sig.inputs:
+        t = b.type
+        if not isinstance(t, TensorType) or not t.is_static:
+            errors.append(Diagnostic("error", f"input '{b.name}' has the dynamic type {t}: give its values with "
+                                              "--inputs, or import the model again with --input-shape "
+                                              f"{b.name}=<dims>", NameLoc(b.name)))
+            continue
+        shape = tuple(int(d) for d in t.shape)  # type: ignore[union-attr]
+        dtype = _dtype_of(t)
+        if dtype is None:
+            errors.append(Diagnostic("error", f"input '{b.name}' of type {t} cannot be generated; give it with "
+                                              "--inputs", NameLoc(b.name)))
+            continue
+        if dtype == np.bool_:
+            value = rng.random(shape) < 0.5
+        elif dtype.kind in "iu":
+            value = rng.integers(0, 4, size=shape).astype(dtype)
+        else:
+            value = rng.standard_normal(shape).astype(dtype)
+        out[b.name] = value
+    if errors:
+        raise DiagnosticError(errors)
+    return out
+
+
+def save_outputs(path: str, outputs: Mapping[str, np.ndarray]) -> None:
+    """Write ``outputs`` to an ``.npz`` at ``path``, whole or not at all."""
+    arrays = {}
+    for name, value in outputs.items():
+        value = np.asarray(value)
+        # object arrays would need pickling to load; strings store as unicode
+        arrays[name] = value.astype(str) if value.dtype == object else value
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".geir-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(buffer.getvalue())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,194 @@
+"""Build the small ONNX models the importer's lit tests read (run by hand after a
+change; the outputs are checked in next to this script):
+
+    python lit_tests/import/Inputs/make_models.py
+
+Each model exercises one mapping rule or one import error; the ``.mlir`` /
+``.test`` files in ``lit_tests/import/`` say which.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPSET = [helper.make_opsetid("", 17)]
+
+
+def _save(model: onnx.ModelProto, name: str, check: bool = True) -> bytes:
+    if check:
+        onnx.checker.check_model(model)
+    data = model.SerializeToString()
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(data)
+    return data
+
+
+def _model(graph: onnx.GraphProto, opset: list[onnx.OperatorSetIdProto] = OPSET) -> onnx.ModelProto:
+    return helper.make_model(graph, opset_imports=opset, ir_version=8, producer_name="geir-lit")
+
+
+def conv_relu() -> bytes:
+    """Initializers (a large one -> dense_resource, a small one -> dense), names
+    that need sanitizing, a named and an unnamed node."""
+    rng = np.random.default_rng(0)
+    weight = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "conv1.weight")
+    bias = numpy_helper.from_array(np.array([0.5, -0.5, 1.0, 0.0], np.float32), "conv1.bias")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["input:0", "conv1.weight", "conv1.bias"], ["conv1/out"], name="conv1",
+                          pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["conv1/out"], ["output"])],
+        "conv_relu",
+        [helper.make_tensor_value_info("input:0", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 8, 8])],
+        [weight, bias])
+    return _save(_model(graph), "conv_relu.onnx")
+
+
+def optional_inputs() -> None:
+    """Clip with its middle input (min) omitted: a ge.none operand; its max comes
+    from a Constant node: a ge.const."""
+    graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["hi"], name="six", value_float=6.0),
+         helper.make_node("Clip", ["x", "", "hi"], ["y"], name="clip6")],
+        "optional_inputs",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    _save(_model(graph), "optional_inputs.onnx")
+
+
+def fallback() -> None:
+    """HannWindow has no ge op: ge.onnx_op on AICPU (run by ONNX's reference)."""
+    size = numpy_helper.from_array(np.array(8, np.int64), "size")
+    graph = helper.make_graph(
+        [helper.make_node("HannWindow", ["size"], ["window"], name="hann"),
+         helper.make_node("Mul", ["x", "window"], ["y"], name="apply_window")],
+        "fallback",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8])],
+        [size])
+    _save(_model(graph), "fallback.onnx")
+
+
+def two_unsupported() -> None:
+    """Two ops without a ge counterpart (one in a custom domain): --strict names both."""
+    size = numpy_helper.from_array(np.array(8, np.int64), "size")
+    graph = helper.make_graph(
+        [helper.make_node("HannWindow", ["size"], ["window"], name="hann"),
+         helper.make_node("Scale", ["x"], ["scaled"], name="custom_scale", domain="com.example", factor=2.0),
+         helper.make_node("Mul", ["scaled", "window"], ["y"], name="apply_window")],
+        "two_unsupported",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8])],
+        [size])
+    opsets = [*OPSET, helper.make_opsetid("com.example", 1)]
+    model = _model(graph, opsets)
+    # shape inference knows nothing of com.example.Scale: declare its output
+    model.graph.value_info.append(helper.make_tensor_value_info("scaled", TensorProto.FLOAT, [8]))
+    _save(model, "two_unsupported.onnx")
+
+
+def if_loop() -> None:
+    """If whose branches read an outer value, and a Loop with a loop-carried
+    value and a scan output: regions ending in ge.yield."""
+    then_graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "x"], ["then_out"], name="then_add")], "then_branch", [],
+        [helper.make_tensor_value_info("then_out", TensorProto.FLOAT, [3])])
+    else_graph = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["else_out"], name="else_neg")], "else_branch", [],
+        [helper.make_tensor_value_info("else_out", TensorProto.FLOAT, [3])])
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "x"], ["acc_out"], name="body_add"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond"),
+         helper.make_node("Identity", ["acc_out"], ["scan_out"], name="body_scan")],
+        "loop_body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("scan_out", TensorProto.FLOAT, [3])])
+    trips = numpy_helper.from_array(np.array(4, np.int64), "trips")
+    graph = helper.make_graph(
+        [helper.make_node("If", ["flag"], ["picked"], name="choose", then_branch=then_graph,
+                          else_branch=else_graph),
+         helper.make_node("Loop", ["trips", "", "picked"], ["total", "partials"], name="accumulate", body=body)],
+        "if_loop",
+        [helper.make_tensor_value_info("flag", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("total", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("partials", TensorProto.FLOAT, [4, 3])],
+        [trips])
+    _save(_model(graph), "if_loop.onnx")
+
+
+def dynamic() -> None:
+    """A batch dim 'N' the user binds with --input-shape."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")], "dynamic",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])])
+    _save(_model(graph), "dynamic.onnx")
+
+
+def unknown_opset() -> None:
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")], "unknown_opset",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    _save(_model(graph, [helper.make_opsetid("", 999)]), "unknown_opset.onnx", check=False)
+
+
+def bad_output_type() -> None:
+    """The declared output shape [3] disagrees with inference ([2])."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu1")], "bad_output_type",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+    _save(_model(graph), "bad_output_type.onnx")
+
+
+def channel_mismatch() -> None:
+    """Conv weights for 3 input channels on a 2-channel input: ONNX's inference
+    lets it through, ge's (run by the verifier) does not."""
+    weight = numpy_helper.from_array(np.zeros((4, 3, 3, 3), np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_bad")], "channel_mismatch",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 3, 3])],
+        [weight])
+    _save(_model(graph), "channel_mismatch.onnx")
+
+
+def undefined_input() -> None:
+    """A node reading a tensor nothing defines: the ONNX checker's error, located."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["nowhere"], ["y"], name="reads_nothing")], "undefined_input",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    _save(_model(graph), "undefined_input.onnx", check=False)
+
+
+def main() -> None:
+    data = conv_relu()
+    with open(os.path.join(HERE, "truncated.onnx"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    with open(os.path.join(HERE, "not_onnx.onnx"), "w") as f:
+        f.write("this is a text file, not an ONNX model\n")
+    optional_inputs()
+    fallback()
+    two_unsupported()
+    if_loop()
+    dynamic()
+    unknown_opset()
+    bad_output_type()
+    channel_mismatch()
+    undefined_input()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,372 @@
+"""The ONNX importer, the reference interpreter and their command-line path.
+
+* the ``light_*`` models shipped with onnx: ``ge-translate --import-onnx`` then
+  ``ge-run --interpret`` reproduces their expected outputs (through the CLI once,
+  through the Python API for every model);
+* round trip: the imported text parses back and prints identically;
+* property: random small conv / matmul / elementwise graphs give the same
+  outputs through import + interpret as ``onnx.reference.ReferenceEvaluator``;
+* the API's edges: sources (path, bytes, ModelProto), external data, strict
+  mode, input shapes, and bad input (exit 1, one line, nothing written);
+* ``run_op`` and the input/output bindings the emulator and ``ge-run`` share.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper, numpy_helper
+from onnx.backend.test.runner import Runner
+from onnx.reference import ReferenceEvaluator
+
+from backends.interpreter import Interpreter, interpret
+from backends.io_bindings import graph_signature, load_inputs, random_inputs, save_outputs
+from backends.kernel_dispatch import KernelError, run_op, storage_dtype
+from geir.attributes import IntegerAttr, StringAttr, TypeAttr
+from geir.diagnostics import DiagnosticError
+from geir.onnx_importer import import_onnx
+from geir.parser import parse_module
+from geir.printer import PrintOptions, module_to_string
+from geir.types import F16, I64, TensorType
+from tool_paths import find_tool
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ONNX_DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+LIGHT_MODELS = sorted(glob.glob(os.path.join(ONNX_DATA, "light", "light_*.onnx")))
+LIT_MODELS = os.path.join(ROOT, "lit_tests", "import", "Inputs")
+
+
+def _light_case(path: str) -> tuple[dict[str, np.ndarray], np.ndarray, float, float]:
+    """Inputs (generated as ONNX's runner does), expected output, rtol, atol."""
+    model = onnx.load(path)
+    initializers = {t.name for t in model.graph.initializer}
+    inputs = {x.name: Runner.generate_dummy_data(x) for x in model.graph.input if x.name not in initializers}
+    expected = numpy_helper.to_array(onnx.load_tensor(path[:-len(".onnx")] + "_output_0.pb"))
+    name = os.path.basename(path)[len("light_"):-len(".onnx")]
+    with open(os.path.join(ONNX_DATA, "real", f"test_{name}", "data.json")) as f:
+        tolerances = json.load(f)
+    return inputs, expected, tolerances["rtol"], tolerances["atol"]
+
+
+# ------------------------------------------------------------- light models
+
+
+def test_light_models_are_there() -> None:
+    assert len(LIGHT_MODELS) >= 9, LIGHT_MODELS
+
+
+@pytest.mark.parametrize("path", LIGHT_MODELS, ids=os.path.basename)
+def test_light_model_python_api(path: str) -> None:
+    """import_onnx + interpret reproduce the shipped expected output."""
+    inputs, expected, rtol, atol = _light_case(path)
+    module = import_onnx(path)
+    (output,) = interpret(module, inputs).values()
+    assert output.dtype == expected.dtype and output.shape == expected.shape
+    np.testing.assert_allclose(output, expected, rtol=rtol, atol=atol)
+
+
+def test_light_model_command_line(tmp_path: "os.PathLike[str]") -> None:
+    """The same through the tools: ge-translate, then ge-run --interpret with an .npz."""
+    path = os.path.join(ONNX_DATA, "light", "light_squeezenet.onnx")
+    inputs, expected, rtol, atol = _light_case(path)
+    mlir, in_npz, out_npz = (os.path.join(tmp_path, n) for n in ("model.mlir", "in.npz", "out.npz"))
+    np.savez(in_npz, **inputs)
+    translate, run = find_tool("ge-translate"), find_tool("ge-run")
+    assert translate and run
+    subprocess.run([translate, "--import-onnx", path, "-o", mlir], check=True)
+    done = subprocess.run([run, mlir, "--interpret", "--inputs", in_npz, "-o", out_npz],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with np.load(out_npz) as outputs:
+        assert outputs.files == ["softmaxout_1"]
+        np.testing.assert_allclose(outputs["softmaxout_1"], expected, rtol=rtol, atol=atol)
+
+
+# ------------------------------------------------------------- round trip
+
+
+ROUND_TRIP_MODELS = [*LIGHT_MODELS, *(os.path.join(LIT_MODELS, n) for n in
+                                      ("conv_relu.onnx", "optional_inputs.onnx", "fallback.onnx", "if_loop.onnx"))]
+
+
+@pytest.mark.parametrize("path", ROUND_TRIP_MODELS, ids=os.path.basename)
+@pytest.mark.parametrize("generic", [False, True], ids=["custom", "generic"])
+def test_imported_text_round_trips(path: str, generic: bool) -> None:
+    """The imported module prints, parses back and prints the same, locations included."""
+    options = PrintOptions(generic=generic, debuginfo=True)
+    text = module_to_string(import_onnx(path), options)
+    again = module_to_string(parse_module(text, "imported.mlir"), options)
+    assert again == text
+
+
+def test_weights_survive_the_text_form() -> None:
+    """A dense_resource blob printed and parsed back holds the initializer's bytes."""
+    path = os.path.join(LIT_MODELS, "conv_relu.onnx")
+    weight = numpy_helper.to_array(next(t for t in onnx.load(path).graph.initializer if t.name == "conv1.weight"))
+    module = parse_module(module_to_string(import_onnx(path)))
+    (blob,) = module.resources.values()
+    np.testing.assert_array_equal(np.frombuffer(blob.data, np.float32).reshape(weight.shape), weight)
+
+
+# ------------------------------------------------------------- property test
+
+
+@st.composite
+def small_graphs(draw: st.DrawFn) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """A random chain of conv / matmul / elementwise / pooling nodes on one input."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    in_shape = [1, draw(st.integers(1, 3)), draw(st.integers(3, 6)), draw(st.integers(3, 6))]
+    shape = list(in_shape)
+    nodes: list[onnx.NodeProto] = []
+    inits: list[onnx.TensorProto] = []
+    current = "x"
+    for k in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["Conv", "MatMul", "Add", "Mul", "Relu", "Sigmoid", "Tanh", "MaxPool",
+                                     "AveragePool"]))
+        out = f"t{k}"
+        if kind == "Conv":
+            kernel = draw(st.integers(1, min(3, shape[2], shape[3])))
+            channels, pad = draw(st.integers(1, 4)), draw(st.integers(0, kernel - 1))
+            w = rng.standard_normal((channels, shape[1], kernel, kernel)).astype(np.float32)
+            b = rng.standard_normal(channels).astype(np.float32)
+            inits += [numpy_helper.from_array(w, f"w{k}"), numpy_helper.from_array(b, f"b{k}")]
+            nodes.append(helper.make_node("Conv", [current, f"w{k}", f"b{k}"], [out], pads=[pad] * 4))
+            shape = [1, channels, shape[2] + 2 * pad - kernel + 1, shape[3] + 2 * pad - kernel + 1]
+        elif kind == "MatMul":
+            cols = draw(st.integers(1, 5))
+            inits.append(numpy_helper.from_array(rng.standard_normal((shape[3], cols)).astype(np.float32), f"m{k}"))
+            nodes.append(helper.make_node("MatMul", [current, f"m{k}"], [out]))
+            shape = [*shape[:3], cols]
+        elif kind in ("Add", "Mul"):
+            # a per-channel, a full or a scalar-like constant, broadcast
+            c_shape = draw(st.sampled_from([[shape[1], 1, 1], shape[1:], [1]]))
+            inits.append(numpy_helper.from_array(rng.standard_normal(c_shape).astype(np.float32), f"c{k}"))
+            nodes.append(helper.make_node(kind, [current, f"c{k}"], [out]))
+        elif kind in ("MaxPool", "AveragePool"):
+            if min(shape[2:]) < 2:
+                continue
+            nodes.append(helper.make_node(kind, [current], [out], kernel_shape=[2, 2], strides=[1, 1]))
+            shape = [*shape[:2], shape[2] - 1, shape[3] - 1]
+        else:
+            nodes.append(helper.make_node(kind, [current], [out]))
+        current = out
+    if not nodes:
+        nodes.append(helper.make_node("Identity", ["x"], ["y0"]))
+        current = "y0"
+    graph = helper.make_graph(nodes, "random_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
+                              [helper.make_tensor_value_info(current, TensorProto.FLOAT, shape)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    return model, {"x": rng.standard_normal(in_shape).astype(np.float32)}
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_graphs())
+def test_random_graphs_match_onnx_reference(case: tuple[onnx.ModelProto, dict[str, np.ndarray]]) -> None:
+    """import + interpret == ONNX's ReferenceEvaluator on random small graphs."""
+    model, feeds = case
+    (expected,) = ReferenceEvaluator(model).run(None, feeds)
+    (actual,) = interpret(import_onnx(model), feeds).values()
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype
+    np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------- the API's edges
+
+
+def _relu_model(shape: list[int | str] = [2, 3]) -> onnx.ModelProto:  # noqa: B006 - read only
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "relu",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_sources_path_bytes_and_proto_import_alike() -> None:
+    path = os.path.join(LIT_MODELS, "conv_relu.onnx")
+    with open(path, "rb") as f:
+        data = f.read()
+    texts = {module_to_string(import_onnx(src)) for src in (path, data, onnx.load_from_string(data))}
+    assert len(texts) == 1
+
+
+def test_the_callers_model_is_not_modified() -> None:
+    model = _relu_model(["N", 3])
+    before = model.SerializeToString()
+    import_onnx(model, input_shapes={"x": (5, 3)})
+    assert model.SerializeToString() == before
+
+
+def test_external_data(tmp_path: "os.PathLike[str]") -> None:
+    """Weights in an external data file load from the model's folder; from bytes
+    the importer says it needs the path."""
+    weight = np.arange(64, dtype=np.float32).reshape(8, 8)
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "ext",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])],
+                              [numpy_helper.from_array(weight, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    path = os.path.join(tmp_path, "ext.onnx")
+    onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location="ext.bin",
+                    size_threshold=0)
+    x = np.ones((2, 8), np.float32)
+    np.testing.assert_allclose(interpret(import_onnx(path), {"x": x})["y"], x @ weight)
+    with open(path, "rb") as f, pytest.raises(DiagnosticError, match="external data"):
+        import_onnx(f.read())
+
+
+def test_input_shapes_bind_dynamic_dims() -> None:
+    module = import_onnx(_relu_model(["N", 3]), input_shapes={"x": (4, 3)})
+    sig = graph_signature(module)
+    assert [(b.name, str(b.type)) for b in sig.inputs] == [("x", "tensor<4x3xf32>")]
+    assert [(b.name, str(b.type)) for b in sig.outputs] == [("y", "tensor<4x3xf32>")]
+    with pytest.raises(DiagnosticError, match=r"input 'x' dim 0 \('N'\) is dynamic"):
+        import_onnx(_relu_model(["N", 3]))
+
+
+def test_strict_names_every_unsupported_node() -> None:
+    path = os.path.join(LIT_MODELS, "two_unsupported.onnx")
+    with pytest.raises(DiagnosticError) as info:
+        import_onnx(path, strict=True)
+    assert [str(d.location) for d in info.value.diagnostics] == ['loc("hann")', 'loc("custom_scale")']
+    assert all("has no ge counterpart" in d.message for d in info.value.diagnostics)
+
+
+def test_old_opsets_are_upgraded() -> None:
+    """An opset-6 model (as the pytorch-converted ones) is converted to opset 7 first."""
+    graph = helper.make_graph([helper.make_node("Add", ["a", "b"], ["c"], broadcast=1)], "legacy",
+                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, 4]),
+                               helper.make_tensor_value_info("b", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("c", TensorProto.FLOAT, [2, 3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 6)], ir_version=3)
+    module = import_onnx(model)
+    assert "broadcast" not in module_to_string(module)  # Add-7 broadcasts numpy-style
+    a, b = np.ones((2, 3, 4), np.float32), np.array([1, 2, 3, 4], np.float32)
+    np.testing.assert_array_equal(interpret(module, {"a": a, "b": b})["c"], a + b)
+
+
+def test_softmax_before_opset_13_flattens() -> None:
+    """Softmax-11 on axis 1 of a 3-D tensor normalises over dims 1 and 2 together."""
+    graph = helper.make_graph([helper.make_node("Softmax", ["x"], ["y"], axis=1)], "softmax11",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)], ir_version=8)
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    # (ONNX's ReferenceEvaluator has only the opset-13 Softmax: the spec is the oracle)
+    flat = np.exp(x.reshape(2, 12) - x.reshape(2, 12).max(axis=1, keepdims=True))
+    expected = (flat / flat.sum(axis=1, keepdims=True)).reshape(2, 3, 4)
+    module = import_onnx(model)
+    assert [op.name for op in module.walk()][2:6] == ["ge.flatten", "ge.softmax", "ge.const", "ge.reshape"]
+    np.testing.assert_allclose(interpret(module, {"x": x})["y"], expected, rtol=1e-6)
+
+
+BAD_MODELS = [
+    ("truncated.onnx", [], "truncated.onnx: error: not a readable ONNX model"),
+    ("not_onnx.onnx", [], "not_onnx.onnx: error: not a readable ONNX model"),
+    ("unknown_opset.onnx", [], "error: unknown opset: ai.onnx version 999"),
+    ("dynamic.onnx", [], "x: error: input 'x' dim 0 ('N') is dynamic"),
+    ("two_unsupported.onnx", ["--strict"], "hann: error: ONNX op 'HannWindow' has no ge counterpart"),
+    ("bad_output_type.onnx", [], "relu1: error: Relu node: its declared output type disagrees"),
+    ("channel_mismatch.onnx", [], "conv_bad: error: 'ge.conv2d' op operand 'W' expects 3"),
+    ("undefined_input.onnx", [], "reads_nothing: error: invalid Relu node"),
+]
+
+
+@pytest.mark.parametrize("name,flags,message", BAD_MODELS, ids=[m[0] for m in BAD_MODELS])
+def test_bad_input_exit_1_one_line_nothing_written(name: str, flags: list[str], message: str,
+                                                   tmp_path: "os.PathLike[str]",
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from tools.ge_translate import main
+    out = os.path.join(tmp_path, "out.mlir")
+    assert main(["--import-onnx", os.path.join(LIT_MODELS, name), *flags, "-o", out]) == 1
+    err = capsys.readouterr().err
+    assert message in err.splitlines()[0], err
+    assert "Traceback" not in err
+    # one line per diagnostic (two unsupported ops give two)
+    assert len(err.splitlines()) == (2 if "--strict" in flags else 1), err
+    assert not os.path.exists(out)
+
+
+# ------------------------------------------------------------- run_op
+
+
+def test_run_op_native_kernel_and_result_cast() -> None:
+    a, b = np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)
+    (out,) = run_op("ge.add", {}, [a, b], 1)
+    np.testing.assert_array_equal(out, [4.0, 6.0])
+    (half,) = run_op("ge.add", {}, [a, b], 1, result_types=[TensorType((2,), F16)])
+    assert half.dtype == np.float16
+
+
+def test_run_op_drops_unused_optional_outputs_and_implies_split_count() -> None:
+    x = np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4)
+    outs = run_op("ge.max_pool", {"kernel_shape": _ints([2, 2])}, [x], 1)
+    assert len(outs) == 1 and outs[0].shape == (1, 1, 2, 3)
+    parts = run_op("ge.split", {"axis": IntegerAttr(1)}, [x[0, 0]], 2)
+    assert [p.shape for p in parts] == [(3, 2), (3, 2)]
+
+
+def test_run_op_onnx_fallback_and_type_attributes() -> None:
+    (window,) = run_op("ge.onnx_op", {"op_type": StringAttr("HannWindow"), "domain": StringAttr(""),
+                                      "opset": IntegerAttr(17)}, [np.array(4, np.int64)], 1)
+    np.testing.assert_allclose(window, [0.0, 0.5, 1.0, 0.5], atol=1e-6)  # periodic Hann
+    (cast,) = run_op("ge.cast", {"to": TypeAttr(I64)}, [np.array([1.7, -2.2], np.float32)], 1)
+    assert cast.dtype == np.int64 and cast.tolist() == [1, -2]
+
+
+def test_run_op_errors() -> None:
+    with pytest.raises(KernelError, match="not a registered op"):
+        run_op("ge.no_such_op", {}, [], 1)
+    with pytest.raises(KernelError, match="regions"):
+        run_op("ge.if", {}, [np.array(True)], 1)
+    assert str(storage_dtype("bf16")) == "bfloat16"
+
+
+def _ints(values: list[int]) -> "object":
+    from geir.attributes import ArrayAttr
+    return ArrayAttr(IntegerAttr(v) for v in values)
+
+
+# ------------------------------------------------------------- io bindings
+
+
+def test_random_inputs_are_deterministic_and_typed() -> None:
+    module = import_onnx(os.path.join(LIT_MODELS, "if_loop.onnx"))
+    sig = graph_signature(module)
+    first, again = random_inputs(sig, 3), random_inputs(sig, 3)
+    assert {k: (v.shape, v.dtype) for k, v in first.items()} == {"flag": ((), np.dtype(bool)),
+                                                                 "x": ((3,), np.dtype(np.float32))}
+    assert all(np.array_equal(first[k], again[k]) for k in first)
+    assert not np.array_equal(random_inputs(sig, 4)["x"], first["x"])
+
+
+def test_save_and_load_round_trip(tmp_path: "os.PathLike[str]") -> None:
+    module = import_onnx(os.path.join(LIT_MODELS, "conv_relu.onnx"))
+    sig = graph_signature(module)
+    inputs = random_inputs(sig, 0)
+    path = os.path.join(tmp_path, "in.npz")
+    save_outputs(path, inputs)
+    loaded = load_inputs(path, sig)
+    np.testing.assert_array_equal(loaded["input:0"], inputs["input:0"])
+    interp = Interpreter(module)
+    first, second = interp.run(loaded), interp.run(loaded)  # prepared kernels are reused
+    np.testing.assert_array_equal(first["output"], second["output"])
+
+
+def test_interpreter_errors_name_the_op() -> None:
+    """A kernel failing at run time is a diagnostic at the op's ONNX node."""
+    graph = helper.make_graph([helper.make_node("Gather", ["data", "idx"], ["y"], name="lookup")], "gather",
+                              [helper.make_tensor_value_info("data", TensorProto.FLOAT, [3]),
+                               helper.make_tensor_value_info("idx", TensorProto.INT64, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    with pytest.raises(DiagnosticError) as info:
+        interpret(import_onnx(model), {"data": np.zeros(3, np.float32), "idx": np.array([7])})
+    assert str(info.value.diagnostics[0].location) == 'loc("lookup")'
+    assert "'ge.gather' failed" in info.value.diagnostics[0].message
