@@ -333,6 +333,8 @@ class TypeAttr(Attribute):
 
 
 def _format_scalar(x: Any, et: ElementType) -> str:
+    if isinstance(x, (str, bytes)):  # string tensors (ONNX-ML): MLIR's quoted elements
+        return escape_string(x.decode("utf-8", "replace") if isinstance(x, bytes) else x)
     if isinstance(et, IntegerType):
         if et.width == 1:
             return "true" if bool(x) else "false"
@@ -342,9 +344,9 @@ def _format_scalar(x: Any, et: ElementType) -> str:
     return str(x)
 
 
-def _format_nested(a: np.ndarray, et: ElementType) -> str:
-    if a.ndim == 0:
-        return _format_scalar(a.item(), et)
+def _format_nested(a: Any, et: ElementType) -> str:
+    if not isinstance(a, np.ndarray) or a.ndim == 0:
+        return _format_scalar(a.item() if isinstance(a, np.ndarray) else a, et)
     return "[" + ", ".join(_format_nested(x, et) for x in a) + "]"
 
 

@@ -638,8 +638,8 @@ def _float_from_bits(bits: int, t: FloatType) -> float:
 
 
 def _scalar_value(item: Any, et: ElementType) -> Any:
-    if isinstance(item, bool):
-        return item
+    if isinstance(item, (bool, _HexBlob)):  # a _HexBlob here is a string element
+        return item if isinstance(item, bool) else str(item)
     text = item.value
     if item.type == "HEX":  # a float's bit pattern, as MLIR prints inf and nan
         bits = int(text, 16)
@@ -654,7 +654,7 @@ def _dense_array(body: Any, t: TensorType) -> np.ndarray:
     assert shape is not None
     if body is None:
         arr = np.zeros((0,), dtype)
-    elif isinstance(body, _HexBlob):
+    elif isinstance(body, _HexBlob) and dtype.kind != "O":
         raw = bytes.fromhex(body[2:])
         arr = np.frombuffer(raw, dtype=dtype).copy()
         if arr.size == 1:  # a splat: a read-only broadcast view costs no memory
