@@ -1,0 +1,246 @@
+"""The roofline cost model: how long each task of a task list takes on a device,
+and how many units of which engine it occupies.
+
+Engines are pools of identical units (:data:`POOLS`):
+
+=============  =========================  ==================================
+pool           capacity (profile key)      tasks
+=============  =========================  ==================================
+``AICore``     ``ai_cores``                cube kernels (conv, matmul, ...);
+                                           every AICore kernel on a device
+                                           without a cube/vector split
+``VectorCore`` ``vector_cores``            vector kernels on a split device
+                                           (910B: AIV cores), or kernels
+                                           pinned to ``VectorCore``
+``AICPU``      ``aicpu_cores``             AICPU kernels, one core each
+``DVPP``       ``dvpp_channels``           image decode / resize, one channel
+``HCCL``       ``hccl_concurrency``        collectives
+``SDMA``       ``sdma_channels``           ``Memcpy`` tasks
+``GE_LOCAL``   unbounded                   ops GE runs without a device task
+                                           (they take no time)
+=============  =========================  ==================================
+
+Durations (microseconds):
+
+* **AI core / vector core kernel**: ``kernel_overhead_us + max(flops / (units x
+  per-core FLOP rate), bytes / min(units x per-core byte rate, HBM bandwidth))``.
+  The per-core FLOP rate is the cube rate for cube ops (doubled for 8-bit integer
+  ops) and the vector rate otherwise. ``units`` is the kernel's block dim.
+* **block dim**: a kernel's own ``block_dim`` when it is above 1; a
+  ``block_dim`` of 0 or 1 means *unset* (1 is the task list's default) and the
+  model derives it as ``ceil(output elements / tile_elements)``, capped at the
+  pool's capacity — a kernel small enough for one tile gets one core, so small
+  kernels on different streams share the cores.
+* **AICPU**: ``aicpu_overhead_us + max(flops / core rate, bytes / core bandwidth)``.
+* **DVPP**: ``dvpp_overhead_us`` plus one frame time of the channel, scaled by the
+  output's pixels relative to 1080p (JPEG decode rate for ``dvpp_decode``, VPC
+  rate otherwise).
+* **HCCL**: ``hccl_latency_us + traffic / link bandwidth``, traffic from a ring
+  algorithm over ``rank_size`` ranks (all-reduce ``2(r-1)/r``, all-gather ``r-1``,
+  reduce-scatter ``(r-1)/r`` times the input bytes, broadcast the input bytes).
+* **SDMA memcpy**: ``sdma_overhead_us + bytes / channel bandwidth``.
+
+Not modelled (documented so nobody trusts it for that): bandwidth contention
+between concurrent kernels beyond the per-core share, data types other than
+through their byte counts and the 8-bit cube rate, L2 hits, and kernels whose
+blocks outnumber the cores they are granted (a kernel is gang-scheduled).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from backends.device_profile import DeviceProfile
+from backends.task_list import Kernel, Memcpy
+from geir.diagnostics import Diagnostic, DiagnosticError
+
+__all__ = ["CostModel", "TaskCost", "POOLS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL",
+           "CUBE_OPS", "normalize_engine"]
+
+AICORE, VECTOR, AICPU, DVPP, HCCL, SDMA, GE_LOCAL = "AICore", "VectorCore", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL"
+#: every pool, in report order
+POOLS = (AICORE, VECTOR, AICPU, DVPP, HCCL, SDMA, GE_LOCAL)
+#: capacity of GE_LOCAL: ops without a device task never wait for a unit
+UNBOUNDED = 1 << 30
+
+#: ge ops that run on the cube unit (everything else on an AI core is vector work)
+CUBE_OPS = frozenset({"conv2d", "conv_transpose", "matmul", "batch_matmul", "gemm", "einsum", "matmul_integer",
+                      "qlinear_matmul", "conv_integer", "qlinear_conv", "rnn", "gru", "lstm", "attention"})
+#: cube ops on 8-bit integers: the cube does twice the MACs per cycle (DtypeMKN int8 = 16x32x16)
+INT8_CUBE_OPS = frozenset({"matmul_integer", "qlinear_matmul", "conv_integer", "qlinear_conv"})
+
+#: engine names as passes, GE and users spell them -> pool
+_ENGINE_ALIASES = {
+    "aicore": AICORE, "ai_core": AICORE, "aic": AICORE, "aicoreengine": AICORE, "": AICORE,
+    "vectorcore": VECTOR, "vector_core": VECTOR, "aiv": VECTOR, "aivector": VECTOR, "vectorengine": VECTOR,
+    "aicpu": AICPU, "ai_cpu": AICPU, "dnn_vm_aicpu": AICPU, "aicpu_ascend_kernel": AICPU, "aicpu_tf_kernel": AICPU,
+    "dvpp": DVPP, "dnn_vm_dvpp": DVPP,
+    "hccl": HCCL, "ops_kernel_info_hccl": HCCL,
+    "sdma": SDMA,
+    "ge_local": GE_LOCAL, "gelocal": GE_LOCAL, "dnn_vm_ge_local": GE_LOCAL, "rts": GE_LOCAL, "dnn_vm_rts": GE_LOCAL,
+}
+
+#: pixels of a 1080p frame, the unit of the published DVPP rates
+_FRAME_1080P = 1920 * 1080
+
+
+def normalize_engine(engine: str | None) -> str | None:
+    """The pool an engine name means, or None when it names no engine we know."""
+    return _ENGINE_ALIASES.get((engine or "").lower())
+
+
+class TaskCost(NamedTuple):
+    """What one task costs. A NamedTuple, not an attrs class: the emulator builds
+    one per task and the timing-only mode must stay above 200k tasks/s."""
+
+    pool: str
+    units: int
+    duration_us: float
+    compute_us: float = 0.0
+    memory_us: float = 0.0
+    overhead_us: float = 0.0
+
+
+def _op_name(op: str) -> str:
+    return op[3:] if op.startswith("ge.") else op
+
+
+def _elements(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _int_attribute(attributes: dict[str, Any], name: str, default: int) -> int:
+    value = attributes.get(name, default)
+    value = getattr(value, "value", value)  # a geir IntegerAttr, or a plain int
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+class CostModel:
+    """Task durations and engine occupancy on one device profile."""
+
+    def __init__(self, profile: DeviceProfile) -> None:
+        v = profile.values
+        self.profile = profile
+        self.capacity: dict[str, int] = {
+            AICORE: v["ai_cores"], VECTOR: v["vector_cores"], AICPU: v["aicpu_cores"], DVPP: v["dvpp_channels"],
+            HCCL: v["hccl_concurrency"], SDMA: v["sdma_channels"], GE_LOCAL: UNBOUNDED}
+        self.split = bool(v["cube_vector_split"]) and v["vector_cores"] > 0
+        mhz = v["clock_mhz"]
+        # Everything below is per microsecond: MHz x (things per cycle) = things per us.
+        self.cube_rate = mhz * v["cube_flops_per_cycle"]
+        self.vector_rate = mhz * v["vector_flops_per_cycle"]
+        self.core_bw = mhz * v["core_ddr_bytes_per_cycle"]
+        self.hbm_bw = v["hbm_bandwidth_gbps"] * 1e3
+        self.aicpu_rate = v["aicpu_gflops_per_core"] * 1e3
+        self.aicpu_bw = v["aicpu_bandwidth_gbps"] * 1e3
+        self.hccl_bw = v["hccl_link_gbps"] * 1e3
+        self.sdma_bw = v["sdma_bandwidth_gbps"] * 1e3
+        self.tile = v["tile_elements"]
+        self.kernel_overhead = v["kernel_overhead_us"]
+        self.aicpu_overhead = v["aicpu_overhead_us"]
+        self.dvpp_overhead = v["dvpp_overhead_us"]
+        self.sdma_overhead = v["sdma_overhead_us"]
+        self.hccl_latency = v["hccl_latency_us"]
+        self.jpegd_fps = v["dvpp_jpegd_fps_per_channel"]
+        self.vpc_fps = v["dvpp_vpc_fps_per_channel"]
+        self.record_us: float = v["event_record_us"]
+        self.wait_us: float = v["event_wait_us"]
+        self.launch_us: float = v["host_launch_us"]
+
+    # ------------------------------------------------------------------ pools
+
+    def pool_of(self, kernel: Kernel) -> str:
+        """The pool ``kernel`` runs on (DiagnosticError for an unknown engine)."""
+        pool = normalize_engine(kernel.engine)
+        if pool is None:
+            known = sorted({p for p in _ENGINE_ALIASES.values()})
+            raise DiagnosticError(Diagnostic(
+                "error", f"kernel '{kernel.name or kernel.op}' ({kernel.loc or 'no location'}) runs on unknown "
+                         f"engine '{kernel.engine}'").attach_note(f"known engines: {', '.join(known)}"))
+        if pool == AICORE and self.split and _op_name(kernel.op) not in CUBE_OPS:
+            # 910B splits cube and vector cores: a vector kernel runs on the AIV cores.
+            return VECTOR
+        return pool
+
+    def block_dim(self, kernel: Kernel, pool: str) -> int:
+        """Units ``kernel`` occupies on ``pool``: its block dim, or one per output tile when unset."""
+        cap = self.capacity[pool]
+        if pool == GE_LOCAL:
+            return 0
+        if pool not in (AICORE, VECTOR):
+            return 1
+        if kernel.block_dim > 1:
+            return min(kernel.block_dim, cap)
+        elements = 0
+        for out in kernel.outputs:
+            elements += _elements(out.shape)
+        tiles = -(-elements // self.tile)
+        return max(1, min(tiles, cap))
+
+    # ------------------------------------------------------------------ costs
+
+    def kernel(self, kernel: Kernel) -> TaskCost:
+        """Pool, units and duration of ``kernel``."""
+        pool = self.pool_of(kernel)
+        if pool == GE_LOCAL:
+            return TaskCost(pool, 0, 0.0)
+        units = self.block_dim(kernel, pool)
+        flops = kernel.flops
+        nbytes = kernel.bytes
+        if nbytes <= 0:
+            nbytes = sum(r.nbytes for r in kernel.inputs if r is not None) + sum(r.nbytes for r in kernel.outputs)
+        if pool == AICORE or pool == VECTOR:
+            op = _op_name(kernel.op)
+            if op in CUBE_OPS:
+                rate = self.cube_rate * (2.0 if op in INT8_CUBE_OPS else 1.0)
+            else:
+                rate = self.vector_rate
+            compute = flops / (units * rate)
+            bw = units * self.core_bw
+            memory = nbytes / (bw if bw < self.hbm_bw else self.hbm_bw)
+            overhead = self.kernel_overhead
+        elif pool == AICPU:
+            compute = flops / self.aicpu_rate
+            memory = nbytes / self.aicpu_bw
+            overhead = self.aicpu_overhead
+        elif pool == DVPP:
+            op = _op_name(kernel.op)
+            pixels = 0
+            for out in kernel.outputs:
+                # images are (H, W), (H, W, C) or (N, H, W, C): every dim but the channels counts
+                shape = out.shape
+                pixels += _elements(shape[:-1] if len(shape) >= 3 else shape)
+            fps = self.jpegd_fps if op == "dvpp_decode" else self.vpc_fps
+            compute = (pixels / _FRAME_1080P) / fps * 1e6
+            memory = 0.0
+            overhead = self.dvpp_overhead
+        else:  # HCCL
+            compute = 0.0
+            memory = self._hccl_traffic(kernel) / self.hccl_bw
+            overhead = self.hccl_latency
+        return TaskCost(pool, units, overhead + (compute if compute > memory else memory), compute, memory, overhead)
+
+    def _hccl_traffic(self, kernel: Kernel) -> float:
+        """Bytes one rank sends over its link in a ring implementation of the collective."""
+        first = next((r for r in kernel.inputs if r is not None), None)
+        size = float(first.nbytes if first is not None else sum(r.nbytes for r in kernel.outputs))
+        ranks = max(1, _int_attribute(kernel.attributes, "rank_size", 1))
+        op = _op_name(kernel.op)
+        if op == "all_reduce":
+            return 2.0 * (ranks - 1) / ranks * size
+        if op == "all_gather":
+            return (ranks - 1) * size
+        if op == "reduce_scatter":
+            return (ranks - 1) / ranks * size
+        return size
+
+    def memcpy(self, task: Memcpy) -> TaskCost:
+        """SDMA channel and duration of a copy."""
+        memory = task.dst.nbytes / self.sdma_bw
+        return TaskCost(SDMA, 1, self.sdma_overhead + memory, 0.0, memory, self.sdma_overhead)

@@ -1,0 +1,265 @@
+"""Ascend device profiles: the numbers the cost model and the emulator use, as data.
+
+A profile is a JSON file (``backends/devices/<name>.json``) whose every number
+carries its ``source`` — or ``"assumed": true`` with a ``reason`` where no public
+figure exists, so the user knows which numbers to sweep. Load one by name
+(``910B2``, ``Ascend910B2``, case-insensitive) or by file path, then override
+single numbers as on the command line (``--device-param host_launch_us=10``)::
+
+    profile = load_profile("910B2", overrides=["host_launch_us=10", "ai_cores=20"])
+
+Derived figures (peak FP16 throughput per core and in total) are computed from
+the parameters; the file states them too, and loading checks that the two agree
+so a typo in either is caught.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from typing import Any, Iterable
+
+import attrs
+
+from geir.diagnostics import Diagnostic, DiagnosticError
+
+__all__ = ["DeviceProfile", "ParamSpec", "PARAMS", "load_profile", "available_profiles", "parse_override",
+           "DEVICES_DIR"]
+
+#: where the shipped profiles live
+DEVICES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "devices")
+
+
+@attrs.frozen
+class ParamSpec:
+    """What one profile number is: its type, its smallest legal value, and what it means."""
+
+    type: type  # int, float or bool
+    minimum: float
+    doc: str
+
+
+#: every parameter a profile must define (the JSON's ``params``), in file order
+PARAMS: dict[str, ParamSpec] = {
+    "ai_cores": ParamSpec(int, 1, "AI cores (cube units): the AICore engine's capacity"),
+    "vector_cores": ParamSpec(int, 0, "vector cores (AIV): the VectorCore engine's capacity"),
+    "cube_vector_split": ParamSpec(bool, 0, "vector kernels run on the vector cores, not the AI cores (910B)"),
+    "aicpu_cores": ParamSpec(int, 0, "AI CPU cores: the AICPU engine's capacity"),
+    "clock_mhz": ParamSpec(float, 1e-9, "AI core clock"),
+    "cube_flops_per_cycle": ParamSpec(float, 1e-9, "FP16 FLOPs per cycle of one AI core's cube unit"),
+    "vector_flops_per_cycle": ParamSpec(float, 1e-9, "FP16 FLOPs per cycle of one core's vector unit"),
+    "core_ddr_bytes_per_cycle": ParamSpec(float, 1e-9, "bytes per cycle one core moves from device memory"),
+    "hbm_bandwidth_gbps": ParamSpec(float, 1e-9, "device memory bandwidth, all cores together (GB/s)"),
+    "memory_bytes": ParamSpec(int, 1, "device memory"),
+    "dvpp_channels": ParamSpec(int, 0, "DVPP channels: the DVPP engine's capacity"),
+    "dvpp_jpegd_fps_per_channel": ParamSpec(float, 1e-9, "JPEG decode frames/s per channel at 1080p"),
+    "dvpp_vpc_fps_per_channel": ParamSpec(float, 1e-9, "VPC (resize/crop) frames/s per channel at 1080p"),
+    "dvpp_overhead_us": ParamSpec(float, 0, "fixed cost of a DVPP task"),
+    "hccl_link_gbps": ParamSpec(float, 1e-9, "HCCL link bandwidth (GB/s)"),
+    "hccl_latency_us": ParamSpec(float, 0, "fixed latency of one collective"),
+    "hccl_concurrency": ParamSpec(int, 0, "collectives that can run at once: the HCCL engine's capacity"),
+    "sdma_channels": ParamSpec(int, 0, "SDMA channels: the SDMA engine's capacity (memcpy tasks)"),
+    "sdma_bandwidth_gbps": ParamSpec(float, 1e-9, "bandwidth of one SDMA channel (GB/s)"),
+    "sdma_overhead_us": ParamSpec(float, 0, "fixed cost of a memcpy task"),
+    "aicpu_gflops_per_core": ParamSpec(float, 1e-9, "throughput of one AI CPU core (GFLOP/s)"),
+    "aicpu_bandwidth_gbps": ParamSpec(float, 1e-9, "memory throughput of one AI CPU core (GB/s)"),
+    "aicpu_overhead_us": ParamSpec(float, 0, "fixed cost of an AI CPU kernel"),
+    "kernel_overhead_us": ParamSpec(float, 0, "fixed cost of an AI core / vector core kernel"),
+    "host_launch_us": ParamSpec(float, 0, "host cost of launching one task (host mode, runtime v2)"),
+    "event_record_us": ParamSpec(float, 0, "time a stream spends on an event record"),
+    "event_wait_us": ParamSpec(float, 0, "time from an event being recorded to its waiting stream going on"),
+    "tile_elements": ParamSpec(int, 1, "output elements per core when a kernel's block_dim is unset"),
+    "max_tasks_per_stream": ParamSpec(int, 1, "tasks one stream may hold (GE splits longer streams)"),
+    "max_streams": ParamSpec(int, 1, "streams per device"),
+    "max_events": ParamSpec(int, 1, "events per device"),
+}
+
+#: derived figures a profile states and the loader checks (relative tolerance)
+_DERIVED_TOLERANCE = 0.01
+
+
+@attrs.frozen
+class DeviceProfile:
+    """One device's numbers. ``values`` holds every key of :data:`PARAMS`;
+    ``sources`` says where each came from ("assumed: <reason>" when no public
+    figure exists, "command line" when overridden)."""
+
+    name: str
+    soc: str
+    description: str
+    values: dict[str, Any]
+    sources: dict[str, str]
+    assumed: frozenset[str]
+    path: str = ""
+
+    def __getitem__(self, key: str) -> Any:
+        """One parameter's value: ``profile["ai_cores"]``."""
+        return self.values[key]
+
+    @property
+    def peak_fp16_tflops_per_core(self) -> float:
+        return self.values["clock_mhz"] * self.values["cube_flops_per_cycle"] / 1e6
+
+    @property
+    def peak_fp16_tflops(self) -> float:
+        return self.values["ai_cores"] * self.peak_fp16_tflops_per_core
+
+    def derived(self) -> dict[str, float]:
+        """The derived figures, by name."""
+        return {"peak_fp16_tflops_per_core": self.peak_fp16_tflops_per_core,
+                "peak_fp16_tflops": self.peak_fp16_tflops}
+
+    def with_overrides(self, overrides: Iterable[str]) -> "DeviceProfile":
+        """A copy with ``key=value`` overrides applied (DiagnosticError on a bad one)."""
+        values = dict(self.values)
+        sources = dict(self.sources)
+        assumed = set(self.assumed)
+        for text in overrides:
+            key, value = parse_override(text)
+            values[key] = value
+            sources[key] = f"command line (--device-param {text})"
+            assumed.discard(key)
+        profile = attrs.evolve(self, values=values, sources=sources, assumed=frozenset(assumed))
+        _validate_values(profile.values, f"device '{self.name}' after --device-param")
+        return profile
+
+    def to_dict(self) -> dict[str, Any]:
+        """The profile as the report shows it: name, values, derived figures, assumed keys."""
+        return {"name": self.name, "soc": self.soc, "values": dict(self.values),
+                "derived": {k: round(v, 4) for k, v in self.derived().items()}, "assumed": sorted(self.assumed)}
+
+
+def _error(message: str, *notes: str) -> DiagnosticError:
+    d = Diagnostic("error", message)
+    for n in notes:
+        d.attach_note(n)
+    return DiagnosticError(d)
+
+
+def available_profiles() -> list[str]:
+    """Names of the shipped profiles."""
+    return sorted(f[:-5] for f in os.listdir(DEVICES_DIR) if f.endswith(".json"))
+
+
+def _resolve(name_or_path: str) -> str:
+    if os.sep in name_or_path or name_or_path.endswith(".json") or os.path.exists(name_or_path):
+        if not os.path.isfile(name_or_path):
+            raise _error(f"device profile file '{name_or_path}' does not exist")
+        return name_or_path
+    names = available_profiles()
+    wanted = name_or_path.lower().removeprefix("ascend")
+    for n in names:
+        if n.lower() == wanted:
+            return os.path.join(DEVICES_DIR, n + ".json")
+    hint = [f"known devices: {', '.join(names)}"]
+    if wanted == "910b":
+        # CANN's own Ascend910B.ini is a first-generation 910 variant, not the A2 910B1-B4.
+        hint.append("'910B' is ambiguous: name the SoC (910B2, 910B4, ...)")
+    close = difflib.get_close_matches(name_or_path, names, n=1)
+    if close:
+        hint.append(f"did you mean '{close[0]}'?")
+    raise _error(f"unknown device '{name_or_path}'", *hint)
+
+
+def load_profile(name_or_path: str = "910B2", overrides: Iterable[str] = ()) -> DeviceProfile:
+    """Load a profile by name or JSON path and apply ``key=value`` overrides."""
+    path = _resolve(name_or_path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except json.JSONDecodeError as e:
+        raise _error(f"device profile '{path}' is not valid JSON: {e}") from None
+    profile = _from_json(data, path)
+    overrides = list(overrides)
+    return profile.with_overrides(overrides) if overrides else profile
+
+
+def _from_json(data: Any, path: str) -> DeviceProfile:
+    where = f"device profile '{path}'"
+    if not isinstance(data, dict) or not isinstance(data.get("params"), dict):
+        raise _error(f"{where} must be an object with a 'params' object")
+    params = data["params"]
+    missing = [k for k in PARAMS if k not in params]
+    if missing:
+        raise _error(f"{where} lacks parameter(s) {', '.join(missing)}")
+    unknown = [k for k in params if k not in PARAMS]
+    if unknown:
+        raise _error(f"{where} has unknown parameter(s) {', '.join(unknown)}",
+                     f"known parameters: {', '.join(PARAMS)}")
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    assumed: set[str] = set()
+    for key, entry in params.items():
+        if not isinstance(entry, dict) or "value" not in entry:
+            raise _error(f"{where}: parameter '{key}' must be an object with a 'value'")
+        values[key] = _coerce(key, entry["value"], where)
+        if entry.get("assumed"):
+            if not entry.get("reason"):
+                raise _error(f"{where}: parameter '{key}' is assumed but gives no 'reason'")
+            assumed.add(key)
+            sources[key] = f"assumed: {entry['reason']}" + (f" (from {entry['source']})" if entry.get("source") else "")
+        elif entry.get("source"):
+            sources[key] = str(entry["source"])
+        else:
+            raise _error(f"{where}: parameter '{key}' has neither a 'source' nor \"assumed\": true")
+    _validate_values(values, where)
+    profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
+                            str(data.get("description", "")), values, sources, frozenset(assumed), path)
+    for key, entry in (data.get("derived") or {}).items():
+        computed = profile.derived().get(key)
+        if computed is None:
+            raise _error(f"{where}: unknown derived figure '{key}'", "known: peak_fp16_tflops_per_core, peak_fp16_tflops")
+        stated = float(entry["value"]) if isinstance(entry, dict) else float(entry)
+        if abs(computed - stated) > _DERIVED_TOLERANCE * max(abs(stated), 1e-12):
+            raise _error(f"{where}: derived '{key}' states {stated} but the parameters give {computed:.4g}")
+    return profile
+
+
+def _coerce(key: str, raw: Any, where: str) -> Any:
+    spec = PARAMS[key]
+    if spec.type is bool:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.lower() in ("true", "1", "false", "0"):
+            return raw.lower() in ("true", "1")
+        raise _error(f"{where}: '{key}' must be true or false, got {raw!r}")
+    if isinstance(raw, bool):
+        raise _error(f"{where}: '{key}' must be a number, got {raw!r}")
+    try:
+        number = float(raw)
+    except (TypeError, ValueError):
+        raise _error(f"{where}: '{key}' must be a number, got {raw!r}") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise _error(f"{where}: '{key}' must be finite, got {raw!r}")
+    if spec.type is int:
+        if number != int(number):
+            raise _error(f"{where}: '{key}' must be a whole number, got {raw!r}")
+        return int(number)
+    return number
+
+
+def _validate_values(values: dict[str, Any], where: str) -> None:
+    for key, spec in PARAMS.items():
+        if spec.type is not bool and values[key] < spec.minimum:
+            bound = "positive" if spec.minimum > 0 and spec.type is float else f"at least {spec.minimum:g}"
+            raise _error(f"{where}: '{key}' must be {bound}, got {values[key]}")
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"key=value"`` -> (key, typed value); DiagnosticError for an unknown key or a bad value."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise _error(f"--device-param expects KEY=VALUE, got '{text}'")
+    if key not in PARAMS:
+        derived = {"peak_fp16_tflops_per_core", "peak_fp16_tflops"}
+        notes = []
+        if key in derived:
+            notes.append(f"'{key}' is derived: override clock_mhz, cube_flops_per_cycle or ai_cores instead")
+        close = difflib.get_close_matches(key, list(PARAMS), n=1)
+        if close:
+            notes.append(f"did you mean '{close[0]}'?")
+        notes.append(f"known parameters: {', '.join(PARAMS)}")
+        raise _error(f"unknown device parameter '{key}'", *notes)
+    return key, _coerce(key, raw.strip(), "--device-param")

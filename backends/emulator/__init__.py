@@ -1,0 +1,196 @@
+"""The Ascend runtime emulator: run a :class:`~backends.task_list.TaskList` on a
+simulated device, in simulated time and (unless timing-only) numerically::
+
+    from backends.emulator import EmulatorOptions, emulate
+    result = emulate(task_list, inputs, EmulatorOptions(device="910B2", mode="sink"))
+    result.report["makespan_us"], result.outputs["y"], result.report["races"]
+
+One concept per module:
+
+* :mod:`.program` — the task list flattened and costed (and checked);
+* :mod:`.simulator` — the discrete-event loop (streams, events, engine pools,
+  sink and host modes, critical path);
+* :mod:`.happens_before` — the vector-clock race checker over arena bytes;
+* :mod:`.deadlock` — why a stalled device stalled;
+* :mod:`.arena` — device memory and the numerics;
+* :mod:`.liveness` — peak live bytes;
+* :mod:`.report`, :mod:`.trace`, :mod:`.timeline`, :mod:`.progress` — output.
+
+Races, deadlocks, lost or unconsumed event records are *findings*: they are in
+the result, never exceptions. Malformed task lists and unusable options raise
+:class:`~geir.diagnostics.DiagnosticError`.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import TYPE_CHECKING, Any, Mapping
+
+import attrs
+import numpy as np
+
+from backends.cost_model import CostModel
+from backends.device_profile import DeviceProfile, load_profile
+from backends.emulator.arena import DeviceMemory, NumericExecutor, RunOp, release_arena
+from backends.emulator.deadlock import Deadlock
+from backends.emulator.happens_before import Race, RaceChecker
+from backends.emulator.program import Program, compile_program
+from backends.emulator.progress import make_progress
+from backends.emulator.report import REQUIRED_KEYS, build_report, format_text
+from backends.emulator.simulator import Schedule, simulate
+from backends.task_list import ARENA, TaskList
+from geir.diagnostics import Diagnostic, DiagnosticError
+
+if TYPE_CHECKING:
+    from backends.io_bindings import GraphSignature
+
+__all__ = ["EmulatorOptions", "EmulationResult", "emulate", "format_text", "REQUIRED_KEYS", "random_task_inputs",
+           "task_list_signature"]
+
+MODES = ("sink", "host")
+
+
+@attrs.define
+class EmulatorOptions:
+    """How to emulate.
+
+    ``device`` is a profile name, a JSON path or a loaded profile;
+    ``device_params`` are ``key=value`` overrides. ``mode`` is ``sink`` (runtime
+    v1 task sink) or ``host`` (runtime v2, a host launch per task).
+    ``timing_only`` skips the numerics (no inputs needed, much faster);
+    ``check_races`` runs the happens-before checker (in both modes).
+    ``run_op`` replaces the numpy kernel library (tests use a stub).
+    ``progress``: None draws a bar on a TTY for long runs.
+    """
+
+    device: str | DeviceProfile = "910B2"
+    device_params: list[str] = attrs.Factory(list)
+    mode: str = "sink"
+    timing_only: bool = False
+    check_races: bool = True
+    max_races: int = 100
+    seed: int = 0
+    run_op: RunOp | None = None
+    progress: bool | None = None
+
+
+@attrs.define(eq=False)
+class EmulationResult:
+    """The report (a JSON-ready dict, see :mod:`.report`), the outputs (None
+    when timing-only or deadlocked) and the raw schedule for traces."""
+
+    report: dict[str, Any]
+    outputs: dict[str, np.ndarray] | None
+    races: list[Race]
+    deadlock: Deadlock | None
+    schedule: Schedule
+    profile: DeviceProfile
+
+    @property
+    def program(self) -> Program:
+        return self.schedule.program
+
+    @property
+    def clean(self) -> bool:
+        """No race and no deadlock."""
+        return not self.races and self.deadlock is None
+
+    def text(self) -> str:
+        """The report as text."""
+        return format_text(self.report)
+
+    def write_trace(self, path: str) -> None:
+        """A Chrome/Perfetto trace of the run."""
+        from backends.emulator.trace import write_trace
+        write_trace(self.schedule, path)
+
+    def draw_timeline(self, path: str) -> None:
+        """A Gantt chart (needs matplotlib)."""
+        from backends.emulator.timeline import draw_timeline
+        draw_timeline(self.schedule, path)
+
+
+def task_list_signature(task_list: TaskList) -> "GraphSignature":
+    """The task list's input and output bindings as a graph signature, so
+    :mod:`backends.io_bindings` can load, check and draw inputs for it."""
+    from backends.io_bindings import Binding, GraphSignature
+    from geir.types import TensorType, parse_element_type
+
+    def binding(name: str, dtype: str, shape: tuple[int, ...]) -> Binding:
+        et = parse_element_type(dtype)
+        if et is None:
+            raise DiagnosticError(Diagnostic("error", f"binding '{name}' has unknown element type '{dtype}'"))
+        return Binding(name, TensorType(shape, et))
+
+    return GraphSignature(task_list.name, [binding(b.name, b.ref.dtype, b.ref.shape) for b in task_list.inputs],
+                          [binding(b.name, b.ref.dtype, b.ref.shape) for b in task_list.outputs])
+
+
+def random_task_inputs(task_list: TaskList, seed: int = 0) -> dict[str, np.ndarray]:
+    """Deterministic random values for the task list's input bindings: the same
+    values ``ge-run --interpret`` draws for a graph with these inputs."""
+    from backends.io_bindings import random_inputs
+    return random_inputs(task_list_signature(task_list), seed)
+
+
+def _profile(options: EmulatorOptions) -> DeviceProfile:
+    if isinstance(options.device, DeviceProfile):
+        return options.device.with_overrides(options.device_params) if options.device_params else options.device
+    return load_profile(options.device, options.device_params)
+
+
+def emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None = None,
+            options: EmulatorOptions | None = None) -> EmulationResult:
+    """Run ``task_list`` on the emulated device.
+
+    ``inputs`` (by binding name) are needed for numerics; None draws
+    deterministic random ones (``options.seed``). In timing-only mode they are
+    ignored.
+
+    Raises:
+        DiagnosticError: the task list is malformed for this device (unknown
+            engine, a ref outside the arena ...), an option is invalid, an input
+            is missing or misshapen, or a kernel fails on its inputs.
+    """
+    # The run allocates a few objects per task and keeps them all alive, so
+    # CPython's cyclic collector would rescan an ever larger heap (it made
+    # 100k-task runs superlinear); nothing built here needs cycle collection.
+    gc_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _emulate(task_list, inputs, options or EmulatorOptions())
+    finally:
+        if gc_enabled:
+            gc.enable()
+
+
+def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, options: EmulatorOptions) -> EmulationResult:
+    if options.mode not in MODES:
+        raise DiagnosticError(Diagnostic("error", f"unknown emulator mode '{options.mode}' (expected sink or host)"))
+    profile = _profile(options)
+    cost = CostModel(profile)
+    program = compile_program(task_list, cost)
+    checker = RaceChecker(program, options.max_races) if options.check_races else None
+    memory = numerics = None
+    if not options.timing_only:
+        memory = DeviceMemory(task_list)
+        if inputs is None:
+            inputs = random_task_inputs(task_list, options.seed)
+        memory.load_inputs(inputs)
+        numerics = NumericExecutor(program, memory, options.run_op)
+    if checker is not None:
+        for b in task_list.inputs:
+            if b.ref.space == ARENA and b.ref.nbytes:
+                checker.host_write(b.ref.offset, b.ref.end)
+    progress = make_progress(program.n, options.progress)
+    try:
+        schedule = simulate(program, options.mode, cost.launch_us, checker, numerics, progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    report = build_report(schedule, profile, checker, cost.launch_us)
+    outputs = memory.read_outputs() if memory is not None and schedule.deadlock is None else None
+    if memory is not None:
+        release_arena(memory)
+    return EmulationResult(report=report, outputs=outputs, races=list(checker.races) if checker else [],
+                           deadlock=schedule.deadlock, schedule=schedule, profile=profile)

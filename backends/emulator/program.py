@@ -1,0 +1,248 @@
+"""A task list compiled for the simulator: flat per-task arrays (kind, engine pool,
+units, duration, event, arena ranges) indexed by a global task number.
+
+The simulator's inner loop reads plain Python lists, never task objects, so the
+timing-only mode stays fast; this module is also where a malformed task list is
+rejected with a diagnostic (unknown engine, an engine the device lacks, a ref
+outside the arena, a write into the weight space) and where the device's limits
+are compared with the task list (warnings, not errors: GE would split streams).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from backends.cost_model import GE_LOCAL, POOLS, SDMA, CostModel
+from backends.task_list import ARENA, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef, Wait
+from geir.diagnostics import Diagnostic, DiagnosticError
+
+__all__ = ["Program", "compile_program", "KERNEL", "RECORD", "WAIT", "END", "task_label"]
+
+#: task kinds in :attr:`Program.kind` (a Memcpy is a KERNEL on the SDMA pool)
+KERNEL, RECORD, WAIT, END = 0, 1, 2, 3
+
+Range = tuple[int, int]
+
+
+@attrs.define(eq=False)
+class Program:
+    """Everything the simulator needs, one entry per task (global index ``g``).
+
+    Stream ``s`` (an index into :attr:`stream_ids`) holds tasks
+    ``first[s] .. first[s + 1] - 1`` in queue order.
+    """
+
+    task_list: TaskList
+    tasks: list[Task]
+    stream_ids: list[int]
+    priorities: list[int]
+    first: list[int]
+    stream_of: list[int]
+    kind: list[int]
+    pool: list[int]  # index into pool_names; -1 for records, waits and end markers
+    units: list[int]
+    duration: list[float]
+    event: list[int]  # event id of records and waits, else -1
+    reads: list[tuple[Range, ...] | None]  # arena byte ranges read at the start
+    writes: list[tuple[Range, ...] | None]  # arena byte ranges written at the end
+    pool_names: tuple[str, ...]
+    capacity: list[int]
+    num_event_ids: int
+    warnings: list[str]
+
+    @property
+    def n(self) -> int:
+        return len(self.tasks)
+
+    @property
+    def num_streams(self) -> int:
+        return len(self.stream_ids)
+
+    def index_in_stream(self, g: int) -> int:
+        return g - self.first[self.stream_of[g]]
+
+    def label(self, g: int) -> str:
+        """``stream 1 task 4 (ge.conv2d @ model.onnx:3:5)``: how reports name a task."""
+        return task_label(self, g)
+
+    def describe(self, g: int) -> dict[str, Any]:
+        """A task as reports list it: stream, index, kind, op, loc."""
+        t = self.tasks[g]
+        d: dict[str, Any] = {"stream": self.stream_ids[self.stream_of[g]], "index": self.index_in_stream(g),
+                             "kind": t.kind, "loc": t.loc}
+        if isinstance(t, Kernel):
+            d["op"] = t.op
+            if t.name:
+                d["name"] = t.name
+        elif isinstance(t, (Record, Wait)):
+            d["event"] = t.event
+        return d
+
+
+def task_label(program: Program, g: int) -> str:
+    t = program.tasks[g]
+    what = t.op if isinstance(t, Kernel) else (f"{t.kind} event {t.event}" if isinstance(t, (Record, Wait)) else t.kind)
+    where = f" @ {t.loc}" if t.loc else ""
+    return f"stream {program.stream_ids[program.stream_of[g]]} task {program.index_in_stream(g)} ({what}{where})"
+
+
+def _error(message: str, *notes: str) -> DiagnosticError:
+    d = Diagnostic("error", message)
+    for n in notes:
+        d.attach_note(n)
+    return DiagnosticError(d)
+
+
+def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) -> Program:
+    """Flatten ``task_list`` with durations and engine units from ``cost``.
+
+    Raises:
+        DiagnosticError: every problem found (up to ``max_errors``), each naming its task.
+    """
+    pool_index = {p: i for i, p in enumerate(POOLS)}
+    errors: list[Diagnostic] = []
+    warnings: list[str] = []
+    profile = cost.profile
+    seen_ids: set[int] = set()
+    for st in task_list.streams:
+        if st.id in seen_ids:
+            errors.append(Diagnostic("error", f"stream id {st.id} is declared twice"))
+        seen_ids.add(st.id)
+
+    tasks: list[Task] = []
+    stream_of: list[int] = []
+    first: list[int] = []
+    # one row per task (kind, pool, units, duration, event, reads, writes), transposed
+    # at the end: a tuple per task is cheaper than seven list appends
+    rows: list[tuple[int, int, int, float, int, tuple[Range, ...] | None, tuple[Range, ...] | None]] = []
+    add = rows.append
+    arena_size = task_list.arena_size
+    weight_size = task_list.weight_size
+    max_event = -1
+    record_us, wait_us = cost.record_us, cost.wait_us
+    sdma = pool_index[SDMA]
+    # Kernels repeat (op, engine, shapes) a lot: their cost and sizes are memoised.
+    cost_memo: dict[Any, tuple[int, int, float]] = {}
+    size_memo: dict[tuple[tuple[int, ...], str], int] = {}
+
+    def where(s_index: int, i: int, t: Task) -> str:
+        return f"stream {task_list.streams[s_index].id} task {i} ({t.kind}{' @ ' + t.loc if t.loc else ''})"
+
+    def ref_range(ref: TensorRef, s_index: int, i: int, t: Task, role: str, writing: bool) -> Range | None:
+        # the arena bytes ref names (None: weights or empty), checking it lies inside its space
+        key = (ref.shape, ref.dtype)
+        nbytes = size_memo.get(key)
+        if nbytes is None:
+            nbytes = size_memo[key] = ref.nbytes
+        lo = ref.offset
+        hi = lo + nbytes
+        if ref.space == ARENA:
+            if lo < 0 or hi > arena_size:
+                errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} [{lo}, {hi}) lies outside the "
+                                                  f"arena of {arena_size} bytes"))
+                return None
+            return (lo, hi) if hi > lo else None
+        if ref.space == WEIGHTS:
+            if writing:
+                errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} writes the read-only weight space"))
+            elif lo < 0 or hi > weight_size:
+                errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} [{lo}, {hi}) lies outside the "
+                                                  f"weight space of {weight_size} bytes"))
+            return None
+        errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} names unknown space '{ref.space}'"))
+        return None
+
+    for s_index, st in enumerate(task_list.streams):
+        first.append(len(tasks))
+        tasks.extend(st.tasks)
+        stream_of.extend([s_index] * len(st.tasks))
+        if len(st.tasks) > profile["max_tasks_per_stream"]:
+            warnings.append(f"stream {st.id} holds {len(st.tasks)} tasks, more than the device's "
+                            f"{profile['max_tasks_per_stream']} per stream (GE would split it)")
+        for i, t in enumerate(st.tasks):
+            k = t.kind
+            if k == "kernel":
+                assert isinstance(t, Kernel)
+                key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, tuple((r.shape, r.dtype) for r in t.outputs),
+                       None if t.bytes > 0 else tuple((r.shape, r.dtype) for r in t.inputs if r is not None))
+                cached = cost_memo.get(key)
+                if cached is None:
+                    try:
+                        c = cost.kernel(t)
+                    except DiagnosticError as e:
+                        errors.extend(e.diagnostics)
+                        c = None
+                    if c is not None and c.pool != GE_LOCAL and cost.capacity[c.pool] == 0:
+                        errors.append(Diagnostic("error", f"{where(s_index, i, t)}: '{t.op}' runs on {c.pool}, but "
+                                                          f"device '{profile.name}' has no {c.pool} units"))
+                    cached = cost_memo[key] = ((pool_index[c.pool], c.units, c.duration_us) if c is not None
+                                               else (0, 1, 0.0))
+                rr = []
+                for j, r in enumerate(t.inputs):
+                    if r is not None:
+                        x = ref_range(r, s_index, i, t, f"input #{j}", False)
+                        if x is not None:
+                            rr.append(x)
+                wr = []
+                for j, r in enumerate(t.outputs):
+                    x = ref_range(r, s_index, i, t, f"output #{j}", True)
+                    if x is not None:
+                        wr.append(x)
+                add((KERNEL, cached[0], cached[1], cached[2], -1, tuple(rr) if rr else None,
+                     tuple(wr) if wr else None))
+            elif k == "record" or k == "wait":
+                assert isinstance(t, (Record, Wait))
+                ev = t.event
+                if ev < 0:
+                    errors.append(Diagnostic("error", f"{where(s_index, i, t)}: negative event id {ev}"))
+                    ev = 0
+                if ev > max_event:
+                    max_event = ev
+                if k == "record":
+                    add((RECORD, -1, 0, record_us, ev, None, None))
+                else:
+                    add((WAIT, -1, 0, wait_us, ev, None, None))
+            elif k == "memcpy":
+                assert isinstance(t, Memcpy)
+                c = cost.memcpy(t)
+                if cost.capacity[SDMA] == 0:
+                    errors.append(Diagnostic("error", f"{where(s_index, i, t)}: device '{profile.name}' has no SDMA "
+                                                      "channels for a memcpy"))
+                if t.src.nbytes != t.dst.nbytes:
+                    errors.append(Diagnostic("error", f"{where(s_index, i, t)}: copies {t.src.nbytes} bytes into a "
+                                                      f"{t.dst.nbytes}-byte destination"))
+                r = ref_range(t.src, s_index, i, t, "source", False)
+                w = ref_range(t.dst, s_index, i, t, "destination", True)
+                add((KERNEL, sdma, 1, c.duration_us, -1, (r,) if r is not None else None,
+                     (w,) if w is not None else None))
+            elif k == "end_graph":
+                add((END, -1, 0, 0.0, -1, None, None))
+            else:
+                errors.append(Diagnostic("error", f"{where(s_index, i, t)}: unknown task {type(t).__name__}"))
+                add((END, -1, 0, 0.0, -1, None, None))
+            if len(errors) >= max_errors:
+                raise DiagnosticError(errors)
+    first.append(len(tasks))
+    if errors:
+        raise DiagnosticError(errors)
+    if rows:
+        kind, pool, units, duration, event, reads, writes = (list(col) for col in zip(*rows))
+    else:
+        kind, pool, units, duration, event, reads, writes = [], [], [], [], [], [], []
+
+    if len(task_list.streams) > profile["max_streams"]:
+        warnings.append(f"{len(task_list.streams)} streams, more than the device's {profile['max_streams']}")
+    if max_event + 1 > profile["max_events"]:
+        warnings.append(f"event ids up to {max_event}, more than the device's {profile['max_events']} events")
+    if task_list.num_events and max_event >= task_list.num_events:
+        warnings.append(f"event id {max_event} is not below the task list's num_events = {task_list.num_events}")
+    if arena_size + weight_size > profile["memory_bytes"]:
+        warnings.append(f"arena ({arena_size} B) and weights ({weight_size} B) exceed the device memory "
+                        f"({profile['memory_bytes']} B)")
+    return Program(task_list=task_list, tasks=tasks, stream_ids=[s.id for s in task_list.streams],
+                   priorities=[s.priority for s in task_list.streams], first=first, stream_of=stream_of, kind=kind,
+                   pool=pool, units=units, duration=duration, event=event, reads=reads, writes=writes,
+                   pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=max_event + 1,
+                   warnings=warnings)

@@ -1,0 +1,262 @@
+"""The emulator's report: one JSON-ready dict, and its text rendering.
+
+Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
+
+``makespan_us``
+    end of the last task.
+``lower_bound_us``
+    ``max(critical_path_us, max over engines of work / capacity)`` (and, in
+    host mode, the host thread's launch work); ``lower_bound`` holds the parts
+    and ``bound_by`` names the largest; ``makespan_over_lower_bound`` the ratio.
+``critical_path_us``
+    the longest path through the executed task graph (stream order, event
+    record -> wait, host launches), each task at its own duration;
+    ``critical_path`` lists its length in tasks and its longest tasks.
+``engines``
+    pool name -> ``busy_us`` (wall time with at least one unit busy),
+    ``work_us`` (unit-microseconds), ``capacity``, ``utilization``
+    (``work / (capacity * makespan)``), ``tasks``; in host mode also ``Host``,
+    the launching thread (capacity 1).
+``streams``
+    a list, one entry per stream: ``id``, ``priority``, ``tasks``, ``kernels``,
+    ``busy_us`` (time running kernels and copies), ``wait_us`` (time stalled at
+    waits), ``utilization`` (``busy / makespan``).
+``events``
+    the number of distinct event ids used; ``event_stats`` has the records,
+    waits, lost records (recorded again before a wait consumed them) and
+    unconsumed records (never waited for).
+``tasks``
+    the number of tasks; ``task_counts`` by kind.
+``arena_bytes``, ``weight_bytes``, ``peak_live_bytes``
+    the planned arena, the weight space, the most arena bytes live at once.
+``races``
+    a list of races (empty when clean), each with both tasks (stream, index,
+    op, loc), the kind and the byte range; ``races_total`` counts them all.
+``uninitialised_reads``
+    reads of arena bytes nothing wrote.
+``deadlock``
+    null, or ``message``, the ``stalled`` waits with a reason each, and the
+    ``cycle`` of streams when the stall is a cycle of waits.
+``warnings``
+    device limits exceeded (tasks per stream, streams, events, memory).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from backends.cost_model import GE_LOCAL, SDMA
+from backends.emulator.liveness import peak_live_bytes
+from backends.emulator.program import END, KERNEL, RECORD, WAIT
+from backends.emulator.simulator import INF, Schedule
+
+if TYPE_CHECKING:
+    from backends.device_profile import DeviceProfile
+    from backends.emulator.happens_before import RaceChecker
+
+__all__ = ["build_report", "format_text", "REQUIRED_KEYS"]
+
+#: the keys ``--report json`` always has
+REQUIRED_KEYS = ("makespan_us", "lower_bound_us", "critical_path_us", "engines", "streams", "events", "tasks",
+                 "arena_bytes", "peak_live_bytes", "races", "deadlock")
+
+_TOP_TASKS = 10
+
+
+def _r(x: float) -> float:
+    return round(x, 3)
+
+
+def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChecker | None",
+                 launch_us: float = 0.0) -> dict[str, Any]:
+    """The report of one emulation (see the module doc for the keys)."""
+    program = schedule.program
+    tl = program.task_list
+    n = program.n
+    makespan = schedule.makespan
+
+    engines: dict[str, dict[str, Any]] = {}
+    bounds: dict[str, float] = {}
+    for p, name in enumerate(program.pool_names):
+        cap = program.capacity[p]
+        used = schedule.pool_tasks[p]
+        if name == GE_LOCAL or (cap == 0 and not used):
+            continue
+        work = schedule.pool_work[p]
+        engines[name] = {"capacity": cap, "busy_us": _r(schedule.pool_busy[p]), "work_us": _r(work),
+                         "utilization": round(work / (cap * makespan), 4) if makespan > 0 and cap else 0.0,
+                         "tasks": used}
+        if used:
+            bounds[name] = work / cap
+    if schedule.mode == "host":
+        # the host thread launches every task that ran (all of them, unless the device stalled)
+        launched = sum(1 for x in schedule.start if x != INF)
+        host = launched * launch_us
+        engines["Host"] = {"capacity": 1, "busy_us": _r(host), "work_us": _r(host),
+                           "utilization": round(host / makespan, 4) if makespan > 0 else 0.0, "tasks": launched}
+        bounds["Host"] = host
+    cp = schedule.critical_path_us
+    bounds["critical path"] = cp
+    bound_by = max(bounds, key=bounds.__getitem__)
+    lower = bounds[bound_by]
+
+    # per-stream and per-kind sums with numpy: a Python loop over every task would
+    # cost as much as the simulation itself
+    kind = np.asarray(program.kind, dtype=np.int8)
+    stream_of = np.asarray(program.stream_of, dtype=np.int64)
+    start = np.asarray(schedule.start)
+    end = np.asarray(schedule.end)
+    ready = np.asarray(schedule.ready)
+    ran = end != INF
+    nstreams = program.num_streams
+    is_copy = np.asarray(program.pool, dtype=np.int64) == program.pool_names.index(SDMA)
+    is_kernel = (kind == KERNEL) & ~is_copy
+    counts = {"kernel": int(is_kernel.sum()), "memcpy": int(((kind == KERNEL) & is_copy).sum()),
+              "record": int((kind == RECORD).sum()), "wait": int((kind == WAIT).sum()),
+              "end_graph": int((kind == END).sum())}
+    working = (kind == KERNEL) & ran
+    busy = np.bincount(stream_of[working], weights=end[working] - start[working], minlength=nstreams)
+    waits = kind == WAIT
+    stalled_until = np.where(ran, end, makespan)
+    waited = waits & (ready != INF)
+    wait_time = np.bincount(stream_of[waited], weights=stalled_until[waited] - ready[waited], minlength=nstreams)
+    kernels_per_stream = np.bincount(stream_of[is_kernel], minlength=nstreams)
+    streams: list[dict[str, Any]] = []
+    for s, sid in enumerate(program.stream_ids):
+        b = float(busy[s]) if nstreams else 0.0
+        streams.append({"id": sid, "priority": program.priorities[s], "tasks": program.first[s + 1] - program.first[s],
+                        "kernels": int(kernels_per_stream[s]), "busy_us": _r(b), "wait_us": _r(float(wait_time[s])),
+                        "utilization": round(b / makespan, 4) if makespan > 0 else 0.0})
+
+    event_ids = set(program.event)
+    event_ids.discard(-1)
+    path, from_host = schedule.critical_path()
+    top = sorted((g for g in path if program.kind[g] == KERNEL),
+                 key=lambda g: -(schedule.end[g] - schedule.start[g]))[:_TOP_TASKS]
+    peak, peak_at = peak_live_bytes(schedule)
+
+    races = [r.to_dict(program) for r in checker.races] if checker is not None else []
+    uninit = ([{"task": program.describe(g), "bytes": [lo, hi],
+                "message": f"{program.label(g)} reads arena bytes [{lo}, {hi}) that nothing wrote"}
+               for g, lo, hi in checker.uninitialised] if checker is not None else [])
+    if checker is not None and schedule.deadlock is None:
+        for b in tl.outputs:
+            if b.ref.space == "arena":
+                for lo, hi in checker.unwritten(b.ref.offset, b.ref.end):
+                    uninit.append({"task": None, "output": b.name, "bytes": [lo, hi],
+                                   "message": f"graph output '{b.name}' holds arena bytes [{lo}, {hi}) that "
+                                              "nothing wrote"})
+    return {
+        "task_list": tl.name,
+        "device": profile.name,
+        "mode": schedule.mode,
+        "makespan_us": _r(makespan),
+        "lower_bound_us": _r(lower),
+        "lower_bound": {"bound_by": bound_by, "parts_us": {k: _r(v) for k, v in bounds.items()}},
+        "makespan_over_lower_bound": round(makespan / lower, 4) if lower > 0 else None,
+        "critical_path_us": _r(cp),
+        "critical_path": {"tasks": len(path), "after_host_launches": from_host, "longest": [
+            {**program.describe(g), "duration_us": _r(schedule.end[g] - schedule.start[g])} for g in top]},
+        "engines": engines,
+        "streams": streams,
+        "events": len(event_ids),
+        "event_stats": {
+            "records": counts["record"], "waits": counts["wait"], "declared": tl.num_events,
+            "lost_records": [{"record": program.describe(g), "overwrote": program.describe(o),
+                              "message": f"{program.label(g)} set event {program.event[g]} while "
+                                         f"{program.label(o)}'s record of it was still unconsumed"}
+                             for g, o in schedule.lost_records[:100]],
+            "unconsumed_records": [{"record": program.describe(g),
+                                    "message": f"{program.label(g)}: no wait ever consumed this record"}
+                                   for g in schedule.unconsumed_records[:100]],
+        },
+        "tasks": n,
+        "task_counts": counts,
+        "finished_tasks": schedule.finished,
+        "arena_bytes": tl.arena_size,
+        "weight_bytes": tl.weight_size,
+        "peak_live_bytes": peak,
+        "peak_live_at_us": _r(peak_at),
+        "races": races,
+        "races_total": checker.total_races if checker is not None else None,
+        "race_check": checker is not None,
+        "uninitialised_reads": uninit,
+        "deadlock": schedule.deadlock.to_dict() if schedule.deadlock is not None else None,
+        "warnings": list(program.warnings),
+    }
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n} B ({n / size:.2f} {unit})"
+    return f"{n} B"
+
+
+def _n(count: int, noun: str) -> str:
+    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+    return f"{count} {noun if count == 1 else plural}"
+
+
+def format_text(report: dict[str, Any]) -> str:
+    """The report for people: makespan, lower bound, engines, streams, memory, findings."""
+    lines: list[str] = []
+    counts = report["task_counts"]
+    lines.append(f"emulated '{report['task_list']}' on {report['device']} ({report['mode']} mode): "
+                 f"{_n(report['tasks'], 'task')} ({_n(counts['kernel'], 'kernel')}, {_n(counts['memcpy'], 'copy')}, "
+                 f"{_n(counts['record'], 'record')}, {_n(counts['wait'], 'wait')}) on "
+                 f"{_n(len(report['streams']), 'stream')}, {_n(report['events'], 'event')}")
+    lines.append(f"makespan        {report['makespan_us']:14.3f} us")
+    lb = report["lower_bound"]
+    parts = ", ".join(f"{k} {v:.3f}" for k, v in sorted(lb["parts_us"].items(), key=lambda kv: -kv[1]))
+    lines.append(f"lower bound     {report['lower_bound_us']:14.3f} us  (bound by {lb['bound_by']}; {parts})")
+    ratio = report["makespan_over_lower_bound"]
+    lines.append(f"makespan / LB   {ratio:14.3f}" if ratio is not None else "makespan / LB              n/a")
+    cp = report["critical_path"]
+    after = " (after the host's launches)" if cp["after_host_launches"] else ""
+    lines.append(f"critical path   {report['critical_path_us']:14.3f} us over {_n(cp['tasks'], 'task')}{after}")
+    lines.append("engines          capacity      busy us      work us   util   tasks")
+    idle = [name for name, e in report["engines"].items() if not e["tasks"]]
+    for name, e in report["engines"].items():
+        if not e["tasks"]:
+            continue
+        lines.append(f"  {name:<12} {e['capacity']:>10} {e['busy_us']:>12.3f} {e['work_us']:>12.3f} "
+                     f"{e['utilization'] * 100:5.1f}% {e['tasks']:>7}")
+    if idle:
+        lines.append(f"  idle: {', '.join(idle)}")
+    lines.append("streams          priority   tasks  kernels      busy us   waiting us   util")
+    for st in report["streams"]:
+        lines.append(f"  stream {st['id']:<6} {st['priority']:>8} {st['tasks']:>7} {st['kernels']:>8} "
+                     f"{st['busy_us']:>12.3f} {st['wait_us']:>12.3f} {st['utilization'] * 100:5.1f}%")
+    arena = report["arena_bytes"]
+    peak = report["peak_live_bytes"]
+    share = f" = {peak / arena * 100:.1f}% of the arena" if arena else ""
+    lines.append(f"arena           {_bytes(arena)}; peak live {_bytes(peak)}{share}; weights {_bytes(report['weight_bytes'])}")
+    races = report["races"]
+    if not report["race_check"]:
+        lines.append("races           not checked")
+    elif not races:
+        lines.append("races           none")
+    else:
+        lines.append(f"races           {report['races_total']}")
+        for r in races[:10]:
+            lines.append(f"  {r['message']}")
+        if len(races) > 10:
+            lines.append(f"  ... and {report['races_total'] - 10} more (see --report json)")
+    for u in report["uninitialised_reads"][:5]:
+        lines.append(f"uninitialised   {u['message']}")
+    stats = report["event_stats"]
+    for item in stats["lost_records"][:5]:
+        lines.append(f"lost record     {item['message']}")
+    for item in stats["unconsumed_records"][:5]:
+        lines.append(f"unused record   {item['message']}")
+    dl = report["deadlock"]
+    lines.append(f"deadlock        {dl['message'] if dl else 'none'}")
+    if dl:
+        for st in dl["stalled"][:10]:
+            lines.append(f"  {st['task']}: {st['reason']}")
+    for w in report["warnings"]:
+        lines.append(f"warning         {w}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,350 @@
+"""The discrete-event loop: streams, events and engine pools in simulated time.
+
+Rules (one device, times in microseconds):
+
+* **Streams** are in-order queues: a task starts only after the task before it
+  on its stream has finished.
+* **Kernels** (and memcpys) then queue for their engine pool and start as soon
+  as ``units`` of it are free. The pool serves its queue in order of stream
+  priority (smaller value first, ACL's convention), then of arrival, then of
+  task number; a task that does not fit blocks the ones behind it (no
+  backfilling, so a wide kernel is never starved by narrow ones). All tasks that
+  become ready at one instant are queued before any is served, so priorities
+  decide ties exactly.
+* **Records** take ``event_record_us`` on their stream, then set their event.
+* **Waits** finish ``event_wait_us`` after their event is set (or after they
+  reach the head of their stream, if it already was), and consume it: an event
+  is a binary flag reset by the wait, as GE's EVENT_WAIT + EVENT_RESET tasks do.
+  A record of an event that is still set is *lost* (reported: that is an
+  event-reuse bug). Several waiters of one event are served first come, first served.
+* **Host mode** (runtime v2): one host thread launches every task, in a
+  topological order, ``host_launch_us`` apiece; a task cannot start before it is
+  launched. The launch order is the order in which tasks start in sink mode (a
+  valid topological order of the task graph, found by a first timing-only pass).
+  **Sink mode** (runtime v1 task sink): every task is on the device at time 0.
+
+The loop is a binary heap of (time, stream) — at most one entry per stream —
+plus one priority queue per pool, so each task costs O(log streams); there is
+no per-step scan over streams or tasks. When the heap empties with tasks left,
+the device is stalled: :mod:`backends.emulator.deadlock` explains why.
+
+The critical path is computed on the fly: a task's path length is its duration
+plus the longest of (its stream predecessor's, its wait's matched record's, its
+host launch time) — the longest path through the task graph as it executed.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+from typing import TYPE_CHECKING
+
+import attrs
+
+from backends.emulator.deadlock import Deadlock, explain_deadlock
+from backends.emulator.program import END, KERNEL, RECORD, WAIT, Program
+
+if TYPE_CHECKING:
+    from backends.emulator.arena import NumericExecutor
+    from backends.emulator.happens_before import RaceChecker
+    from backends.emulator.progress import ProgressBar
+
+__all__ = ["Schedule", "simulate", "HOST_PRED"]
+
+INF = float("inf")
+#: ``cp_pred`` of a task whose critical path starts at its host launch
+HOST_PRED = -2
+
+
+@attrs.define(eq=False)
+class Schedule:
+    """What one simulation produced, per task (global index) and per pool."""
+
+    program: Program
+    mode: str
+    start: list[float]  # inf: never started (deadlock)
+    end: list[float]
+    ready: list[float]  # when the task reached the head of its stream (and was launched)
+    launch: list[float] | None  # host mode: when the host launched it
+    matched: list[int]  # wait -> the record it consumed (-1)
+    cp_end: list[float]
+    cp_pred: list[int]  # predecessor on the longest path: a task, -1 (none) or HOST_PRED
+    makespan: float
+    pool_busy: list[float]  # wall time with at least one unit busy
+    pool_work: list[float]  # unit-microseconds
+    pool_tasks: list[int]
+    finished: int
+    lost_records: list[tuple[int, int]]  # (record that was lost, record whose set it hit)
+    unconsumed_records: list[int]  # records whose event no wait ever consumed
+    deadlock: Deadlock | None
+
+    @property
+    def critical_path_us(self) -> float:
+        return max(self.cp_end, default=0.0) if self.program.n else 0.0
+
+    def critical_path(self) -> tuple[list[int], bool]:
+        """The tasks on the longest path, first to last, and whether it begins
+        with the host's launches (host mode: the path then runs through every
+        launch before its first task)."""
+        if not self.program.n:
+            return [], False
+        g = max(range(self.program.n), key=self.cp_end.__getitem__)
+        path = []
+        while g >= 0:
+            path.append(g)
+            g = self.cp_pred[g]
+        return path[::-1], g == HOST_PRED
+
+
+def host_launch_times(program: Program, sink: Schedule, launch_us: float) -> list[float]:
+    """When the single host thread launches each task: in sink-mode start order,
+    ``launch_us`` apiece (tasks a stalled sink run never started go last)."""
+    order = sorted(range(program.n), key=lambda g: (sink.start[g], program.stream_of[g], g))
+    launch = [0.0] * program.n
+    for rank, g in enumerate(order):
+        launch[g] = (rank + 1) * launch_us
+    return launch
+
+
+def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
+             checker: "RaceChecker | None" = None, numerics: "NumericExecutor | None" = None,
+             progress: "ProgressBar | None" = None) -> Schedule:
+    """Run ``program`` in simulated time (see the module doc for the rules)."""
+    launch: list[float] | None = None
+    if mode == "host":
+        sink = simulate(program, "sink")
+        launch = host_launch_times(program, sink, launch_us)
+    elif mode != "sink":
+        raise ValueError(f"unknown mode '{mode}'")
+
+    n = program.n
+    S = program.num_streams
+    kind = program.kind
+    pool = program.pool
+    units = program.units
+    dur = program.duration
+    event = program.event
+    stream_of = program.stream_of
+    prio = program.priorities
+    reads = program.reads
+    writes = program.writes
+    capacity = program.capacity
+    npools = len(capacity)
+
+    start = [INF] * n
+    end = [INF] * n
+    ready = [INF] * n
+    matched = [-1] * n
+    cp_end = [0.0] * n
+    cp_pred = [-1] * n
+    cur = program.first[:-1]  # head task of each stream
+    last = program.first[1:]
+    started = [False] * S  # the head task has started (its heap entry is its end)
+    cp_prev = [0.0] * S
+    cp_prev_task = [-1] * S
+
+    num_events = program.num_event_ids
+    ev_set = [False] * num_events
+    ev_rec = [-1] * num_events
+    ev_waiters: dict[int, list[int]] = {}
+    consumed_by: dict[int, int] = {}
+    lost: list[tuple[int, int]] = []
+
+    free = list(capacity)
+    in_use = [0] * npools
+    busy = [0.0] * npools
+    busy_since = [0.0] * npools
+    work = [0.0] * npools
+    ntasks = [0] * npools
+    queues: list[list[tuple[int, float, int]]] = [[] for _ in range(npools)]
+    dirty_flag = [False] * npools
+    dirty: list[int] = []
+    heap: list[tuple[float, int]] = []
+    finished = 0
+
+    def satisfy(g: int, s: int, ev: int, t: float) -> None:
+        # wait task g (head of stream s) consumes the record of event ev at time t
+        r = ev_rec[ev]
+        ev_set[ev] = False
+        ev_rec[ev] = -1
+        matched[g] = r
+        consumed_by[r] = g
+        start[g] = ready[g]
+        fin = t + dur[g]
+        end[g] = fin
+        base = cp_prev[s]
+        pred = cp_prev_task[s]
+        if cp_end[r] > base:
+            base = cp_end[r]
+            pred = r
+        if launch is not None and launch[g] > base:
+            base = launch[g]
+            pred = HOST_PRED
+        cp_end[g] = base + dur[g]
+        cp_pred[g] = pred
+        started[s] = True
+        heappush(heap, (fin, s))
+        if checker is not None:
+            checker.acquire(g, r)
+
+    def advance(s: int, t: float) -> None:
+        # stream s is free at time t: take its head task as far as it can go now
+        g = cur[s]
+        stop = last[s]
+        while g < stop:
+            if launch is not None and launch[g] > t:
+                cur[s] = g
+                heappush(heap, (launch[g], s))
+                return
+            k = kind[g]
+            ready[g] = t
+            if k == KERNEL:
+                p = pool[g]
+                heappush(queues[p], (prio[s], t, g))
+                if not dirty_flag[p]:
+                    dirty_flag[p] = True
+                    dirty.append(p)
+                cur[s] = g
+                return
+            if k == RECORD:
+                start[g] = t
+                fin = t + dur[g]
+                end[g] = fin
+                base = cp_prev[s]
+                pred = cp_prev_task[s]
+                if launch is not None and launch[g] > base:
+                    base = launch[g]
+                    pred = HOST_PRED
+                cp_end[g] = base + dur[g]
+                cp_pred[g] = pred
+                started[s] = True
+                cur[s] = g
+                heappush(heap, (fin, s))
+                return
+            if k == WAIT:
+                cur[s] = g
+                ev = event[g]
+                if ev_set[ev]:
+                    satisfy(g, s, ev, t)
+                else:
+                    ev_waiters.setdefault(ev, []).append(s)
+                return
+            # END: takes no time
+            start[g] = t
+            end[g] = t
+            base = cp_prev[s]
+            pred = cp_prev_task[s]
+            if launch is not None and launch[g] > base:
+                base = launch[g]
+                pred = HOST_PRED
+            cp_end[g] = base
+            cp_pred[g] = pred
+            cp_prev[s] = base
+            cp_prev_task[s] = g
+            g += 1
+        cur[s] = g
+
+    def dispatch(t: float) -> None:
+        # serve the pools whose queue or free units changed at time t
+        for p in dirty:
+            dirty_flag[p] = False
+            q = queues[p]
+            while q:
+                g = q[0][2]
+                u = units[g]
+                if u > free[p]:
+                    break
+                heappop(q)
+                if in_use[p] == 0:
+                    busy_since[p] = t
+                free[p] -= u
+                in_use[p] += u
+                d = dur[g]
+                start[g] = t
+                fin = t + d
+                end[g] = fin
+                work[p] += d * u
+                ntasks[p] += 1
+                s = stream_of[g]
+                base = cp_prev[s]
+                pred = cp_prev_task[s]
+                if launch is not None and launch[g] > base:
+                    base = launch[g]
+                    pred = HOST_PRED
+                cp_end[g] = base + d
+                cp_pred[g] = pred
+                started[s] = True
+                heappush(heap, (fin, s))
+                if checker is not None and reads[g] is not None:
+                    checker.reads(g, reads[g])  # type: ignore[arg-type]
+                if numerics is not None:
+                    numerics.start(g)
+        dirty.clear()
+
+    for s in range(S):
+        advance(s, 0.0)
+    if dirty:
+        dispatch(0.0)
+
+    t = 0.0
+    pops = 0
+    # with numerics every step may take long: report each; timing-only steps are cheap
+    progress_mask = 0 if numerics is not None else 4095
+    while heap:
+        t, s = heappop(heap)
+        while True:
+            if started[s]:
+                g = cur[s]
+                k = kind[g]
+                if k == KERNEL:
+                    p = pool[g]
+                    u = units[g]
+                    free[p] += u
+                    in_use[p] -= u
+                    if in_use[p] == 0:
+                        busy[p] += t - busy_since[p]
+                    if queues[p] and not dirty_flag[p]:
+                        dirty_flag[p] = True
+                        dirty.append(p)
+                    if checker is not None and writes[g] is not None:
+                        checker.writes(g, writes[g])  # type: ignore[arg-type]
+                    if numerics is not None:
+                        numerics.finish(g)
+                elif k == RECORD:
+                    ev = event[g]
+                    if checker is not None:
+                        checker.record(g)
+                    if ev_set[ev]:
+                        lost.append((g, ev_rec[ev]))
+                    else:
+                        ev_set[ev] = True
+                        ev_rec[ev] = g
+                        waiters = ev_waiters.get(ev)
+                        if waiters:
+                            w = waiters.pop(0)
+                            satisfy(cur[w], w, ev, t)
+                cp_prev[s] = cp_end[g]
+                cp_prev_task[s] = g
+                started[s] = False
+                cur[s] = g + 1
+                finished += 1
+            advance(s, t)
+            if not heap or heap[0][0] != t:
+                break
+            s = heappop(heap)[1]
+        if dirty:
+            dispatch(t)
+        pops += 1
+        if progress is not None and not pops & progress_mask:
+            progress.update(finished)
+
+    deadlock = None
+    if any(cur[s] < last[s] for s in range(S)):
+        deadlock = explain_deadlock(program, cur, consumed_by)
+    ends = [e for e in end if e != INF]
+    makespan = max(ends, default=0.0)
+    unconsumed = [ev_rec[e] for e in range(num_events) if ev_set[e]]
+    return Schedule(program=program, mode=mode, start=start, end=end, ready=ready, launch=launch, matched=matched,
+                    cp_end=cp_end, cp_pred=cp_pred, makespan=makespan, pool_busy=busy, pool_work=work,
+                    pool_tasks=ntasks, finished=finished + sum(1 for g in range(n) if kind[g] == END and end[g] != INF),
+                    lost_records=lost, unconsumed_records=unconsumed, deadlock=deadlock)
+

@@ -1,0 +1,36 @@
+// --device picks a profile (name or JSON file), --device-param overrides one of
+// its numbers, --mode host adds the host's per-task launch cost (runtime v2);
+// bad values are diagnostics (exit 1), never tracebacks.
+// RUN: ge-run %s --timing-only --device 310P3 | filecheck %s --check-prefix=P3
+// RUN: ge-run %s --timing-only --mode host --device-param host_launch_us=10 | filecheck %s --check-prefix=HOST
+// RUN: ge-run %s --timing-only --device %S/../../backends/devices/910B4.json | filecheck %s --check-prefix=FILE
+// RUN: not ge-run %s --device-param ai_cors=4 2>&1 | filecheck %s --check-prefix=BADKEY
+// RUN: not ge-run %s --device-param ai_cores=many 2>&1 | filecheck %s --check-prefix=BADVALUE
+// RUN: not ge-run %s --device 910B 2>&1 | filecheck %s --check-prefix=BADDEVICE
+
+// 310P has no separate vector cores for AICore kernels: relu runs on the AI cores.
+// P3: emulated 'main' on 310P3 (sink mode)
+// P3: AICore {{ +}}8
+
+// Four tasks launched 10 us apart: the host thread is the bottleneck.
+// HOST: emulated 'main' on 910B2 (host mode): 4 tasks
+// HOST-NEXT: makespan {{ +}}40.000 us
+// HOST-NEXT: lower bound {{ +}}40.000 us  (bound by Host;
+// HOST: critical path {{ +}}40.000 us over 1 task (after the host's launches)
+// HOST: Host {{ +}}1 {{ +}}40.000 {{ +}}40.000 100.0%       4
+
+// FILE: emulated 'main' on 910B4 (sink mode)
+
+// BADKEY: error: unknown device parameter 'ai_cors'
+// BADKEY-NEXT: note: did you mean 'ai_cores'?
+// BADKEY-NOT: Traceback
+// BADVALUE: error: --device-param: 'ai_cores' must be a number, got 'many'
+// BADDEVICE: error: unknown device '910B'
+// BADDEVICE: note: '910B' is ambiguous: name the SoC (910B2, 910B4, ...)
+
+ge.graph @main(%x: tensor<2x4xf32> {ge.name = "x"}) -> (tensor<2x4xf32> {ge.name = "y"}) {
+  %a = ge.relu %x : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %b = ge.neg %a : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %c = ge.sigmoid %b : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  ge.return %c : (tensor<2x4xf32>) -> ()
+}

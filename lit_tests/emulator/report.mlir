@@ -1,0 +1,49 @@
+// ge-run lowers a ge graph (stream and event decisions already made) and runs
+// it on the emulator: the text report, the JSON report's keys, and the numbers
+// of a two-stream schedule with fixed per-kernel and per-event costs.
+// RUN: ge-run %s --device-param kernel_overhead_us=10 --device-param event_record_us=1 --device-param event_wait_us=1 2>&1 | filecheck %s
+// RUN: ge-opt %s --lower-to-tasks | ge-run - --report json | filecheck %s --check-prefix=JSON
+
+// CHECK: ge-run: random inputs, seed 0
+// CHECK: emulated 'main' on 910B2 (sink mode): 7 tasks (3 kernels, 0 copies, 1 record, 1 wait) on 2 streams, 1 event
+// relu and neg run side by side (10 us), neg's record (1 us) releases the wait (1 us), then add (10 us);
+// the vector cores are busy 20 of the 22 us, and a, b and the sum (32 B each) are live at once
+// CHECK-NEXT: makespan {{ +}}22.00{{[0-9]}} us
+// CHECK-NEXT: lower bound {{ +}}22.00{{[0-9]}} us  (bound by critical path;
+// CHECK-NEXT: makespan / LB {{ +}}1.000
+// CHECK-NEXT: critical path {{ +}}22.00{{[0-9]}} us over 4 tasks
+// CHECK-NEXT: engines          capacity      busy us      work us   util   tasks
+// CHECK-NEXT:   VectorCore           48       20.00{{[0-9]}}       30.00{{[0-9]}}   2.8%       3
+// CHECK-NEXT:   idle: AICore, AICPU, DVPP, HCCL, SDMA
+// CHECK-NEXT: streams          priority   tasks  kernels      busy us   waiting us   util
+// CHECK-NEXT:   stream 0 {{ +}}0       4        2       20.00{{[0-9]}}        2.000  90.{{[0-9]}}%
+// CHECK-NEXT:   stream 1 {{ +}}0       3        1       10.00{{[0-9]}}        0.000  45.{{[0-9]}}%
+// CHECK-NEXT: arena           2048 B (2.00 KiB); peak live 96 B = 4.7% of the arena; weights 0 B
+// CHECK-NEXT: races           none
+// CHECK-NEXT: deadlock        none
+// CHECK-NEXT: y: float32[2, 4] mean=
+
+// JSON: "makespan_us":
+// JSON: "lower_bound_us":
+// JSON: "critical_path_us":
+// JSON: "engines": {
+// JSON: "VectorCore": {
+// JSON: "busy_us":
+// JSON: "utilization":
+// JSON: "streams": [
+// JSON: "events": 1,
+// JSON: "tasks": 7,
+// JSON: "arena_bytes": 2048,
+// JSON: "peak_live_bytes": 96,
+// JSON: "races": [],
+// JSON: "deadlock": null,
+// JSON: "outputs": {
+
+ge.graph @main(%x: tensor<2x4xf32> {ge.name = "x"}) -> (tensor<2x4xf32> {ge.name = "y"}) {
+  %a = ge.relu %x {stream = 0} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %b = ge.neg %x {stream = 1} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  ge.record_event {event = 0, stream = 1} : () -> ()
+  ge.wait_event {event = 0, stream = 0} : () -> ()
+  %c = ge.add %a, %b {stream = 0} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  ge.return %c : (tensor<2x4xf32>) -> ()
+}

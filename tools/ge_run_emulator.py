@@ -1,0 +1,130 @@
+"""``ge-run`` on the Ascend runtime emulator (the default mode of ``ge-run``).
+
+A module holding a ``ge.graph`` is lowered with ``lower-to-tasks`` first; a
+module holding an ``rt.model`` runs as it is. Inputs come from ``--inputs``
+(an ``.npz`` by binding name) or are deterministic random values (the seed is
+printed on stderr, and they equal what ``ge-run --interpret`` draws); with
+``--timing-only`` no inputs are needed and no numerics run.
+
+Output: the report on stdout (``--report text``, or ``--report json``: exactly
+one JSON object); the graph outputs to ``-o outputs.npz`` (in text mode without
+``-o``, one summary line per output); ``--trace`` a Perfetto trace;
+``--timeline`` a Gantt chart (matplotlib).
+
+Exit codes:
+
+* 0 — the run finished and is clean;
+* 1 — an error: bad input, bad option, a malformed task list, a failing kernel
+  (a diagnostic on stderr);
+* 3 — the run has findings: a data race, a deadlock, a read of bytes nothing
+  wrote, or a lost event record. The report (and trace) are still written;
+  stderr says what was found. Event records that no wait consumes are only
+  reported, since they cost time but cannot give wrong results on their own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import numpy as np
+
+from geir.module import Module
+
+__all__ = ["run_emulator", "EXIT_FINDINGS"]
+
+#: exit code of a run with races, a deadlock, uninitialised reads or lost records
+EXIT_FINDINGS = 3
+
+
+def _task_list(module: Module, args: argparse.Namespace) -> Any:
+    from backends.rt_module import task_list_from_module
+    has_model = any(op.name == "rt.model" for op in module.body.ops)
+    if not has_model and any(True for _ in module.graphs()):
+        from passes.lower_to_tasks import LowerToTasks
+        from passes.pass_manager import PassManager
+        PassManager([LowerToTasks()], allow_unregistered=args.allow_unregistered_dialect).run(module)
+    names = [op.get_attr("sym_name") for op in module.body.ops if op.name == "rt.model"]
+    return task_list_from_module(module, "main" if "main" in names else None)
+
+
+def _inputs(task_list: Any, args: argparse.Namespace) -> dict[str, np.ndarray] | None:
+    if args.timing_only:
+        return None
+    from backends.emulator import random_task_inputs, task_list_signature
+    from backends.io_bindings import load_inputs
+    if args.inputs is not None:
+        return load_inputs(args.inputs, task_list_signature(task_list))
+    inputs = random_task_inputs(task_list, args.seed)
+    if inputs:
+        sys.stderr.write(f"ge-run: random inputs, seed {args.seed}\n")
+    return inputs
+
+
+def _summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for name, v in outputs.items():
+        finite = v.dtype.kind in "fiub" and v.size
+        out[name] = {"dtype": str(v.dtype), "shape": list(v.shape),
+                     "mean": float(v.astype(np.float64).mean()) if finite else None}
+    return out
+
+
+def _findings(report: dict[str, Any]) -> list[str]:
+    found = []
+    if report["races"]:
+        found.append(f"{report['races_total']} data race(s)")
+    if report["deadlock"]:
+        found.append("a deadlock")
+    if report["uninitialised_reads"]:
+        found.append(f"{len(report['uninitialised_reads'])} read(s) of uninitialised arena bytes")
+    if report["event_stats"]["lost_records"]:
+        found.append(f"{len(report['event_stats']['lost_records'])} lost event record(s)")
+    return found
+
+
+def run_emulator(module: Module, args: argparse.Namespace) -> int:
+    """Emulate ``module`` as ``args`` say; the exit code (see the module doc)."""
+    from backends.emulator import EmulatorOptions, emulate
+    from backends.io_bindings import save_outputs
+    from tools.driver import write_output
+
+    task_list = _task_list(module, args)
+    options = EmulatorOptions(device=args.device, device_params=list(args.device_param), mode=args.mode,
+                              timing_only=args.timing_only, seed=args.seed)
+    inputs = _inputs(task_list, args)
+    result = emulate(task_list, inputs, options)
+    report = result.report
+    if result.outputs is not None:
+        report["outputs"] = _summary(result.outputs)
+    report["inputs"] = ("none (timing only)" if args.timing_only
+                        else args.inputs if args.inputs is not None else f"random, seed {args.seed}")
+
+    if args.trace is not None:
+        from backends.emulator.trace import trace_events
+        write_output(args.trace, json.dumps(trace_events(result.schedule), separators=(",", ":")))
+    if args.timeline is not None:
+        result.draw_timeline(args.timeline)
+    if args.output is not None and result.outputs is not None:
+        save_outputs(args.output, result.outputs)
+
+    if args.report == "json":
+        sys.stdout.write(json.dumps(report, indent=1, sort_keys=False) + "\n")
+    else:
+        sys.stdout.write(result.text())
+        if result.outputs is not None and args.output is None:
+            for name, s in report["outputs"].items():
+                mean = f" mean={s['mean']:.6g}" if s["mean"] is not None else ""
+                sys.stdout.write(f"{name}: {s['dtype']}{s['shape']}{mean}\n")
+    sys.stdout.flush()
+
+    found = _findings(report)
+    if found:
+        if args.output is not None and result.outputs is None:
+            sys.stderr.write(f"ge-run: no outputs written to '{args.output}': the device stalled\n")
+        sys.stderr.write(f"ge-run: the emulator found {', '.join(found)} (see the report); exit code "
+                         f"{EXIT_FINDINGS}\n")
+        return EXIT_FINDINGS
+    return 0
