@@ -16,8 +16,9 @@ from typing import Mapping, NamedTuple
 
 import numpy as np
 
-from geir.attributes import DictionaryAttr, NameLoc, StringAttr
+from geir.attributes import NameLoc, StringAttr
 from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.graph_io import input_names, output_names
 from geir.module import Module
 from geir.operation import Operation
 from geir.types import FunctionType, TensorType, Type
@@ -56,28 +57,13 @@ def find_graph(module: Module, graph: str = "main") -> Operation:
     return op
 
 
-def _names(attr: object, count: int) -> list[str | None]:
-    """The ``ge.name`` entries of an ``arg_attrs`` / ``res_attrs`` array."""
-    out: list[str | None] = [None] * count
-    for i, d in enumerate(getattr(attr, "value", ())[:count]):
-        if isinstance(d, DictionaryAttr):
-            name = d.as_dict().get("ge.name")
-            if isinstance(name, StringAttr):
-                out[i] = name.value
-    return out
-
-
 def graph_signature(module: Module, graph: str = "main") -> GraphSignature:
     """The names and types of ``@graph``'s inputs and outputs."""
     op = find_graph(module, graph)
     ftype = op.attributes["function_type"].value  # type: ignore[attr-defined]
     assert isinstance(ftype, FunctionType)
-    block = op.regions[0].blocks[0]
-    in_names = _names(op.attributes.get("arg_attrs"), len(ftype.inputs))
-    out_names = _names(op.attributes.get("res_attrs"), len(ftype.results))
-    inputs = [Binding(n or block.arguments[i].name_hint or f"arg{i}", t)
-              for i, (n, t) in enumerate(zip(in_names, ftype.inputs))]
-    outputs = [Binding(n or f"output_{i}", t) for i, (n, t) in enumerate(zip(out_names, ftype.results))]
+    inputs = [Binding(n, t) for n, t in zip(input_names(op), ftype.inputs)]
+    outputs = [Binding(n, t) for n, t in zip(output_names(op, len(ftype.results)), ftype.results)]
     return GraphSignature(graph, inputs, outputs)
 
 

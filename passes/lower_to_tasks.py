@@ -55,6 +55,7 @@ from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseRes
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.dialects.ge import COMMON_ATTRIBUTES
 from geir.dialects.rt import NOT_KERNEL_GE_OPS
+from geir.graph_io import input_names, output_names
 from geir.module import Module
 from geir.opdef import InferContext, InferError
 from geir.operation import Operation, Value
@@ -286,12 +287,9 @@ class _GraphLowering:
 
     # ------------------------------------------------------------ bindings
     def input_bindings(self) -> list[Binding]:
-        arg_attrs = _dicts(self.graph.attributes.get("arg_attrs"))
         names: set[str] = set()
         out = []
-        for i, arg in enumerate(self.block.arguments):
-            given = arg_attrs[i].get("ge.name") if i < len(arg_attrs) else None
-            name = given.value if isinstance(given, StringAttr) else (arg.name_hint or f"input{i}")
+        for arg, name in zip(self.block.arguments, input_names(self.graph)):
             if name in names:
                 self.error(self.graph, f"has two inputs named '{name}'")
             names.add(name)
@@ -303,13 +301,10 @@ class _GraphLowering:
     def output_bindings(self) -> list[Binding]:
         ret = self.block.last_op
         assert ret is not None and ret.name == "ge.return"
-        res_attrs = _dicts(self.graph.attributes.get("res_attrs"))
         names: set[str] = set()
         written: set[Value] = set()
         out = []
-        for i, value in enumerate(ret.operands):
-            given = res_attrs[i].get("ge.name") if i < len(res_attrs) else None
-            name = given.value if isinstance(given, StringAttr) else f"output{i}"
+        for i, (value, name) in enumerate(zip(ret.operands, output_names(self.graph, len(ret.operands)))):
             if name in names:
                 self.error(ret, f"returns two outputs named '{name}'")
             names.add(name)

@@ -22,7 +22,7 @@
 // CHECK-NEXT:      rt.end_graph : () -> ()
 // CHECK-NEXT:    }) {id = 0 : i64, priority = 0 : i64} : () -> ()
 // Outputs are the kernels' own buffers; unnamed ones are output<i>, unnamed inputs keep their SSA name.
-// CHECK-NEXT:  }) {arena_size = 265728 : i64, inputs = {{\[}}["input", ["arena", 0, tensor<2x4xf32>]], ["y", ["arena", 512, tensor<2x4xf32>]], ["big", ["arena", 1024, tensor<256x256xf16>]]], num_events = 0 : i64, outputs = {{\[}}["sum", ["arena", 132608, tensor<2x4xf32>]], ["output1", ["arena", 133120, tensor<8xf32>]], ["det", ["arena", 134144, tensor<f32>]], ["output3", ["arena", 134656, tensor<256x256xf16>]]], sym_name = "main", weight_size = 1024 : i64, weights = {{\[}}["shape", 0, dense<8> : tensor<1xi64>], ["m", 512, dense<{{.*}}> : tensor<2x2xf32>]]} : () -> ()
+// CHECK-NEXT:  }) {arena_size = 265728 : i64, inputs = {{\[}}["input", ["arena", 0, tensor<2x4xf32>]], ["y", ["arena", 512, tensor<2x4xf32>]], ["big", ["arena", 1024, tensor<256x256xf16>]]], num_events = 0 : i64, outputs = {{\[}}["sum", ["arena", 132608, tensor<2x4xf32>]], ["output_1", ["arena", 133120, tensor<8xf32>]], ["det", ["arena", 134144, tensor<f32>]], ["output_3", ["arena", 134656, tensor<256x256xf16>]]], sym_name = "main", weight_size = 1024 : i64, weights = {{\[}}["shape", 0, dense<8> : tensor<1xi64>], ["m", 512, dense<{{.*}}> : tensor<2x2xf32>]]} : () -> ()
 // CHECK-NEXT: }
 // CHECK-NOT: ge.
 ge.graph @main(%x: tensor<2x4xf32> {ge.name = "input"}, %y: tensor<2x4xf32>, %big: tensor<256x256xf16> {ge.name = "big"}) -> (tensor<2x4xf32> {ge.name = "sum"}, tensor<8xf32>, tensor<f32> {ge.name = "det"}, tensor<256x256xf16>) {
