@@ -4,6 +4,10 @@ task list first).
 
   ge-run model.mlir --interpret --inputs in.npz -o out.npz
   ge-run tasks.mlir --device 910B2 --mode sink --report json --trace trace.json
+
+Exit codes: 0 clean; 1 bad input (a diagnostic); 3 the emulator found a race, a
+deadlock, a read of bytes nothing wrote, or a lost event record (reported, with
+the report and trace still written).
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from typing import Sequence
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ge-run", description="Run a geir module.")
+    p = argparse.ArgumentParser(prog="ge-run", description="Run a geir module.",
+                                epilog="exit codes: 0 clean, 1 bad input, 3 race/deadlock/uninitialised read found")
     p.add_argument("input", nargs="?", default="-", help="IR file ('-' for stdin): ge or rt dialect")
     p.add_argument("--interpret", action="store_true", help="run op by op with the reference interpreter")
     p.add_argument("--inputs", default=None, help=".npz of graph inputs by name (default: random, fixed seed)")
