@@ -59,8 +59,3 @@ def run_guarded(body: Callable[[], int], tool: str) -> int:
     except BrokenPipeError:
         return 0
 
-
-def report_errors(messages: list[str], tool: str) -> int:
-    for m in messages:
-        sys.stderr.write(f"{tool}: error: {m}\n")
-    return 1

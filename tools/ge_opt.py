@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_passes:
         list_passes(sys.stdout)
         return 0
-    from tools.driver import report_errors, run_guarded
+    from tools.driver import run_guarded
     return run_guarded(lambda: _run(args), "ge-opt")
 
 
