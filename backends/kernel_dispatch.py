@@ -21,6 +21,7 @@ import numpy as np
 
 from geir.attributes import Attribute, TypeAttr
 from geir.types import ElementType, FloatType, IntegerType, TensorType, Type, parse_element_type
+from geir.types import storage_dtype as element_storage_dtype
 
 __all__ = ["run_op", "prepare_op", "storage_dtype", "PreparedOp", "KernelError"]
 
@@ -39,20 +40,12 @@ class KernelError(Exception):
 
 # numpy has no bf16, float8 or 4-bit types; ml_dtypes (an onnx dependency) has,
 # and it is what ONNX's own arrays of those types use
-_ML_DTYPES = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E4M3FNUZ": "float8_e4m3fnuz",
-              "f8E5M2": "float8_e5m2", "f8E5M2FNUZ": "float8_e5m2fnuz",
-              "i4": "int4", "ui4": "uint4", "i2": "int2", "ui2": "uint2"}
-
-
 @functools.lru_cache(maxsize=None)
 def _storage_dtype(element_type: ElementType) -> np.dtype:
-    ml_name = _ML_DTYPES.get(str(element_type))
-    if ml_name is not None:
-        import ml_dtypes
-        return np.dtype(getattr(ml_dtypes, ml_name))
-    if element_type.numpy_dtype is None:
-        raise KernelError(f"element type {element_type} has no numpy dtype")
-    return element_type.numpy_dtype
+    try:
+        return element_storage_dtype(element_type)
+    except ValueError as e:
+        raise KernelError(str(e)) from None
 
 
 def storage_dtype(element_type: Type | str) -> np.dtype:

@@ -24,37 +24,14 @@ from geir.dialects import rt
 from geir.module import Module
 from geir.opdef import InferError
 from geir.operation import Block, Operation, Region
-from geir.types import F64, ElementType, TensorType, element_type_from_numpy, parse_element_type
+from geir.types import F64, ElementType, TensorType, element_type_from_numpy, parse_element_type, storage_dtype
 
 __all__ = ["task_list_from_module", "task_list_from_model", "module_from_task_list", "model_from_task_list",
-           "storage_dtype", "element_type_of", "weight_array"]
-
-#: element types numpy lacks -> the ml_dtypes type that stores each (ml_dtypes is
-#: imported only when one is met: it takes most of a second to load)
-_ML_DTYPES: dict[str, str] = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
-                              "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E5M2FNUZ": "float8_e5m2fnuz"}
-_ML_NAMES = {v: k for k, v in _ML_DTYPES.items()}
-
-
-def storage_dtype(et: ElementType) -> np.dtype:
-    """The numpy dtype whose bytes are the element type's bytes in device memory."""
-    ml_name = _ML_DTYPES.get(str(et))
-    if ml_name is not None:
-        import ml_dtypes
-        return np.dtype(getattr(ml_dtypes, ml_name))
-    dtype = et.numpy_dtype
-    if dtype is None or dtype.kind == "O":
-        raise ValueError(f"element type {et} has no fixed-size storage")
-    return dtype
-
+           "element_type_of", "weight_array"]
 
 def element_type_of(dtype: np.dtype) -> ElementType:
     """Inverse of :func:`storage_dtype`."""
-    dtype = np.dtype(dtype)
-    name = _ML_NAMES.get(dtype.name)
-    et = parse_element_type(name) if name is not None else element_type_from_numpy(dtype)
-    assert et is not None
-    return et
+    return element_type_from_numpy(dtype)
 
 
 def weight_array(value: DenseElementsAttr | DenseResourceAttr) -> np.ndarray:

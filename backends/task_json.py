@@ -48,14 +48,14 @@ from typing import Any, Callable, NoReturn
 
 import numpy as np
 
-from backends.rt_module import element_type_of, module_from_task_list, storage_dtype, task_list_from_module
+from backends.rt_module import element_type_of, module_from_task_list, task_list_from_module
 from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task,
                                 TaskList, TensorRef, Wait, WeightBlob)
 from geir.attributes import (ArrayAttr, Attribute, BoolAttr, FileLineColLoc, FloatAttr, IntegerAttr,
                              StringAttr)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.module import Module
-from geir.types import F64, I64, parse_element_type
+from geir.types import F64, I64, parse_element_type, storage_dtype
 
 __all__ = ["FORMAT", "VERSION", "module_to_json", "json_to_module", "task_list_to_json", "task_list_from_json"]
 

@@ -15,7 +15,7 @@ import numpy as np
 __all__ = [
     "Type", "ElementType", "IntegerType", "FloatType", "IndexType", "NoneType",
     "TensorType", "FunctionType", "OpaqueType", "DYNAMIC", "parse_element_type",
-    "element_type_from_numpy", "I1", "I8", "I16", "I32", "I64", "UI8", "F16", "BF16",
+    "element_type_from_numpy", "storage_dtype", "ML_DTYPES", "I1", "I8", "I16", "I32", "I64", "UI8", "F16", "BF16",
     "F32", "F64", "INDEX", "NONE",
 ]
 
@@ -277,12 +277,40 @@ _NUMPY_TO_ELEMENT: dict[np.dtype, ElementType] = {
 }
 
 
+#: element types numpy lacks -> the ml_dtypes type that stores each (ml_dtypes is
+#: imported only when one is met: loading it takes about half a second)
+ML_DTYPES: dict[str, str] = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E4M3FNUZ": "float8_e4m3fnuz",
+                             "f8E5M2": "float8_e5m2", "f8E5M2FNUZ": "float8_e5m2fnuz",
+                             "i4": "int4", "ui4": "uint4", "i2": "int2", "ui2": "uint2"}
+_ML_NAMES = {v: k for k, v in ML_DTYPES.items()}
+
+
+def storage_dtype(et: ElementType) -> np.dtype:
+    """The numpy dtype whose bytes are ``et``'s bytes in device memory: ONNX's
+    choice, so bf16 is ``ml_dtypes.bfloat16`` (constants in the IR widen it to f32).
+    Raises ValueError for a type with no fixed-size storage (strings)."""
+    ml_name = ML_DTYPES.get(str(et))
+    if ml_name is not None:
+        import ml_dtypes
+        return np.dtype(getattr(ml_dtypes, ml_name))
+    dtype = et.numpy_dtype
+    if dtype is None or dtype.kind == "O":
+        raise ValueError(f"element type {et} has no fixed-size storage")
+    return dtype
+
+
 def element_type_from_numpy(dtype: np.dtype) -> ElementType:
-    """The element type that stores numpy ``dtype``; ``!ge.string`` for strings/objects."""
+    """The element type that stores numpy ``dtype`` (ml_dtypes' too); ``!ge.string``
+    for strings/objects. The inverse of :func:`storage_dtype`."""
     dtype = np.dtype(dtype)
     et = _NUMPY_TO_ELEMENT.get(dtype)
     if et is not None:
         return et
+    ml = _ML_NAMES.get(dtype.name)
+    if ml is not None:
+        parsed = parse_element_type(ml)
+        assert parsed is not None
+        return parsed
     if dtype.kind in "OUS":
         return OpaqueType("!ge.string")
     raise ValueError(f"no element type for numpy dtype {dtype}")

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import attrs
 
-from backends.rt_module import model_from_task_list, storage_dtype, weight_array
+from backends.rt_module import model_from_task_list, weight_array
 from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                 TensorRef, Wait, WeightBlob)
 from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
@@ -60,7 +60,7 @@ from geir.module import Module
 from geir.opdef import InferContext, InferError
 from geir.operation import Operation, Value
 from geir.rewriter import Rewriter
-from geir.types import TensorType
+from geir.types import TensorType, storage_dtype
 from passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["LowerToTasks", "lower_graph"]

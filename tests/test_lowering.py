@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backends.rt_module import element_type_of, module_from_task_list, storage_dtype, task_list_from_module
+from backends.rt_module import element_type_of, module_from_task_list, task_list_from_module
 from backends.task_json import json_to_module, module_to_json, task_list_from_json, task_list_to_json
 from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, TaskList,
                                 TensorRef, Wait, WeightBlob)
@@ -33,7 +33,7 @@ from geir.opdef import Attrs, InferContext
 from geir.operation import Block, Operation, OpResult, Region, Value
 from geir.parser import parse_module
 from geir.printer import module_to_string
-from geir.types import F16, F32, I64, FunctionType, TensorType, parse_element_type
+from geir.types import F16, F32, I64, FunctionType, TensorType, parse_element_type, storage_dtype
 from geir.verifier import verify
 from ir_strategies import attributes
 from passes.lower_to_tasks import LowerToTasks
