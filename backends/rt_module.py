@@ -24,7 +24,7 @@ from geir.dialects import rt
 from geir.module import Module
 from geir.opdef import InferError
 from geir.operation import Block, Operation, Region
-from geir.types import F64, ElementType, TensorType, element_type_from_numpy, parse_element_type, storage_dtype
+from geir.types import F64, ElementType, TensorType, element_type_from_numpy, storage_dtype
 
 __all__ = ["task_list_from_module", "task_list_from_model", "module_from_task_list", "model_from_task_list",
            "element_type_of", "weight_array"]

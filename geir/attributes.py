@@ -13,7 +13,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import attrs
 import numpy as np
 
-from geir.types import F32, F64, I1, I64, ElementType, FloatType, IntegerType, TensorType, Type
+from geir.types import F32, F64, I64, ElementType, FloatType, IntegerType, TensorType, Type
 
 __all__ = [
     "Attribute", "IntegerAttr", "FloatAttr", "BoolAttr", "StringAttr", "UnitAttr",

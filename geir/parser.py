@@ -25,7 +25,7 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseA
                              StringAttr, SymbolRefAttr, TypeAttr, UNIT, UNKNOWN_LOC)
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
-from geir.operation import Block, BlockArgument, Operation, Region, Value
+from geir.operation import Block, Operation, Region, Value
 from geir.types import (F64, I1, I64, ElementType, FloatType, FunctionType, IntegerType, NONE,
                         OpaqueType, TensorType, Type, parse_element_type)
 

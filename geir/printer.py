@@ -15,10 +15,10 @@ from typing import TextIO
 import attrs
 
 from geir.attributes import (Attribute, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
-                             Location, StringAttr, TypeAttr, UnknownLoc, escape_string,
+                             Location, StringAttr, TypeAttr, escape_string,
                              format_attr_entry)
 from geir.module import Module
-from geir.operation import Block, Operation, Region, Value
+from geir.operation import Operation, Region, Value
 from geir.types import FunctionType
 
 __all__ = ["PrintOptions", "print_module", "print_op", "module_to_string"]

@@ -9,7 +9,7 @@ from typing import Iterable
 
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
-from geir.opdef import ATTR_KINDS, KIND_NAMES, VARIADIC, InferContext, InferError, OpDef
+from geir.opdef import ATTR_KINDS, KIND_NAMES, InferContext, InferError, OpDef
 from geir.operation import Block, OpResult, Operation, Value
 from geir.types import TensorType, Type
 

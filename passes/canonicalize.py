@@ -8,7 +8,7 @@ import attrs
 import numpy as np
 
 from geir.attributes import DenseElementsAttr, DenseResourceAttr
-from geir.constants import CONSTANT_OPS, constant_value
+from geir.constants import constant_value
 from geir.module import Module
 from geir.operation import Operation
 from geir.patterns import RewritePattern, apply_patterns_greedily

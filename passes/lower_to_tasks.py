@@ -51,7 +51,7 @@ from backends.rt_module import model_from_task_list, weight_array
 from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                 TensorRef, Wait, WeightBlob)
 from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
-                             FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc, StringAttr)
+                             FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc)
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.dialects.ge import COMMON_ATTRIBUTES
 from geir.dialects.rt import NOT_KERNEL_GE_OPS
