@@ -23,9 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper
+
+if TYPE_CHECKING:  # onnx (and the ml_dtypes it loads) is imported only where used
+    import onnx
 
 #: A kernel's inputs (ONNX order, None = omitted optional input) and attributes.
 Inputs = list[np.ndarray | None]
@@ -84,11 +87,14 @@ def has_kernel(name: str) -> bool:
 
 def dtype_from_onnx(elem_type: int) -> np.dtype:
     """Numpy dtype (ml_dtypes for bfloat16/float8/int4) of an ONNX ``TensorProto`` enum."""
+    from onnx import helper
     return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
 
 
 def onnx_attribute_value(attr: onnx.AttributeProto) -> Any:
     """Convert one ONNX attribute to the Python value kernels receive."""
+    import onnx
+    from onnx import helper, numpy_helper
     value = helper.get_attribute_value(attr)
     if attr.type == onnx.AttributeProto.TENSOR:
         return numpy_helper.to_array(value)
@@ -135,7 +141,6 @@ from . import (  # noqa: E402,F401  (registration side effects)
     ge_specific,
     linalg,
     normalization,
-    onnx_fallback,
     pooling,
     quantization,
     reduction,

@@ -13,9 +13,7 @@ import functools
 import math
 from collections.abc import Callable
 
-import ml_dtypes
 import numpy as np
-from onnx import numpy_helper
 
 from . import Attrs, Inputs, register
 from .axes import optional_input
@@ -249,10 +247,9 @@ def clip(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 
 # ------------------------------------------------------------------------- casts
 
-#: float8 types that Cast (and QuantizeLinear) saturate to their finite range by default
-SATURATING_FLOAT8 = frozenset(np.dtype(t) for t in (
-    ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz,
-    ml_dtypes.float8_e5m2, ml_dtypes.float8_e5m2fnuz))
+#: float8 types that Cast (and QuantizeLinear) saturate to their finite range by
+#: default, by numpy name (so that ml_dtypes, slow to load, is loaded only when used)
+SATURATING_FLOAT8 = frozenset({"float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"})
 
 
 def cast_array(x: np.ndarray, dtype: np.dtype, saturate: bool = True,
@@ -274,9 +271,11 @@ def cast_array(x: np.ndarray, dtype: np.dtype, saturate: bool = True,
             return x.astype(np.float64).astype(dtype)
         if dtype != np.float64 and dtype.kind == "f" and dtype.itemsize < 8:
             return x.astype(np.float64).astype(dtype)
-    if dtype in SATURATING_FLOAT8 and saturate:
+    if dtype.name in SATURATING_FLOAT8 and saturate:
+        from onnx import numpy_helper
         return numpy_helper.saturate_cast(x, dtype)
-    if dtype == np.dtype(ml_dtypes.float8_e8m0fnu):
+    if dtype.name == "float8_e8m0fnu":
+        from onnx import numpy_helper
         return numpy_helper.to_float8e8m0(x, saturate, round_mode).astype(dtype)
     with np.errstate(all="ignore"):
         return x.astype(dtype)

@@ -129,3 +129,11 @@ def dvpp_resize(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     rows = (np.arange(height) * image.shape[0]) // height
     cols = (np.arange(width) * image.shape[1]) // width
     return [image[rows[:, None], cols[None, :]].copy()]
+
+
+@register("ge.onnx_op")
+def onnx_op(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """``ge.onnx_op``, GE's AICPU fallback: see :func:`backends.kernels.onnx_fallback.onnx_op`
+    (imported on first use: it loads onnx's reference evaluator)."""
+    from .onnx_fallback import onnx_op as run
+    return run(inputs, attrs)

@@ -23,7 +23,7 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from . import DTYPE_ATTRIBUTES, KERNELS, Attrs, Inputs, Kernel, register
+from . import DTYPE_ATTRIBUTES, KERNELS, Attrs, Inputs, Kernel
 
 #: ``ge.onnx_op`` attributes naming the ONNX op (as the ge dialect declares them);
 #: every other attribute is the op's own.
@@ -207,7 +207,6 @@ def kernel_or_fallback(op_type: str, domain: str = "", opset: int | None = None,
     return fallback
 
 
-@register("ge.onnx_op")
 def onnx_op(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     """``ge.onnx_op``: the ONNX op named by :data:`META_ATTRIBUTES` (``opset``
     defaults to the newest), run by the reference evaluator, every schema output returned."""

@@ -9,9 +9,7 @@ ml_dtypes for the sub-byte ones); float8 targets saturate when ``saturate``
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
-from onnx import numpy_helper
 
 from . import Attrs, Inputs, register
 from .axes import normalize_axis, optional_input
@@ -21,6 +19,9 @@ from .elementwise import SATURATING_FLOAT8
 
 def _is_integer(dtype: np.dtype) -> bool:
     """Whether ``dtype`` is a (possibly sub-byte, ml_dtypes) integer type."""
+    if np.dtype(dtype).kind in "iu":
+        return True
+    import ml_dtypes
     try:
         ml_dtypes.iinfo(dtype)
     except (ValueError, TypeError):
@@ -46,10 +47,12 @@ def quantize(scaled: np.ndarray, zero_point: np.ndarray | int, dtype: np.dtype,
              saturate: bool = True) -> np.ndarray:
     """``scaled`` (= x / scale) plus ``zero_point`` in the quantised ``dtype``."""
     if _is_integer(dtype):
+        import ml_dtypes  # its iinfo knows numpy's integers and the sub-byte ones
         info = ml_dtypes.iinfo(dtype)
         rounded = np.rint(scaled) + np.asarray(zero_point, dtype=np.float64)
         return np.clip(rounded, info.min, info.max).astype(dtype)
-    if dtype in SATURATING_FLOAT8:
+    if np.dtype(dtype).name in SATURATING_FLOAT8:
+        from onnx import numpy_helper
         # float8 zero points are always 0
         return numpy_helper.saturate_cast(scaled, dtype) if saturate else scaled.astype(dtype)
     return (scaled + np.asarray(zero_point, dtype=np.float64)).astype(dtype)  # float4, float6

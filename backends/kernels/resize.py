@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import ml_dtypes
 import numpy as np
 
 from . import Attrs, Inputs, register
@@ -134,6 +133,7 @@ def _cast_result(result: np.ndarray, dtype: np.dtype) -> np.ndarray:
         info = np.iinfo(dtype)
         return np.clip(np.round(result), info.min, info.max).astype(dtype)
     if dtype.kind == "V":  # bfloat16 / float8 via ml_dtypes
+        import ml_dtypes
         return np.clip(result, float(ml_dtypes.finfo(dtype).min),
                        float(ml_dtypes.finfo(dtype).max)).astype(dtype)
     return result.astype(dtype)
