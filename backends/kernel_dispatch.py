@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from geir.attributes import Attribute, TypeAttr
+from geir.constants import CONSTANT_OPS
 from geir.types import ElementType, FloatType, IntegerType, TensorType, Type, parse_element_type
 from geir.types import storage_dtype as element_storage_dtype
 
@@ -29,7 +30,6 @@ __all__ = ["run_op", "prepare_op", "storage_dtype", "PreparedOp", "KernelError"]
 PreparedOp = Callable[[Sequence["np.ndarray | None"]], list[np.ndarray]]
 
 #: ge ops that are constants: their result is their ``value`` attribute
-_CONSTANT_OPS = frozenset({"ge.const", "ge.weights"})
 #: ``ge.onnx_op`` attributes naming the ONNX op (the rest are the op's own)
 _ONNX_OP_META = ("op_type", "domain", "opset")
 
@@ -69,7 +69,7 @@ def _dispatch(op_name: str) -> tuple[str, Any, str | None]:
     """(kind, kernel, ONNX type) for an op name: kind is "kernel", "onnx_op" or "constant"."""
     from backends.kernels import KERNELS
     from geir.dialect_registry import lookup_op
-    if op_name in _CONSTANT_OPS:
+    if op_name in CONSTANT_OPS:
         return "constant", None, None
     if op_name == "ge.onnx_op":
         from backends.kernels.onnx_fallback import run_onnx_op

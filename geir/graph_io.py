@@ -8,19 +8,26 @@ I/O bindings and the emulator's outputs all use these, so they always agree.
 
 from __future__ import annotations
 
-from geir.attributes import Attribute, DictionaryAttr, StringAttr
+from geir.attributes import ArrayAttr, Attribute, DictionaryAttr, StringAttr
 from geir.operation import Operation
 
-__all__ = ["input_names", "output_names"]
+__all__ = ["attribute_dicts", "input_names", "output_names"]
+
+
+def attribute_dicts(attr: Attribute | None) -> list[dict[str, Attribute]]:
+    """The dictionaries of an ``arg_attrs`` / ``res_attrs`` array (``{}`` for a
+    non-dictionary entry; ``[]`` when the attribute is absent)."""
+    if not isinstance(attr, ArrayAttr):
+        return []
+    return [d.as_dict() if isinstance(d, DictionaryAttr) else {} for d in attr]
 
 
 def _given(attr: Attribute | None, count: int) -> list[str | None]:
     out: list[str | None] = [None] * count
-    for i, d in enumerate(getattr(attr, "value", ())[:count]):
-        if isinstance(d, DictionaryAttr):
-            name = d.as_dict().get("ge.name")
-            if isinstance(name, StringAttr):
-                out[i] = name.value
+    for i, d in enumerate(attribute_dicts(attr)[:count]):
+        name = d.get("ge.name")
+        if isinstance(name, StringAttr):
+            out[i] = name.value
     return out
 
 

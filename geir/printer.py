@@ -14,9 +14,10 @@ from typing import TextIO
 
 import attrs
 
-from geir.attributes import (Attribute, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
+from geir.attributes import (Attribute, DenseElementsAttr, DenseResourceAttr,
                              Location, StringAttr, TypeAttr, escape_string,
                              format_attr_entry)
+from geir.graph_io import attribute_dicts
 from geir.module import Module
 from geir.operation import Operation, Region, Value
 from geir.types import FunctionType
@@ -251,8 +252,8 @@ class _Printer:
         entry = region.blocks[0] if region.blocks else None
         assert self.namer is not None
         self.namer.push()
-        arg_attrs = _dict_list(op.attributes.get("arg_attrs"))
-        res_attrs = _dict_list(op.attributes.get("res_attrs"))
+        arg_attrs = attribute_dicts(op.attributes.get("arg_attrs"))
+        res_attrs = attribute_dicts(op.attributes.get("res_attrs"))
         args = []
         for i, t in enumerate(ftype.inputs):
             if entry is not None and i < len(entry.arguments):
@@ -350,12 +351,6 @@ class _Raw(Attribute):
 def _is_unit(a: Attribute) -> bool:
     from geir.attributes import UnitAttr
     return isinstance(a, UnitAttr)
-
-
-def _dict_list(a: Attribute | None) -> list[dict[str, Attribute]]:
-    if a is None:
-        return []
-    return [d.as_dict() if isinstance(d, DictionaryAttr) else {} for d in a]  # type: ignore[attr-defined]
 
 
 def _graph_is_printable(op: Operation) -> bool:

@@ -50,12 +50,13 @@ import attrs
 from backends.rt_module import model_from_task_list, weight_array
 from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                 TensorRef, Wait, WeightBlob)
-from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
+from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseResourceAttr,
                              FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc)
+from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.dialects.ge import COMMON_ATTRIBUTES
 from geir.dialects.rt import NOT_KERNEL_GE_OPS
-from geir.graph_io import input_names, output_names
+from geir.graph_io import attribute_dicts, input_names, output_names
 from geir.module import Module
 from geir.opdef import InferContext, InferError
 from geir.operation import Operation, Value
@@ -70,7 +71,6 @@ FALLBACK_ENGINE = "AICPU"
 #: attributes that are scheduling decisions, not kernel semantics: they become
 #: task fields (engine, stream, offsets, block_dim) or are spent (user pins)
 DECISIONS = frozenset(a.name for a in COMMON_ATTRIBUTES)
-CONSTANTS = frozenset({"ge.const", "ge.weights"})
 SYNC = frozenset({"ge.record_event", "ge.wait_event"})
 MAX_ERRORS = 20
 
@@ -212,7 +212,7 @@ class _GraphLowering:
     def plan_arena(self) -> None:
         """Planned offsets first (fresh buffers must start past all of them), then
         fresh offsets for the rest: inputs in order, then results in block order."""
-        arg_attrs = _dicts(self.graph.attributes.get("arg_attrs"))
+        arg_attrs = attribute_dicts(self.graph.attributes.get("arg_attrs"))
         planned: dict[Value, int] = {}
         for i, arg in enumerate(self.block.arguments):
             offset = arg_attrs[i].get("ge.offset") if i < len(arg_attrs) else None
@@ -223,7 +223,7 @@ class _GraphLowering:
                     planned[arg] = offset.value
         for op in self.ops:
             attr = op.attributes.get("offsets")
-            if attr is None or op.name in CONSTANTS or op.name == "ge.none":
+            if attr is None or op.name in CONSTANT_OPS or op.name == "ge.none":
                 continue  # constants live in the weight space
             offsets = op.get_attr("offsets")
             if not isinstance(offsets, list) or len(offsets) != len(op.results):
@@ -245,7 +245,7 @@ class _GraphLowering:
         for op in self.ops:
             if op.name == "ge.none":
                 self.refs[op.results[0]] = None
-            elif op.name not in CONSTANTS:
+            elif op.name not in CONSTANT_OPS:
                 for r in op.results:
                     if r not in self.refs:
                         self.refs[r] = self.fresh(r.type)  # type: ignore[arg-type]
@@ -254,7 +254,7 @@ class _GraphLowering:
         end = 0
         names: set[str] = set()
         for op in self.ops:
-            if op.name not in CONSTANTS:
+            if op.name not in CONSTANT_OPS:
                 continue
             value = op.attributes.get("value")
             assert isinstance(value, (DenseElementsAttr, DenseResourceAttr))  # the ge verifier checked it
@@ -331,7 +331,7 @@ class _GraphLowering:
         streams = [self.stream_of(op) for op in self.ops]
         before, after = _neighbour_kernel_streams(self.ops, streams)
         for i, op in enumerate(self.ops):
-            if op.name in CONSTANTS or op.name in ("ge.none", "ge.return"):
+            if op.name in CONSTANT_OPS or op.name in ("ge.none", "ge.return"):
                 continue
             loc = loc_text(op.location)
             if op.name in SYNC:
@@ -398,12 +398,6 @@ def _neighbour_kernel_streams(ops: list[Operation], streams: list[int]) -> tuple
         if is_kernel(ops[i]):
             last = streams[i]
     return before, after
-
-
-def _dicts(attr: object) -> list[dict]:
-    if not isinstance(attr, ArrayAttr):
-        return []
-    return [d.as_dict() if isinstance(d, DictionaryAttr) else {} for d in attr]
 
 
 def _unique(name: str, taken: set[str]) -> str:
