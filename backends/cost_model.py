@@ -50,8 +50,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from backends.device_profile import DeviceProfile
-from backends.task_list import Kernel, Memcpy
+from geir.backends.device_profile import DeviceProfile
+from geir.backends.task_list import Kernel, Memcpy
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["CostModel", "TaskCost", "POOLS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL",

@@ -18,8 +18,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from backends.io_bindings import GraphSignature, check_inputs, find_graph, graph_signature
-from backends.kernel_dispatch import KernelError, PreparedOp, prepare_op, storage_dtype
+from geir.backends.io_bindings import GraphSignature, check_inputs, find_graph, graph_signature
+from geir.backends.kernel_dispatch import KernelError, PreparedOp, prepare_op, storage_dtype
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.operation import Block, Operation, Value

@@ -68,7 +68,7 @@ def graph_signature(module: Module, graph: str = "main") -> GraphSignature:
 
 
 def _dtype_of(t: Type) -> np.dtype | None:
-    from backends.kernel_dispatch import KernelError, storage_dtype
+    from geir.backends.kernel_dispatch import KernelError, storage_dtype
     try:
         return storage_dtype(t)
     except KernelError:

@@ -1,11 +1,11 @@
 """Running one ``ge`` op on numpy arrays: :func:`run_op`.
 
 This is the single door from the IR to the numpy kernels
-(:mod:`backends.kernels`), shared by the reference interpreter and the Ascend
+(:mod:`geir.backends.kernels`), shared by the reference interpreter and the Ascend
 emulator. A ge op that mirrors an ONNX op runs the kernel of its ONNX type (its
 OpDef's ``onnx_op``); a GE-specific op runs the kernel registered under its ge
 name; ``ge.onnx_op`` runs through ONNX's reference evaluator
-(:func:`backends.kernels.onnx_fallback.run_onnx_op`), as GE falls back to AICPU.
+(:func:`geir.backends.kernels.onnx_fallback.run_onnx_op`), as GE falls back to AICPU.
 
 Everything that depends only on the op name (which kernel, which attributes to
 drop) is worked out once per name and cached, since the emulator calls
@@ -67,12 +67,12 @@ def storage_dtype(element_type: Type | str) -> np.dtype:
 @functools.lru_cache(maxsize=None)
 def _dispatch(op_name: str) -> tuple[str, Any, str | None]:
     """(kind, kernel, ONNX type) for an op name: kind is "kernel", "onnx_op" or "constant"."""
-    from backends.kernels import KERNELS
+    from geir.backends.kernels import KERNELS
     from geir.dialect_registry import lookup_op
     if op_name in CONSTANT_OPS:
         return "constant", None, None
     if op_name == "ge.onnx_op":
-        from backends.kernels.onnx_fallback import run_onnx_op
+        from geir.backends.kernels.onnx_fallback import run_onnx_op
         return "onnx_op", run_onnx_op, None
     od = lookup_op(op_name)
     if od is None:
@@ -83,7 +83,7 @@ def _dispatch(op_name: str) -> tuple[str, Any, str | None]:
     kernel = KERNELS.get(key)
     if kernel is None:
         if od.onnx_op is not None:  # an ONNX op without a native kernel: the AICPU fallback
-            from backends.kernels.onnx_fallback import run_onnx_op
+            from geir.backends.kernels.onnx_fallback import run_onnx_op
             return "onnx_fallback", run_onnx_op, od.onnx_op
         raise KernelError(f"no numpy kernel for '{op_name}'")
     return "kernel", kernel, od.onnx_op
@@ -175,7 +175,7 @@ def prepare_op(op_name: str, attributes: Mapping[str, Attribute], num_results: i
         version = onnx.defs.onnx_opset_version()
         return lambda inputs: finish(kernel(onnx_type, "", version, list(inputs), attrs, num_results))
 
-    from backends.kernels import OUTPUT_COUNT_ATTRIBUTES
+    from geir.backends.kernels import OUTPUT_COUNT_ATTRIBUTES
     implied = OUTPUT_COUNT_ATTRIBUTES.get(onnx_type) if onnx_type is not None else None
     if implied is not None and implied not in attrs:
         attrs[implied] = num_results  # e.g. Split < 18: as many even parts as results

@@ -1,7 +1,7 @@
 """geir as an ONNX backend (``onnx.backend.base.Backend``): import the model with
 :func:`geir.onnx_importer.import_onnx`, run it with the reference interpreter.
 
-    from backends.onnx_backend import GeirBackend
+    from geir.backends.onnx_backend import GeirBackend
     rep = GeirBackend.prepare(model)
     (y,) = rep.run([x])
 
@@ -18,7 +18,7 @@ import numpy as np
 import onnx
 from onnx.backend.base import Backend, BackendRep, namedtupledict
 
-from backends.interpreter import Interpreter
+from geir.backends.interpreter import Interpreter
 from geir.module import Module
 from geir.onnx_importer import import_onnx
 

@@ -1,4 +1,4 @@
-"""Converting between the in-memory :class:`~backends.task_list.TaskList` and the
+"""Converting between the in-memory :class:`~geir.backends.task_list.TaskList` and the
 ``rt`` dialect (:mod:`geir.dialects.rt`), in both directions and without loss:
 ``task_list_from_module(module_from_task_list(tl))`` equals ``tl``, also after
 printing and re-parsing the module.
@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from backends.task_list import Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList, Wait, WeightBlob
+from geir.backends.task_list import Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList, Wait, WeightBlob
 from geir.attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, DenseElementsAttr, DenseResourceAttr,
                              DictionaryAttr, FloatAttr, IntegerAttr, Location, StringAttr, to_attribute)
 from geir.diagnostics import Diagnostic, DiagnosticError, error_at

@@ -48,8 +48,8 @@ from typing import Any, Callable, NoReturn
 
 import numpy as np
 
-from backends.rt_module import element_type_of, module_from_task_list, task_list_from_module
-from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task,
+from geir.backends.rt_module import element_type_of, module_from_task_list, task_list_from_module
+from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task,
                                 TaskList, TensorRef, Wait, WeightBlob)
 from geir.attributes import (ArrayAttr, Attribute, BoolAttr, FileLineColLoc, FloatAttr, IntegerAttr,
                              StringAttr)

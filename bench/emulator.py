@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from backends.emulator import EmulatorOptions, emulate  # noqa: E402
-from backends.task_list import (ARENA, Binding, EndGraph, Kernel, Record, Stream, Task, TaskList,  # noqa: E402
+from geir.backends.emulator import EmulatorOptions, emulate  # noqa: E402
+from geir.backends.task_list import (ARENA, Binding, EndGraph, Kernel, Record, Stream, Task, TaskList,  # noqa: E402
                                 TensorRef, Wait)
 
 _OPS = [("ge.conv2d", (1, 64, 28, 28), 2.0 * 64 * 9), ("ge.add", (1, 64, 28, 28), 1.0),
@@ -97,12 +97,12 @@ def _light_resnet50() -> str | None:
 def bench_resnet(path: str | None, repeat: int) -> list[str]:
     """Numeric-mode time against the reference interpreter on resnet50, or why it was skipped."""
     try:
-        from backends.interpreter import interpret
-        from backends.io_bindings import graph_signature, random_inputs
-        from backends.rt_module import task_list_from_module
+        from geir.backends.interpreter import interpret
+        from geir.backends.io_bindings import graph_signature, random_inputs
+        from geir.backends.rt_module import task_list_from_module
         from geir.onnx_importer import import_onnx
-        from passes.lower_to_tasks import LowerToTasks
-        from passes.pass_manager import PassManager
+        from geir.passes.lower_to_tasks import LowerToTasks
+        from geir.passes.pass_manager import PassManager
     except ImportError as e:
         return [f"skipped: {e}"]
     path = path or _light_resnet50()

@@ -5,7 +5,7 @@ against ``onnx.reference.ReferenceEvaluator`` on the same inputs, in one run.
 
 For each model: ``import s`` is :func:`geir.onnx_importer.import_onnx` (load,
 check, shape inference, IR build, verification); ``interpret s`` is one
-:func:`backends.interpreter.interpret`; ``onnx ref s`` is one
+:func:`geir.backends.interpreter.interpret`; ``onnx ref s`` is one
 ``ReferenceEvaluator.run`` (built beforehand, its build time not counted). Each
 time is the best of ``--repeat`` runs. ``ratio`` = onnx ref / interpret (above 1:
 we are faster). ``our err`` / ``ref err``: the largest difference of each
@@ -30,7 +30,7 @@ from onnx.reference import ReferenceEvaluator
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from backends.interpreter import interpret  # noqa: E402
+from geir.backends.interpreter import interpret  # noqa: E402
 from geir.onnx_importer import import_onnx  # noqa: E402
 
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")

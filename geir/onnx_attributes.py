@@ -41,7 +41,7 @@ UNDEFINED_DATA_TYPE = 0
 _ONNX_DATA_TYPES: dict[ElementType, int] = {et: code for code, et in ONNX_ELEMENT_TYPES.items()}
 
 #: attributes whose ONNX value is a ``TensorProto.DataType`` enum (the kernels'
-#: ``backends.kernels.DTYPE_ATTRIBUTES`` names the same set)
+#: ``geir.backends.kernels.DTYPE_ATTRIBUTES`` names the same set)
 TYPE_VALUED_ATTRIBUTES = frozenset({"to", "dtype", "output_dtype", "output_datatype", "stash_type", "precision"})
 
 

@@ -14,7 +14,7 @@ from geir.operation import Operation
 from geir.patterns import RewritePattern, apply_patterns_greedily
 from geir.rewriter import InsertionPoint, Rewriter
 from geir.types import TensorType, element_type_from_numpy
-from passes.pass_base import ModulePass, PassContext, option
+from geir.passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["Canonicalize"]
 

@@ -11,7 +11,7 @@ from typing import Hashable
 from geir.module import Module
 from geir.operation import Operation, Region
 from geir.rewriter import Rewriter
-from passes.pass_base import ModulePass, PassContext
+from geir.passes.pass_base import ModulePass, PassContext
 
 __all__ = ["CSE"]
 

@@ -7,8 +7,8 @@ from typing import Callable, TextIO
 
 from geir.module import Module
 from geir.printer import PrintOptions, module_to_string
-from passes.pass_base import ModulePass
-from passes.pass_manager import PassInstrumentation
+from geir.passes.pass_base import ModulePass
+from geir.passes.pass_manager import PassInstrumentation
 
 __all__ = ["PrintIRAfter", "PassTiming", "TimingReport"]
 

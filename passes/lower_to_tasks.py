@@ -47,8 +47,8 @@ from __future__ import annotations
 
 import attrs
 
-from backends.rt_module import model_from_task_list, weight_array
-from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
+from geir.backends.rt_module import model_from_task_list, weight_array
+from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                 TensorRef, Wait, WeightBlob)
 from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseResourceAttr,
                              FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc)
@@ -62,7 +62,7 @@ from geir.opdef import InferContext, InferError
 from geir.operation import Operation, Value
 from geir.rewriter import Rewriter
 from geir.types import TensorType, storage_dtype
-from passes.pass_base import ModulePass, PassContext, option
+from geir.passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["LowerToTasks", "lower_graph"]
 

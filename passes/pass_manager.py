@@ -9,7 +9,7 @@ import attrs
 
 from geir.module import Module
 from geir.verifier import verify
-from passes.pass_base import ModulePass, PassContext
+from geir.passes.pass_base import ModulePass, PassContext
 
 __all__ = ["PassManager", "PassInstrumentation"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from passes.pass_base import ModulePass
-from passes.registry import PASSES, get_pass_class, pass_options
+from geir.passes.pass_base import ModulePass
+from geir.passes.registry import PASSES, get_pass_class, pass_options
 
 __all__ = ["PipelineError", "parse_pipeline", "make_pass"]
 

@@ -7,15 +7,15 @@ import importlib
 
 import attrs
 
-from passes.pass_base import ModulePass
+from geir.passes.pass_base import ModulePass
 
 __all__ = ["PASSES", "get_pass_class", "all_pass_classes", "PassOptionInfo", "pass_options"]
 
 #: pass name -> "module:ClassName"
 PASSES: dict[str, str] = {
-    "canonicalize": "passes.canonicalize:Canonicalize",
-    "cse": "passes.cse:CSE",
-    "lower-to-tasks": "passes.lower_to_tasks:LowerToTasks",
+    "canonicalize": "geir.passes.canonicalize:Canonicalize",
+    "cse": "geir.passes.cse:CSE",
+    "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",
 }
 
 

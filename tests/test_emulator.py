@@ -26,12 +26,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backends.cost_model import AICORE, AICPU, DVPP, HCCL, SDMA, VECTOR, CostModel
-from backends.device_profile import PARAMS, available_profiles, load_profile
-from backends.emulator import REQUIRED_KEYS, EmulatorOptions, emulate
-from backends.emulator.progress import ProgressBar, make_progress
-from backends.emulator.trace import trace_events
-from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
+from geir.backends.cost_model import AICORE, AICPU, DVPP, HCCL, SDMA, VECTOR, CostModel
+from geir.backends.device_profile import PARAMS, available_profiles, load_profile
+from geir.backends.emulator import REQUIRED_KEYS, EmulatorOptions, emulate
+from geir.backends.emulator.progress import ProgressBar, make_progress
+from geir.backends.emulator.trace import trace_events
+from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                 TensorRef, Wait, WeightBlob)
 from geir.diagnostics import DiagnosticError
 from tool_paths import find_tool
@@ -221,7 +221,7 @@ def test_weights_and_memcpy() -> None:
 def test_random_inputs_match_the_interpreter_draw() -> None:
     x, y = ref(0), ref(16)
     tl = task_list([kernel("ge.neg", [x], [y])], inputs={"x": x}, outputs={"y": y})
-    from backends.emulator import random_task_inputs
+    from geir.backends.emulator import random_task_inputs
     r = emulate(tl, None, EmulatorOptions(seed=3, progress=False))
     np.testing.assert_array_equal(r.outputs["y"], -random_task_inputs(tl, 3)["x"])
 
@@ -858,7 +858,7 @@ LIGHT = sorted(glob.glob(os.path.join(os.path.dirname(__import__("onnx").__file_
 
 
 def _pipeline_available() -> str | None:
-    for module in ("geir.onnx_importer", "passes.lower_to_tasks", "backends.rt_module", "backends.interpreter"):
+    for module in ("geir.onnx_importer", "geir.passes.lower_to_tasks", "geir.backends.rt_module", "geir.backends.interpreter"):
         try:
             __import__(module)
         except ImportError as e:
@@ -869,12 +869,12 @@ def _pipeline_available() -> str | None:
 @pytest.mark.skipif(_pipeline_available() is not None, reason=str(_pipeline_available()))
 @pytest.mark.parametrize("path", LIGHT, ids=[os.path.basename(p)[:-5] for p in LIGHT])
 def test_light_models_match_the_interpreter(path: str) -> None:
-    from backends.interpreter import interpret
-    from backends.io_bindings import graph_signature, random_inputs
-    from backends.rt_module import task_list_from_module
+    from geir.backends.interpreter import interpret
+    from geir.backends.io_bindings import graph_signature, random_inputs
+    from geir.backends.rt_module import task_list_from_module
     from geir.onnx_importer import import_onnx
-    from passes.lower_to_tasks import LowerToTasks
-    from passes.pass_manager import PassManager
+    from geir.passes.lower_to_tasks import LowerToTasks
+    from geir.passes.pass_manager import PassManager
     module = import_onnx(path)
     inputs = random_inputs(graph_signature(module), 0)
     expected = interpret(module, inputs)

@@ -1,4 +1,4 @@
-"""Tests of the numpy kernel library (``backends.kernels``).
+"""Tests of the numpy kernel library (``geir.backends.kernels``).
 
 1. The oracle: every single-node case of ONNX's own node test suite runs through
    our native kernel (or, for ops without one, through the AICPU fallback
@@ -28,9 +28,9 @@ from onnx.backend.test.case.node import collect_testcases
 from onnx.backend.test.case.test_case import TestCase
 from onnx.reference import ReferenceEvaluator
 
-from backends.kernels import DTYPE_ATTRIBUTES, KERNELS, get_kernel, onnx_node_attributes, register
-from backends.kernels import onnx_fallback
-from backends.kernels.onnx_fallback import run_onnx_op
+from geir.backends.kernels import DTYPE_ATTRIBUTES, KERNELS, get_kernel, onnx_node_attributes, register
+from geir.backends.kernels import onnx_fallback
+from geir.backends.kernels.onnx_fallback import run_onnx_op
 
 EXCLUSIONS_FILE = pathlib.Path(__file__).with_name("kernel_exclusions.txt")
 ONNX_DOMAINS = ("", "ai.onnx")

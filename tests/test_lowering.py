@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backends.rt_module import element_type_of, module_from_task_list, task_list_from_module
-from backends.task_json import json_to_module, module_to_json, task_list_from_json, task_list_to_json
-from backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, TaskList,
+from geir.backends.rt_module import element_type_of, module_from_task_list, task_list_from_module
+from geir.backends.task_json import json_to_module, module_to_json, task_list_from_json, task_list_to_json
+from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, TaskList,
                                 TensorRef, Wait, WeightBlob)
 from bench.graph_generator import generate_graph
 from geir.attributes import ArrayAttr, DenseElementsAttr, DenseResourceAttr, IntegerAttr, StringAttr, TypeAttr
@@ -36,9 +36,9 @@ from geir.printer import module_to_string
 from geir.types import F16, F32, I64, FunctionType, TensorType, parse_element_type, storage_dtype
 from geir.verifier import verify
 from ir_strategies import attributes
-from passes.lower_to_tasks import LowerToTasks
-from passes.pass_base import PassContext
-from passes.pass_manager import PassManager
+from geir.passes.lower_to_tasks import LowerToTasks
+from geir.passes.pass_base import PassContext
+from geir.passes.pass_manager import PassManager
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

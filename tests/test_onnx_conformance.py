@@ -35,7 +35,7 @@ from onnx.backend.test.case.test_case import TestCase
 from onnx.backend.test.loader import load_model_tests
 from onnx.backend.test.runner import Runner
 
-from backends.onnx_backend import GeirBackend
+from geir.backends.onnx_backend import GeirBackend
 
 EXCLUSIONS_FILE = pathlib.Path(__file__).with_name("onnx_conformance_exclusions.txt")
 #: the folders of onnx/backend/test/data we run ("real" holds the light_* models)

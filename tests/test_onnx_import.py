@@ -27,9 +27,9 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.backend.test.runner import Runner
 from onnx.reference import ReferenceEvaluator
 
-from backends.interpreter import Interpreter, interpret
-from backends.io_bindings import graph_signature, load_inputs, random_inputs, save_outputs
-from backends.kernel_dispatch import KernelError, run_op, storage_dtype
+from geir.backends.interpreter import Interpreter, interpret
+from geir.backends.io_bindings import graph_signature, load_inputs, random_inputs, save_outputs
+from geir.backends.kernel_dispatch import KernelError, run_op, storage_dtype
 from geir.attributes import IntegerAttr, StringAttr, TypeAttr
 from geir.diagnostics import DiagnosticError
 from geir.onnx_importer import import_onnx
@@ -282,7 +282,7 @@ BAD_MODELS = [
 def test_bad_input_exit_1_one_line_nothing_written(name: str, flags: list[str], message: str,
                                                    tmp_path: "os.PathLike[str]",
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from tools.ge_translate import main
+    from geir.tools.ge_translate import main
     out = os.path.join(tmp_path, "out.mlir")
     assert main(["--import-onnx", os.path.join(LIT_MODELS, name), *flags, "-o", out]) == 1
     err = capsys.readouterr().err

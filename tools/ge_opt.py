@@ -42,7 +42,7 @@ class _BoolFlag(argparse.Action):
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
-    from passes.registry import PASSES
+    from geir.passes.registry import PASSES
     p = argparse.ArgumentParser(prog="ge-opt", description="Run geir pass pipelines on IR files (like mlir-opt).")
     p.add_argument("inputs", nargs="*", default=["-"], metavar="input",
                    help="input file(s) ('-' for stdin); several are processed one by one, like split chunks")
@@ -73,7 +73,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 
 def list_passes(out: Any) -> None:
-    from passes.registry import all_pass_classes, pass_options
+    from geir.passes.registry import all_pass_classes, pass_options
     for cls in all_pass_classes():
         out.write(f"  --{cls.name}  {cls.summary}\n")
         for o in pass_options(cls):
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_passes:
         list_passes(sys.stdout)
         return 0
-    from tools.driver import run_guarded
+    from geir.tools.driver import run_guarded
     return run_guarded(lambda: _run(args), "ge-opt")
 
 
@@ -96,11 +96,11 @@ def _run(args: argparse.Namespace) -> int:
     from geir.parser import parse_module, split_input_file
     from geir.printer import PrintOptions, module_to_string
     from geir.verifier import verify
-    from passes.instrumentation import PassTiming, PrintIRAfter, TimingReport
-    from passes.pass_base import PassContext
-    from passes.pass_manager import PassManager
-    from passes.pipeline import PipelineError, parse_pipeline
-    from tools.driver import read_input, write_output
+    from geir.passes.instrumentation import PassTiming, PrintIRAfter, TimingReport
+    from geir.passes.pass_base import PassContext
+    from geir.passes.pass_manager import PassManager
+    from geir.passes.pipeline import PipelineError, parse_pipeline
+    from geir.tools.driver import read_input, write_output
 
     t_start = time.perf_counter()
     try:

@@ -40,26 +40,26 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
-    from tools.driver import run_guarded
+    from geir.tools.driver import run_guarded
     return run_guarded(lambda: _run(args), "ge-run")
 
 
 def _run(args: argparse.Namespace) -> int:
     from geir.parser import parse_module
     from geir.verifier import verify
-    from tools.driver import read_input
+    from geir.tools.driver import read_input
     name, text = read_input(args.input)
     module = parse_module(text, name, allow_unregistered=args.allow_unregistered_dialect)
     verify(module, allow_unregistered=args.allow_unregistered_dialect)
     if args.interpret:
         return _interpret(module, args)
-    from tools.ge_run_emulator import run_emulator
+    from geir.tools.ge_run_emulator import run_emulator
     return run_emulator(module, args)
 
 
 def _interpret(module, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
-    from backends.interpreter import interpret
-    from backends.io_bindings import graph_signature, load_inputs, random_inputs, save_outputs
+    from geir.backends.interpreter import interpret
+    from geir.backends.io_bindings import graph_signature, load_inputs, random_inputs, save_outputs
     sig = graph_signature(module)
     if args.inputs is not None:
         inputs = load_inputs(args.inputs, sig)

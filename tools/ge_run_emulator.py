@@ -40,11 +40,11 @@ EXIT_FINDINGS = 3
 
 
 def _task_list(module: Module, args: argparse.Namespace) -> Any:
-    from backends.rt_module import task_list_from_module
+    from geir.backends.rt_module import task_list_from_module
     has_model = any(op.name == "rt.model" for op in module.body.ops)
     if not has_model and any(True for _ in module.graphs()):
-        from passes.lower_to_tasks import LowerToTasks
-        from passes.pass_manager import PassManager
+        from geir.passes.lower_to_tasks import LowerToTasks
+        from geir.passes.pass_manager import PassManager
         PassManager([LowerToTasks()], allow_unregistered=args.allow_unregistered_dialect).run(module)
     names = [op.get_attr("sym_name") for op in module.body.ops if op.name == "rt.model"]
     return task_list_from_module(module, "main" if "main" in names else None)
@@ -53,8 +53,8 @@ def _task_list(module: Module, args: argparse.Namespace) -> Any:
 def _inputs(task_list: Any, args: argparse.Namespace) -> dict[str, np.ndarray] | None:
     if args.timing_only:
         return None
-    from backends.emulator import random_task_inputs, task_list_signature
-    from backends.io_bindings import load_inputs
+    from geir.backends.emulator import random_task_inputs, task_list_signature
+    from geir.backends.io_bindings import load_inputs
     if args.inputs is not None:
         return load_inputs(args.inputs, task_list_signature(task_list))
     inputs = random_task_inputs(task_list, args.seed)
@@ -87,9 +87,9 @@ def _findings(report: dict[str, Any]) -> list[str]:
 
 def run_emulator(module: Module, args: argparse.Namespace) -> int:
     """Emulate ``module`` as ``args`` say; the exit code (see the module doc)."""
-    from backends.emulator import EmulatorOptions, emulate
-    from backends.io_bindings import save_outputs
-    from tools.driver import write_output
+    from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.backends.io_bindings import save_outputs
+    from geir.tools.driver import write_output
 
     task_list = _task_list(module, args)
     options = EmulatorOptions(device=args.device, device_params=list(args.device_param), mode=args.mode,
@@ -103,7 +103,7 @@ def run_emulator(module: Module, args: argparse.Namespace) -> int:
                         else args.inputs if args.inputs is not None else f"random, seed {args.seed}")
 
     if args.trace is not None:
-        from backends.emulator.trace import trace_events
+        from geir.backends.emulator.trace import trace_events
         write_output(args.trace, json.dumps(trace_events(result.schedule), separators=(",", ":")))
     if args.timeline is not None:
         result.draw_timeline(args.timeline)

@@ -32,7 +32,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
-    from tools.driver import run_guarded
+    from geir.tools.driver import run_guarded
     return run_guarded(lambda: _run(args), "ge-translate")
 
 
@@ -52,7 +52,7 @@ def _parse_shape_bindings(items: list[str]) -> dict[str, tuple[int, ...]]:
 
 def _run(args: argparse.Namespace) -> int:
     from geir.printer import PrintOptions, module_to_string
-    from tools.driver import read_input, write_output
+    from geir.tools.driver import read_input, write_output
     options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo, elide_constants_larger_than=args.elide)
     if args.import_onnx:
         from geir.onnx_importer import import_onnx
@@ -61,7 +61,7 @@ def _run(args: argparse.Namespace) -> int:
         write_output(args.output, module_to_string(module, options))
         return 0
     if args.export_tasks_json:
-        from backends.task_json import module_to_json
+        from geir.backends.task_json import module_to_json
         from geir.parser import parse_module
         from geir.verifier import verify
         name, text = read_input(args.input)
@@ -69,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
         verify(module, allow_unregistered=args.allow_unregistered_dialect)
         write_output(args.output, module_to_json(module))
         return 0
-    from backends.task_json import json_to_module
+    from geir.backends.task_json import json_to_module
     name, text = read_input(args.input)
     write_output(args.output, module_to_string(json_to_module(text, name), options))
     return 0

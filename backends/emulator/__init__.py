@@ -1,7 +1,7 @@
-"""The Ascend runtime emulator: run a :class:`~backends.task_list.TaskList` on a
+"""The Ascend runtime emulator: run a :class:`~geir.backends.task_list.TaskList` on a
 simulated device, in simulated time and (unless timing-only) numerically::
 
-    from backends.emulator import EmulatorOptions, emulate
+    from geir.backends.emulator import EmulatorOptions, emulate
     result = emulate(task_list, inputs, EmulatorOptions(device="910B2", mode="sink"))
     result.report["makespan_us"], result.outputs["y"], result.report["races"]
 
@@ -29,20 +29,20 @@ from typing import TYPE_CHECKING, Any, Mapping
 import attrs
 import numpy as np
 
-from backends.cost_model import CostModel
-from backends.device_profile import DeviceProfile, load_profile
-from backends.emulator.arena import DeviceMemory, NumericExecutor, RunOp, release_arena
-from backends.emulator.deadlock import Deadlock
-from backends.emulator.happens_before import Race, RaceChecker
-from backends.emulator.program import Program, compile_program
-from backends.emulator.progress import make_progress
-from backends.emulator.report import REQUIRED_KEYS, build_report, format_text
-from backends.emulator.simulator import Schedule, simulate
-from backends.task_list import ARENA, TaskList
+from geir.backends.cost_model import CostModel
+from geir.backends.device_profile import DeviceProfile, load_profile
+from geir.backends.emulator.arena import DeviceMemory, NumericExecutor, RunOp, release_arena
+from geir.backends.emulator.deadlock import Deadlock
+from geir.backends.emulator.happens_before import Race, RaceChecker
+from geir.backends.emulator.program import Program, compile_program
+from geir.backends.emulator.progress import make_progress
+from geir.backends.emulator.report import REQUIRED_KEYS, build_report, format_text
+from geir.backends.emulator.simulator import Schedule, simulate
+from geir.backends.task_list import ARENA, TaskList
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 if TYPE_CHECKING:
-    from backends.io_bindings import GraphSignature
+    from geir.backends.io_bindings import GraphSignature
 
 __all__ = ["EmulatorOptions", "EmulationResult", "emulate", "format_text", "REQUIRED_KEYS", "random_task_inputs",
            "task_list_signature"]
@@ -101,19 +101,19 @@ class EmulationResult:
 
     def write_trace(self, path: str) -> None:
         """A Chrome/Perfetto trace of the run."""
-        from backends.emulator.trace import write_trace
+        from geir.backends.emulator.trace import write_trace
         write_trace(self.schedule, path)
 
     def draw_timeline(self, path: str) -> None:
         """A Gantt chart (needs matplotlib)."""
-        from backends.emulator.timeline import draw_timeline
+        from geir.backends.emulator.timeline import draw_timeline
         draw_timeline(self.schedule, path)
 
 
 def task_list_signature(task_list: TaskList) -> "GraphSignature":
     """The task list's input and output bindings as a graph signature, so
-    :mod:`backends.io_bindings` can load, check and draw inputs for it."""
-    from backends.io_bindings import Binding, GraphSignature
+    :mod:`geir.backends.io_bindings` can load, check and draw inputs for it."""
+    from geir.backends.io_bindings import Binding, GraphSignature
     from geir.types import TensorType, parse_element_type
 
     def binding(name: str, dtype: str, shape: tuple[int, ...]) -> Binding:
@@ -129,7 +129,7 @@ def task_list_signature(task_list: TaskList) -> "GraphSignature":
 def random_task_inputs(task_list: TaskList, seed: int = 0) -> dict[str, np.ndarray]:
     """Deterministic random values for the task list's input bindings: the same
     values ``ge-run --interpret`` draws for a graph with these inputs."""
-    from backends.io_bindings import random_inputs
+    from geir.backends.io_bindings import random_inputs
     return random_inputs(task_list_signature(task_list), seed)
 
 

@@ -19,13 +19,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from backends.emulator.program import Program
-from backends.task_list import ARENA, Kernel, Memcpy, TaskList, TensorRef
+from geir.backends.emulator.program import Program
+from geir.backends.task_list import ARENA, Kernel, Memcpy, TaskList, TensorRef
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["DeviceMemory", "NumericExecutor", "RunOp", "dtype_of", "release_arena"]
 
-#: ``run_op(op_name, attributes, inputs, num_results) -> outputs`` (backends.kernel_dispatch.run_op)
+#: ``run_op(op_name, attributes, inputs, num_results) -> outputs`` (geir.backends.kernel_dispatch.run_op)
 RunOp = Callable[[str, Mapping[str, Any], Sequence["np.ndarray | None"], int], list[np.ndarray]]
 
 _DTYPES: dict[str, np.dtype] = {}
@@ -35,7 +35,7 @@ def dtype_of(element: str) -> np.dtype:
     """The numpy dtype whose bytes a tensor of element type ``element`` has in device memory."""
     dt = _DTYPES.get(element)
     if dt is None:
-        from backends.kernel_dispatch import KernelError, storage_dtype
+        from geir.backends.kernel_dispatch import KernelError, storage_dtype
         try:
             dt = storage_dtype(element)
         except KernelError as e:
@@ -155,7 +155,7 @@ class NumericExecutor:
         self.memory = memory
         self.pending: dict[int, list[np.ndarray]] = {}
         if run_op is None:
-            from backends.kernel_dispatch import run_op as dispatch
+            from geir.backends.kernel_dispatch import run_op as dispatch
 
             def run_op(op: str, attributes: Mapping[str, Any], inputs: Sequence[np.ndarray | None], n: int,
                        _types: Sequence[str] = ()) -> list[np.ndarray]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from backends.emulator.program import RECORD, WAIT, Program
+from geir.backends.emulator.program import RECORD, WAIT, Program
 
 __all__ = ["Deadlock", "explain_deadlock"]
 

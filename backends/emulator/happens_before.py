@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 
-from backends.emulator.program import Program
+from geir.backends.emulator.program import Program
 
 __all__ = ["RaceChecker", "Race"]
 

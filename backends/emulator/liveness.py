@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.emulator.simulator import INF, Schedule
+from geir.backends.emulator.simulator import INF, Schedule
 
 __all__ = ["peak_live_bytes"]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import attrs
 
-from backends.cost_model import GE_LOCAL, POOLS, SDMA, CostModel
-from backends.task_list import ARENA, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef, Wait
+from geir.backends.cost_model import GE_LOCAL, POOLS, SDMA, CostModel
+from geir.backends.task_list import ARENA, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef, Wait
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["Program", "compile_program", "KERNEL", "RECORD", "WAIT", "END", "task_label"]

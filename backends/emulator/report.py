@@ -47,14 +47,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from backends.cost_model import GE_LOCAL, SDMA
-from backends.emulator.liveness import peak_live_bytes
-from backends.emulator.program import END, KERNEL, RECORD, WAIT
-from backends.emulator.simulator import INF, Schedule
+from geir.backends.cost_model import GE_LOCAL, SDMA
+from geir.backends.emulator.liveness import peak_live_bytes
+from geir.backends.emulator.program import END, KERNEL, RECORD, WAIT
+from geir.backends.emulator.simulator import INF, Schedule
 
 if TYPE_CHECKING:
-    from backends.device_profile import DeviceProfile
-    from backends.emulator.happens_before import RaceChecker
+    from geir.backends.device_profile import DeviceProfile
+    from geir.backends.emulator.happens_before import RaceChecker
 
 __all__ = ["build_report", "format_text", "REQUIRED_KEYS"]
 

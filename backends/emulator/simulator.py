@@ -26,7 +26,7 @@ Rules (one device, times in microseconds):
 The loop is a binary heap of (time, stream) — at most one entry per stream —
 plus one priority queue per pool, so each task costs O(log streams); there is
 no per-step scan over streams or tasks. When the heap empties with tasks left,
-the device is stalled: :mod:`backends.emulator.deadlock` explains why.
+the device is stalled: :mod:`geir.backends.emulator.deadlock` explains why.
 
 The critical path is computed on the fly: a task's path length is its duration
 plus the longest of (its stream predecessor's, its wait's matched record's, its
@@ -40,13 +40,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from backends.emulator.deadlock import Deadlock, explain_deadlock
-from backends.emulator.program import END, KERNEL, RECORD, WAIT, Program
+from geir.backends.emulator.deadlock import Deadlock, explain_deadlock
+from geir.backends.emulator.program import END, KERNEL, RECORD, WAIT, Program
 
 if TYPE_CHECKING:
-    from backends.emulator.arena import NumericExecutor
-    from backends.emulator.happens_before import RaceChecker
-    from backends.emulator.progress import ProgressBar
+    from geir.backends.emulator.arena import NumericExecutor
+    from geir.backends.emulator.happens_before import RaceChecker
+    from geir.backends.emulator.progress import ProgressBar
 
 __all__ = ["Schedule", "simulate", "HOST_PRED"]
 

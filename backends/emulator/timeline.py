@@ -7,8 +7,8 @@ grey (the time the stream stalled). Bottom: units in use per engine over time.
 
 from __future__ import annotations
 
-from backends.emulator.program import KERNEL, WAIT
-from backends.emulator.simulator import INF, Schedule
+from geir.backends.emulator.program import KERNEL, WAIT
+from geir.backends.emulator.simulator import INF, Schedule
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["draw_timeline"]

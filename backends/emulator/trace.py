@@ -16,9 +16,9 @@ import heapq
 import json
 from typing import Any
 
-from backends.emulator.program import END, KERNEL, WAIT
-from backends.emulator.simulator import INF, Schedule
-from backends.task_list import Kernel, Memcpy
+from geir.backends.emulator.program import END, KERNEL, WAIT
+from geir.backends.emulator.simulator import INF, Schedule
+from geir.backends.task_list import Kernel, Memcpy
 
 __all__ = ["trace_events", "write_trace"]
 

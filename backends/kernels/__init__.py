@@ -15,7 +15,7 @@ A kernel is a plain function of numpy arrays, independent of the IR and of timin
 
 Kernels are keyed by ONNX op type (domain ``""``) for ONNX semantics and by ge op
 name (``"ge.all_reduce"``) for GE-specific ops.  ONNX ops without a native kernel
-run through :func:`backends.kernels.onnx_fallback.run_onnx_op`.
+run through :func:`geir.backends.kernels.onnx_fallback.run_onnx_op`.
 """
 
 from __future__ import annotations
@@ -69,14 +69,14 @@ def get_kernel(name: str) -> Kernel:
 
     Raises:
         KeyError: no native kernel exists; ONNX ops may still run through
-            :func:`backends.kernels.onnx_fallback.run_onnx_op`.
+            :func:`geir.backends.kernels.onnx_fallback.run_onnx_op`.
     """
     try:
         return KERNELS[name]
     except KeyError:
         raise KeyError(
             f"no numpy kernel registered for op {name!r}; ONNX ops without a native "
-            f"kernel run through backends.kernels.onnx_fallback.run_onnx_op "
+            f"kernel run through geir.backends.kernels.onnx_fallback.run_onnx_op "
             f"({len(KERNELS)} kernels registered)") from None
 
 

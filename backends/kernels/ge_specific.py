@@ -133,7 +133,7 @@ def dvpp_resize(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
 
 @register("ge.onnx_op")
 def onnx_op(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """``ge.onnx_op``, GE's AICPU fallback: see :func:`backends.kernels.onnx_fallback.onnx_op`
+    """``ge.onnx_op``, GE's AICPU fallback: see :func:`geir.backends.kernels.onnx_fallback.onnx_op`
     (imported on first use: it loads onnx's reference evaluator)."""
     from .onnx_fallback import onnx_op as run
     return run(inputs, attrs)

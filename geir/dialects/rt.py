@@ -17,7 +17,7 @@ everything is attributes, and every op prints in the uniform custom form::
 
 Encodings (one each, shared by every op):
 
-* a **ref** (:class:`~backends.task_list.TensorRef`) is ``[space, offset, tensor type]``:
+* a **ref** (:class:`~geir.backends.task_list.TensorRef`) is ``[space, offset, tensor type]``:
   ``["arena", 512, tensor<1x64x56x56xf16>]`` or ``["weights", 0, tensor<64xf16>]``;
   an absent optional input (``ge.none``) is ``unit``;
 * a **binding** is ``[name, ref]``;
@@ -29,8 +29,8 @@ arena / weight space, kernels name registered ``ge`` ops with a fitting number o
 inputs and outputs, kernels and copies never write the read-only weight space,
 events below ``num_events``) and, on ``rt.model``, what needs the whole model
 (stream ids unique, every ``rt.wait`` has an ``rt.record`` of its event, bindings
-and weights inside their spaces). :mod:`backends.rt_module` converts to and from
-the in-memory :class:`~backends.task_list.TaskList`.
+and weights inside their spaces). :mod:`geir.backends.rt_module` converts to and from
+the in-memory :class:`~geir.backends.task_list.TaskList`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Sequence
 
-from backends.task_list import ARENA, WEIGHTS, TensorRef
+from geir.backends.task_list import ARENA, WEIGHTS, TensorRef
 from geir.attributes import (ArrayAttr, Attribute, DenseElementsAttr, DenseResourceAttr, IntegerAttr,
                              StringAttr, TypeAttr, UnitAttr, UNIT)
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
