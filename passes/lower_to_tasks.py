@@ -64,7 +64,7 @@ from geir.rewriter import Rewriter
 from geir.types import TensorType, storage_dtype
 from geir.passes.pass_base import ModulePass, PassContext, option
 
-__all__ = ["LowerToTasks", "lower_graph"]
+__all__ = ["LowerToTasks", "lower_graph", "kernel_task", "loc_text"]
 
 #: the engine of an op that names none and whose OpDef has no default
 FALLBACK_ENGINE = "AICPU"
@@ -354,31 +354,40 @@ class _GraphLowering:
         return stream
 
     def kernel(self, op: Operation, loc: str) -> Kernel:
-        od = op.definition
-        assert od is not None
-        engine = op.get_attr("engine") or od.engine or FALLBACK_ENGINE
-        outputs = [self.refs[r] for r in op.results]
         block_dim = op.get_attr("block_dim", 1)
         if not isinstance(block_dim, int) or block_dim < 1:
             self.error(op, f"'block_dim' must be a positive integer, got {block_dim}")
-            block_dim = 1
-        flops = bytes_ = 0.0
-        if od.cost is not None:
-            try:
-                cost = od.cost(InferContext.for_op(op), [r.type for r in op.results])
-                flops, bytes_ = float(cost.flops), float(cost.bytes)
-            except InferError:
-                pass  # a cost hint is a hint: an unknown cost is zero, as ge_cost does for '?' dims
-        return Kernel(op=op.name, engine=str(engine), inputs=[self.refs[v] for v in op.operands],
-                      outputs=outputs, attributes={k: v for k, v in op.attributes.items() if k not in DECISIONS},
-                      block_dim=block_dim, flops=flops, bytes=bytes_, loc=loc,
-                      name=_value_name(op.results[0]) if op.results else "")
+        return kernel_task(op, [self.refs[v] for v in op.operands], [self.refs[r] for r in op.results], loc)
 
     def priorities(self) -> dict[int, int]:
         attr = self.graph.attributes.get("ge.stream_priorities")
         if not isinstance(attr, ArrayAttr):
             return {}
         return {i: a.value for i, a in enumerate(attr) if isinstance(a, IntegerAttr)}
+
+
+def kernel_task(op: Operation, inputs: list[TensorRef | None], outputs: list[TensorRef], loc: str = "") -> Kernel:
+    """The kernel task of ge op ``op`` reading ``inputs`` and writing ``outputs``:
+    its engine (the op's ``engine``, else its OpDef's default, else AICPU), block
+    dim, cost hint and kernel attributes. The scheduling passes cost ops with it
+    too, so the passes and the emulator see the same task."""
+    od = op.definition
+    assert od is not None
+    engine = op.get_attr("engine") or od.engine or FALLBACK_ENGINE
+    block_dim = op.get_attr("block_dim", 1)
+    if not isinstance(block_dim, int) or block_dim < 1:
+        block_dim = 1
+    flops = bytes_ = 0.0
+    if od.cost is not None:
+        try:
+            cost = od.cost(InferContext.for_op(op), [r.type for r in op.results])
+            flops, bytes_ = float(cost.flops), float(cost.bytes)
+        except InferError:
+            pass  # a cost hint is a hint: an unknown cost is zero, as ge_cost does for '?' dims
+    return Kernel(op=op.name, engine=str(engine), inputs=inputs, outputs=outputs,
+                  attributes={k: v for k, v in op.attributes.items() if k not in DECISIONS},
+                  block_dim=block_dim, flops=flops, bytes=bytes_, loc=loc,
+                  name=_value_name(op.results[0]) if op.results else "")
 
 
 def _neighbour_kernel_streams(ops: list[Operation], streams: list[int]) -> tuple[list[int], list[int]]:
