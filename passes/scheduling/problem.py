@@ -1,0 +1,97 @@
+"""What a stream-partitioning strategy sees: the task DAG of one graph, each
+node's engine and cost on one device, the user's stream labels and the stream
+budget. Costs come from the emulator's own cost model applied to the very
+kernel task ``lower-to-tasks`` will emit for the op, so a strategy and its
+judge never disagree about what a node costs."""
+
+from __future__ import annotations
+
+import attrs
+
+from geir.backends.cost_model import AICORE, AICPU, DVPP, GE_LOCAL, HCCL, VECTOR, CostModel, TaskCost
+from geir.backends.device_profile import DeviceProfile, load_profile
+from geir.backends.task_list import ARENA, Kernel, TensorRef
+from geir.operation import Operation
+from geir.passes.lower_to_tasks import kernel_task, loc_text
+from geir.passes.scheduling.op_graph import OpGraph
+from geir.types import TensorType
+
+__all__ = ["ScheduleProblem", "node_kernel", "ATTACH_POOLS", "INDEPENDENT_POOLS"]
+
+#: GE's engine_conf.json ``attach = true`` engines (AICPU variants, DVPP, RTS,
+#: GE_LOCAL, HOST_CPU): a subgraph of such an engine may continue its
+#: predecessor's stream whatever the predecessor's engine
+ATTACH_POOLS = frozenset({AICPU, DVPP, GE_LOCAL})
+#: GE's ``independent = true`` engines: only HCCL
+INDEPENDENT_POOLS = frozenset({HCCL})
+
+
+def _ref(t: object) -> TensorRef:
+    """A ref with the shape and dtype of ``t`` (unknown dims count as 1): costs
+    depend on sizes, not on where the tensor lives."""
+    if isinstance(t, TensorType):
+        shape = tuple(d if isinstance(d, int) and d >= 0 else 1 for d in t.shape)
+        return TensorRef(ARENA, 0, shape, str(t.element_type))
+    return TensorRef(ARENA, 0, (), "f32")
+
+
+def node_kernel(op: Operation) -> Kernel:
+    """The kernel task ``lower-to-tasks`` emits for ``op`` (offsets aside)."""
+    return kernel_task(op, [_ref(v.type) for v in op.operands], [_ref(r.type) for r in op.results],
+                       loc_text(op.location))
+
+
+@attrs.define(eq=False)
+class ScheduleProblem:
+    """One graph's scheduling problem.
+
+    ``pools[i]`` is the cost model's pool of node ``i`` (``AICore``,
+    ``VectorCore``, ``AICPU``, ``DVPP``, ``HCCL``, ``SDMA``, ``GE_LOCAL``);
+    ``engines[i]`` the engine name as written on the op (GE's rules key on it);
+    ``costs[i]`` its duration and units; ``labels[i]`` its ``stream_label``.
+    """
+
+    graph: OpGraph
+    kernels: list[Kernel]
+    pools: list[str]
+    engines: list[str]
+    costs: list[TaskCost]
+    labels: list[str | None]
+    max_streams: int
+    model: CostModel
+
+    @classmethod
+    def build(cls, graph: OpGraph, max_streams: int, device: str | DeviceProfile = "910B2") -> "ScheduleProblem":
+        """The problem of ``graph`` on ``device`` with at most ``max_streams`` streams."""
+        profile = device if isinstance(device, DeviceProfile) else load_profile(device)
+        model = CostModel(profile)
+        kernels = [node_kernel(op) for op in graph.ops]
+        costs = [model.kernel(k) for k in kernels]
+        labels = []
+        for op in graph.ops:
+            label = op.get_attr("stream_label")
+            labels.append(str(label) if label else None)
+        return cls(graph, kernels, [c.pool for c in costs], [k.engine for k in kernels], costs, labels,
+                   max_streams, model)
+
+    @property
+    def n(self) -> int:
+        return self.graph.n
+
+    @property
+    def durations(self) -> list[float]:
+        return [c.duration_us for c in self.costs]
+
+    @property
+    def sync_us(self) -> float:
+        """What one cross-stream dependency costs: a record and a wait."""
+        return self.model.record_us + self.model.wait_us
+
+    def capacity(self, pool: str) -> int:
+        return self.model.capacity[pool]
+
+    def units(self, i: int) -> int:
+        return self.costs[i].units
+
+    def is_compute(self, i: int) -> bool:
+        return self.pools[i] in (AICORE, VECTOR)
