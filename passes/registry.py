@@ -16,6 +16,7 @@ PASSES: dict[str, str] = {
     "canonicalize": "geir.passes.canonicalize:Canonicalize",
     "cse": "geir.passes.cse:CSE",
     "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",
+    "specialize-shapes": "geir.passes.specialize_shapes:SpecializeShapes",
 }
 
 
