@@ -1,0 +1,383 @@
+"""``specialize-shapes``: bind the dynamic dims of a graph's inputs and make
+every shape that follows from them static (GE's ``--input_shape``).
+
+    ge-opt m.mlir --pass-pipeline='specialize-shapes{shapes="x=1x3x640x640"}'
+    ge-opt m.mlir --pass-pipeline='specialize-shapes{shapes="batch=4,seq=16"}'
+
+A binding is ``NAME=DxDx...``: NAME is a graph input (``ge.name``; the whole
+shape) or a symbolic dim (an entry of an input's ``ge.symbols``, as the ONNX
+importer keeps them; one size, for that dim in every input). Entries are
+separated by ``,`` or ``;``.
+
+Then, in block order (regions too), each op either folds or is re-inferred:
+
+* an op whose operands are all constants (or ``ge.shape`` / ``ge.size`` of a
+  static value) and whose result is small (at most :data:`FOLD_LIMIT` elements:
+  the shape computations, Shape -> Gather -> Concat ...) is run through its
+  kernel and becomes a ``ge.const``;
+* every other op gets the types ``ge``'s inference gives it now (it reads
+  constant operands, so Reshape / ConstantOfShape / Range / Expand / TopK with
+  a folded shape, size or k become static); a static dim that disagrees with
+  the inference is an error at the op.
+
+Ops left dead by folding are erased. What stays dynamic depends on tensor
+*values* (NonZero, Unique, NMS, a Loop's trip count): ``lower-to-tasks`` names
+the op and dim (:mod:`geir.passes.range_shapes`).
+
+:func:`bindings_from_inputs` derives bindings from concrete input arrays (what
+``ge-run --inputs`` does), checking that a symbol gets one size across inputs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Sequence
+
+import attrs
+import numpy as np
+
+from geir.attributes import ArrayAttr, Attribute, DenseElementsAttr, DictionaryAttr, NameLoc, StringAttr, TypeAttr
+from geir.constants import CONSTANT_OPS, constant_value
+from geir.diagnostics import Diagnostic, DiagnosticError, op_position
+from geir.graph_io import attribute_dicts, input_names
+from geir.module import Module
+from geir.opdef import InferContext, InferError
+from geir.operation import Block, Operation, Value
+from geir.rewriter import InsertionPoint, Rewriter
+from geir.types import FunctionType, TensorType, Type
+from geir.passes.pass_base import ModulePass, PassContext, option
+
+__all__ = ["SpecializeShapes", "parse_shape_bindings", "resolve_bindings", "bindings_from_inputs",
+           "specialize_graph", "graph_symbols", "SYMBOLS_ATTR", "FOLD_LIMIT"]
+
+#: the argument/result attribute holding the ONNX names of the dynamic dims
+SYMBOLS_ATTR = "ge.symbols"
+#: results with at most this many elements fold when their operands are constant
+FOLD_LIMIT = 64
+#: ops whose result depends only on their operand's shape
+_SHAPE_OPS = frozenset({"ge.shape", "ge.size"})
+_ENTRY_RE = re.compile(r"^\s*([^=\s]+)\s*=\s*(\d+(?:\s*[xX]\s*\d+)*)?\s*$")
+
+
+# ================================================================ bindings
+
+
+def parse_shape_bindings(items: Sequence[str] | str, what: str = "--input-shape") -> dict[str, tuple[int, ...]]:
+    """``["x=1x3x8x8", "batch=4,seq=2"]`` -> ``{"x": (1, 3, 8, 8), "batch": (4,), ...}``.
+    ``NAME=`` binds a scalar input (shape ``()``).
+
+    Raises:
+        DiagnosticError: an entry is not ``NAME=DxD...`` with non-negative
+            integer dims, or binds a name twice.
+    """
+    texts = [items] if isinstance(items, str) else list(items)
+    out: dict[str, tuple[int, ...]] = {}
+    for text in texts:
+        for entry in re.split(r"[;,]", text):
+            if not entry.strip() and len(texts) == 1 and not text.strip():
+                continue
+            m = _ENTRY_RE.match(entry)
+            if m is None:
+                raise DiagnosticError(Diagnostic("error", f"{what} expects NAME=DxDxD, got '{entry.strip()}'"))
+            name, dims = m.group(1), m.group(2)
+            if name in out:
+                raise DiagnosticError(Diagnostic("error", f"{what} binds '{name}' twice"))
+            out[name] = tuple(int(d) for d in re.split(r"\s*[xX]\s*", dims)) if dims else ()
+    return out
+
+
+def graph_symbols(graph: Operation) -> list[list[str]]:
+    """Per graph input, the ONNX name of each dim ("" for none)."""
+    block = graph.regions[0].blocks[0]
+    dicts = attribute_dicts(graph.attributes.get("arg_attrs"))
+    out = []
+    for i, arg in enumerate(block.arguments):
+        rank = arg.type.rank if isinstance(arg.type, TensorType) else None
+        attr = dicts[i].get(SYMBOLS_ATTR) if i < len(dicts) else None
+        names = [a.value for a in attr] if isinstance(attr, ArrayAttr) else []  # type: ignore[attr-defined]
+        out.append([names[k] if k < len(names) and isinstance(names[k], str) else "" for k in range(rank or 0)])
+    return out
+
+
+def resolve_bindings(graph: Operation, bindings: Mapping[str, tuple[int, ...]], where: str,
+                     what: str = "--input-shape") -> dict[int, tuple[int | None, ...]]:
+    """Per input index, the shape the bindings give it (unbound dims stay ``None``).
+
+    Raises:
+        DiagnosticError: a name is neither an input nor a symbol, a shape does not
+            fit the input's rank or static dims, or one symbol gets two sizes (the
+            message names both bindings).
+    """
+    block = graph.regions[0].blocks[0]
+    names = input_names(graph)
+    symbols = graph_symbols(graph)
+    known_symbols = sorted({s for syms in symbols for s in syms if s})
+    loc = NameLoc(where)
+    errors: list[Diagnostic] = []
+    sizes: dict[str, tuple[int, str]] = {}  # symbol -> (size, who bound it)
+
+    def bind_symbol(symbol: str, size: int, who: str) -> None:
+        seen = sizes.get(symbol)
+        if seen is None:
+            sizes[symbol] = (size, who)
+        elif seen[0] != size:
+            errors.append(Diagnostic("error", f"symbolic dim '{symbol}' is bound to {seen[0]} by {seen[1]} but to "
+                                              f"{size} by {who}", loc))
+
+    shapes: dict[int, list[int | None]] = {}
+    for key, dims in bindings.items():
+        if key in names:
+            i = names.index(key)
+            t = block.arguments[i].type
+            if not isinstance(t, TensorType) or t.shape is None:
+                errors.append(Diagnostic("error", f"input '{key}' has type {t}, which {what} cannot bind", loc))
+                continue
+            if len(dims) != len(t.shape):
+                errors.append(Diagnostic("error", f"input '{key}' has rank {len(t.shape)}, but its bound shape "
+                                                  f"{_dims_text(dims)} has rank {len(dims)}", loc))
+                continue
+            for k, (d, size) in enumerate(zip(t.shape, dims)):
+                if d is not None and d != size:
+                    errors.append(Diagnostic("error", f"input '{key}' dim {k} is {d}, but the bound shape says "
+                                                      f"{size}", loc))
+                elif d is None and symbols[i][k]:
+                    bind_symbol(symbols[i][k], size, f"input '{key}' (dim {k})")
+            shapes[i] = list(dims)
+        elif key in known_symbols:
+            if len(dims) != 1:
+                errors.append(Diagnostic("error", f"symbolic dim '{key}' is one size, but {what} gives "
+                                                  f"{_dims_text(dims)}", loc))
+                continue
+            bind_symbol(key, dims[0], f"'{key}={dims[0]}'")
+        else:
+            known = f"inputs: {', '.join(names) or 'none'}" + (f"; symbolic dims: {', '.join(known_symbols)}"
+                                                              if known_symbols else "")
+            errors.append(Diagnostic("error", f"'{key}' is neither an input nor a symbolic dim of @"
+                                              f"{graph.get_attr('sym_name', 'main')} ({known})", loc))
+    if errors:
+        raise DiagnosticError(errors)
+    for i, arg in enumerate(block.arguments):
+        t = arg.type
+        if not isinstance(t, TensorType) or t.shape is None:
+            continue
+        shape = shapes.get(i, list(t.shape))
+        for k, symbol in enumerate(symbols[i]):
+            if shape[k] is None and symbol in sizes:
+                shape[k] = sizes[symbol][0]
+        if i in shapes or tuple(shape) != tuple(t.shape):
+            shapes[i] = shape
+    return {i: tuple(s) for i, s in shapes.items()}
+
+
+def bindings_from_inputs(graph: Operation, arrays: Mapping[str, np.ndarray],
+                         where: str = "inputs") -> dict[str, tuple[int, ...]]:
+    """The bindings concrete input arrays give (input name -> its array's shape),
+    for the inputs with a dynamic dim.
+
+    Raises:
+        DiagnosticError: one symbolic dim has two sizes in two inputs (naming
+            both inputs and dims).
+    """
+    block = graph.regions[0].blocks[0]
+    out: dict[str, tuple[int, ...]] = {}
+    for name, arg in zip(input_names(graph), block.arguments):
+        t = arg.type
+        if name in arrays and isinstance(t, TensorType) and not t.is_static:
+            out[name] = tuple(int(d) for d in np.shape(arrays[name]))
+    resolve_bindings(graph, out, where)  # the symbol check, naming both inputs
+    return out
+
+
+def _dims_text(dims: Sequence[int]) -> str:
+    return "x".join(map(str, dims)) if dims else "(scalar)"
+
+
+# ================================================================ specialising
+
+
+def specialize_graph(graph: Operation, module: Module, shapes: Mapping[int, Sequence[int | None]]) -> None:
+    """Give input ``i`` of ``graph`` the shape ``shapes[i]``, then fold and
+    re-infer every op (see the module doc); the graph's type and ``ge.symbols``
+    attributes follow.
+
+    Raises:
+        DiagnosticError: at an op whose static type contradicts the new shapes.
+    """
+    block = graph.regions[0].blocks[0]
+    for i, shape in shapes.items():
+        arg = block.arguments[i]
+        assert isinstance(arg.type, TensorType)
+        arg.type = TensorType(tuple(shape), arg.type.element_type)
+    rewriter = Rewriter()
+    folded: list[Operation] = []
+    errors: list[Diagnostic] = []
+    _specialize_block(block, rewriter, folded, errors)
+    if errors:
+        raise DiagnosticError(errors)
+    _erase_dead(folded, rewriter)
+    ret = block.last_op
+    assert ret is not None
+    ftype = FunctionType([a.type for a in block.arguments], [v.type for v in ret.operands])
+    graph.attributes["function_type"] = TypeAttr(ftype)
+    for key, types in (("arg_attrs", ftype.inputs), ("res_attrs", ftype.results)):
+        if key in graph.attributes:
+            graph.attributes[key] = ArrayAttr(_drop_bound_symbols(d, t) for d, t in
+                                              zip(attribute_dicts(graph.attributes[key]), types))
+
+
+def _drop_bound_symbols(entries: dict[str, Attribute], t: Type) -> DictionaryAttr:
+    """An argument/result attribute dict whose ``ge.symbols`` names only dims that are still dynamic."""
+    entries = dict(entries)
+    attr = entries.get(SYMBOLS_ATTR)
+    if isinstance(attr, ArrayAttr) and isinstance(t, TensorType) and t.shape is not None:
+        names = [a.value if isinstance(a, StringAttr) else "" for a in attr]
+        kept = [n if k < len(t.shape) and t.shape[k] is None else "" for k, n in enumerate(names)]
+        if any(kept):
+            entries[SYMBOLS_ATTR] = ArrayAttr(StringAttr(n) for n in kept)
+        else:
+            del entries[SYMBOLS_ATTR]
+    return DictionaryAttr.from_dict(entries)
+
+
+def _specialize_block(block: Block, rewriter: Rewriter, folded: list[Operation], errors: list[Diagnostic]) -> None:
+    for op in list(block.ops):
+        if op.name in CONSTANT_OPS or op.name in ("ge.none", "ge.return", "ge.yield"):
+            continue
+        if op.regions:
+            for region in op.regions:
+                for nested in region.blocks:
+                    _specialize_block(nested, rewriter, folded, errors)
+            if op.name == "ge.if":
+                _refine_if(op, errors)
+            continue
+        value = _fold(op)
+        if value is not None:
+            rewriter.set_insertion_point(InsertionPoint.before(op))
+            t = TensorType(value.shape, op.results[0].type.element_type)  # type: ignore[union-attr]
+            const = rewriter.create("ge.const", (), [t], {"value": DenseElementsAttr(t, value)},
+                                    location=op.location)
+            const.results[0].name_hint = op.results[0].name_hint
+            folded.extend(v.op for v in op.operands if hasattr(v, "op"))  # type: ignore[attr-defined]
+            rewriter.replace_op(op, [const.results[0]])
+            continue
+        _reinfer(op, errors)
+
+
+def _fold(op: Operation) -> np.ndarray | None:
+    """The value of a pure one-result op computable now (constant operands, or the
+    shape of a static one), when small; else None."""
+    od = op.definition
+    if od is None or not od.has_trait("pure") or len(op.results) != 1:
+        return None
+    rt = op.results[0].type
+    if not isinstance(rt, TensorType) or rt.element_type.numpy_dtype is None:
+        return None
+    if rt.shape is not None and all(d is not None for d in rt.shape) and (rt.num_elements or 0) > FOLD_LIMIT:
+        return None
+    inputs: list[np.ndarray | None] = []
+    for v in op.operands:
+        c = constant_value(v)
+        if c is None and op.name in _SHAPE_OPS and isinstance(v.type, TensorType) and v.type.is_static:
+            from geir.types import storage_dtype
+            # the kernel reads only the shape: a zero-stride view costs no memory
+            c = np.broadcast_to(np.zeros((), storage_dtype(v.type.element_type)), v.type.shape)  # type: ignore[arg-type]
+        if c is None and not (v.type is not None and str(v.type) == "none"):
+            return None
+        inputs.append(c)
+    from geir.backends.kernel_dispatch import KernelError, prepare_op
+    try:
+        fn = prepare_op(op.name, op.attributes, 1, [rt])
+        with np.errstate(all="ignore"):
+            (value,) = fn(inputs)
+    except (KernelError, ValueError, TypeError, IndexError, KeyError, ArithmeticError, NotImplementedError):
+        return None  # the op fails at run time too, where the interpreter names it
+    value = np.asarray(value)
+    if value.size > FOLD_LIMIT or value.dtype == object:
+        return None
+    if rt.shape is not None and (len(rt.shape) != value.ndim
+                                 or any(d is not None and d != s for d, s in zip(rt.shape, value.shape))):
+        return None  # not what the op declares: leave it to _reinfer's diagnostic
+    return np.ascontiguousarray(value) if value.ndim else value
+
+
+def _merge(declared: Type, inferred: Type | None, op: Operation, k: int, errors: list[Diagnostic]) -> Type:
+    """``declared`` with the dims ``inferred`` knows; a disagreement is an error."""
+    if not isinstance(declared, TensorType) or not isinstance(inferred, TensorType) or inferred.shape is None:
+        return declared
+    if declared.shape is None:
+        return TensorType(inferred.shape, declared.element_type)
+    if len(declared.shape) != len(inferred.shape):
+        errors.append(Diagnostic("error", f"'{op.name}' op result #{k} is declared {declared}, but with the bound "
+                                          f"shapes it is {inferred}", op_position(op)))
+        return declared
+    dims = []
+    for d, e in zip(declared.shape, inferred.shape):
+        if d is not None and e is not None and d != e:
+            errors.append(Diagnostic("error", f"'{op.name}' op result #{k} is declared {declared}, but with the "
+                                              f"bound shapes it is {inferred}", op_position(op)))
+            return declared
+        dims.append(d if d is not None else e)
+    return TensorType(dims, declared.element_type)
+
+
+def _reinfer(op: Operation, errors: list[Diagnostic]) -> None:
+    od = op.definition
+    if od is None or od.infer is None:
+        return
+    try:
+        inferred = list(od.infer(InferContext.for_op(op)))
+    except (InferError, ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+        errors.append(Diagnostic("error", f"'{op.name}' op cannot be inferred with the bound shapes: {e}",
+                                 op_position(op)))
+        return
+    for k, r in enumerate(op.results):
+        r.type = _merge(r.type, inferred[k] if k < len(inferred) else None, op, k, errors)
+
+
+def _refine_if(op: Operation, errors: list[Diagnostic]) -> None:
+    """A ``ge.if`` result is static when both branches yield the same static type."""
+    yields = [r.blocks[0].last_op for r in op.regions]
+    for k, r in enumerate(op.results):
+        types = {y.operands[k].type for y in yields if y is not None and k < len(y.operands)}
+        if len(types) == 1:
+            r.type = _merge(r.type, types.pop(), op, k, errors)
+
+
+def _erase_dead(candidates: list[Operation], rewriter: Rewriter) -> None:
+    """Erase the pure ops folding left without readers (and theirs, transitively)."""
+    work = list(candidates)
+    while work:
+        op = work.pop()
+        if op.parent is None or any(r.uses for r in op.results):
+            continue
+        od = op.definition
+        if op.name not in CONSTANT_OPS and (od is None or not od.has_trait("pure")):
+            continue
+        work.extend(v.op for v in op.operands if hasattr(v, "op"))  # type: ignore[attr-defined]
+        rewriter.erase_op(op)
+
+
+# ================================================================ the pass
+
+
+@attrs.define
+class SpecializeShapes(ModulePass):
+    name = "specialize-shapes"
+    summary = "Bind dynamic input dims (by input or symbol name) and fold the shape computations they feed"
+
+    shapes: str = option("", "bindings NAME=DxD... separated by ',' or ';' (NAME: an input or a symbolic dim)")
+    graph: str = option("main", "the ge.graph to specialise")
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        what = "specialize-shapes: option 'shapes'"
+        bindings = parse_shape_bindings(self.shapes.strip().strip("\"'"), what)
+        target = module.lookup_symbol(self.graph)
+        if target is None or target.name != "ge.graph":
+            raise DiagnosticError(Diagnostic("error", f"specialize-shapes: the module has no ge.graph @{self.graph}"))
+        try:
+            shapes = resolve_bindings(target, bindings, "specialize-shapes", what)
+        except DiagnosticError as e:
+            # point at the graph: the bindings are about its signature
+            raise DiagnosticError([Diagnostic(d.severity, d.message, op_position(target))
+                                   for d in e.diagnostics]) from None
+        specialize_graph(target, module, shapes)
