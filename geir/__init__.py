@@ -1,20 +1,42 @@
 """geir: an MLIR-style IR and toolkit for GE's multi-stream execution on Ascend.
 
-The public entry points are imported lazily so that ``import geir`` stays cheap.
+The public API is what ``geir.__all__`` names; everything else (the
+subpackages ``geir.passes``, ``geir.backends``, ``geir.tools`` and the modules
+beside this one) is internal and may change. The data path::
+
+    import geir
+    module = geir.import_onnx("model.onnx")                # or geir.parse("model.mlir")
+    geir.run_pipeline(module, "canonicalize,cse")           # any ge-opt pipeline
+    report = geir.emulate(geir.lower(module), device="910B2", mode="sink")
+    report.makespan_us, report.to_json(), report.trace("trace.json"), report.timeline()
+
+Names are imported on first use, so ``import geir`` stays cheap (no onnx, no
+matplotlib, no parser until a function needs them).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["parse_module", "parse_file", "print_module", "module_to_string", "verify", "Module",
-           "import_onnx"]
+__all__ = ["parse", "import_onnx", "run_pipeline", "lower", "emulate", "verify", "register_pass", "opt_main",
+           "Module", "TaskList", "Report", "Error", "PassWarning"]
 
+__version__ = "0.1.0"
+
+#: public name -> the module that defines it
 _LAZY = {
-    "parse_module": "geir.parser", "parse_file": "geir.parser", "print_module": "geir.printer",
-    "module_to_string": "geir.printer", "verify": "geir.verifier", "Module": "geir.module",
-    "import_onnx": "geir.onnx_importer",
+    "parse": "geir.api", "import_onnx": "geir.api", "run_pipeline": "geir.api", "lower": "geir.api",
+    "emulate": "geir.api", "register_pass": "geir.api", "opt_main": "geir.api", "Error": "geir.api",
+    "PassWarning": "geir.api", "verify": "geir.verifier", "Module": "geir.module",
+    "TaskList": "geir.backends.task_list", "Report": "geir.report",
 }
+
+if TYPE_CHECKING:
+    from geir.api import Error, PassWarning, emulate, import_onnx, lower, opt_main, parse, register_pass, run_pipeline
+    from geir.backends.task_list import TaskList
+    from geir.module import Module
+    from geir.report import Report
+    from geir.verifier import verify
 
 
 def __getattr__(name: str) -> Any:
@@ -22,4 +44,10 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'geir' has no attribute '{name}'")
     import importlib
-    return getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

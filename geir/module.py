@@ -3,7 +3,7 @@ file (the resource blobs behind ``dense_resource`` constants, the source text)."
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, TextIO
 
 from geir.attributes import ArrayAttr, Attribute, DenseResourceAttr, DictionaryAttr, ResourceBlob, StringAttr
 from geir.diagnostics import SourceFile
@@ -81,3 +81,40 @@ class Module:
                 elif isinstance(attr, DictionaryAttr):
                     stack.extend(v for _, v in reversed(attr.value))
         return list(seen.values())
+
+    # ---------------------------------------------------------------- display
+
+    def print(self, generic: bool = False, *, debuginfo: bool = False, file: TextIO | None = None) -> None:
+        """Print the module as ``ge-opt`` does, to ``file`` (standard output by
+        default): the custom syntax, or MLIR's generic form with ``generic``;
+        op locations with ``debuginfo``. ``str(module)`` is the custom form."""
+        import sys
+
+        from geir.printer import PrintOptions, print_module
+        print_module(self, file if file is not None else sys.stdout, PrintOptions(generic=generic, debuginfo=debuginfo))
+
+    def __str__(self) -> str:
+        from geir.printer import module_to_string
+        return module_to_string(self)
+
+    def _display_text(self) -> tuple[str, int]:
+        """The custom form for a notebook: large constants elided, at most
+        ``_DISPLAY_LINES`` lines; also the number of lines left out."""
+        from geir.printer import PrintOptions, module_to_string
+        lines = module_to_string(self, PrintOptions(elide_constants_larger_than=16)).splitlines()
+        return "\n".join(lines[:_DISPLAY_LINES]), max(0, len(lines) - _DISPLAY_LINES)
+
+    def _repr_html_(self) -> str:
+        from geir.ir_highlight import highlight_html
+        text, cut = self._display_text()
+        more = f"<div><i>... {cut} more lines (module.print() shows all)</i></div>" if cut else ""
+        return f"<pre class='geir-ir'>{highlight_html(text)}</pre>{more}"
+
+    def _repr_markdown_(self) -> str:
+        text, cut = self._display_text()
+        more = f"\n\n*... {cut} more lines (module.print() shows all)*" if cut else ""
+        return f"```mlir\n{text}\n```{more}\n"
+
+
+#: lines of IR a notebook shows of a module
+_DISPLAY_LINES = 400

@@ -1,0 +1,355 @@
+"""The public Python API: the data path of the three commands as functions.
+
+::
+
+    import geir
+    module = geir.import_onnx("model.onnx")            # ge-translate --import-onnx
+    geir.run_pipeline(module, "canonicalize,cse")       # ge-opt --pass-pipeline=...
+    tasks = geir.lower(module)                           # lower-to-tasks -> a task list
+    report = geir.emulate(tasks, device="910B2")         # ge-run
+    report.makespan_us, report.to_json(), report.trace("t.json"), report.timeline()
+
+Each function raises :class:`geir.Error` for bad input: the same diagnostics the
+commands print (``file:line:col: error: message``, the source line and a
+caret), never a traceback from deep inside. Heavy dependencies (onnx,
+matplotlib) are imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
+
+from geir.diagnostics import Diagnostic, DiagnosticError, SourceManager
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from geir.backends.task_list import TaskList
+    from geir.module import Module
+    from geir.passes.pass_base import ModulePass
+    from geir.report import Report
+
+__all__ = ["Error", "PassWarning", "parse", "import_onnx", "run_pipeline", "lower", "emulate", "register_pass",
+           "opt_main"]
+
+_T = TypeVar("_T")
+
+
+class Error(DiagnosticError):
+    """Bad input to the API: a parse or verifier error, an unknown pass or
+    option, an op that cannot be lowered, an unusable device or input.
+
+    ``str(error)`` is the full diagnostic text, as the commands print it;
+    ``error.diagnostics`` holds the :class:`~geir.diagnostics.Diagnostic` objects.
+    """
+
+    def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic], sources: SourceManager | None = None) -> None:
+        super().__init__(diagnostics)
+        self.sources = sources
+
+    def __str__(self) -> str:
+        return self.format(self.sources).rstrip("\n")
+
+
+class PassWarning(UserWarning):
+    """A warning a pass reported (``ge-opt`` prints it on stderr)."""
+
+
+def _guarded(body: Callable[[], _T], sources: SourceManager | None = None) -> _T:
+    """Run ``body``; a DiagnosticError leaves as :class:`Error` with the source
+    lines it points into, so ``str()`` shows the caret."""
+    try:
+        return body()
+    except Error:
+        raise
+    except DiagnosticError as e:
+        raise Error(e.diagnostics, sources) from None
+
+
+def _sources_of(module: "Module") -> SourceManager:
+    sources = SourceManager()
+    if module.source is not None:
+        sources.add(module.source)
+    return sources
+
+
+def parse(text_or_path: "str | os.PathLike[str]", *, allow_unregistered: bool = False) -> "Module":
+    """Parse and verify a module, from IR text or from a file.
+
+    Args:
+        text_or_path: a :class:`os.PathLike` (always a file), or a string: a
+            file name when it is one line ending in ``.mlir`` or naming an
+            existing file, else the IR text itself.
+        allow_unregistered: accept ops no dialect defines
+            (``--allow-unregistered-dialect``).
+
+    Returns:
+        The verified :class:`~geir.Module`.
+
+    Raises:
+        Error: the text does not parse or does not verify.
+        FileNotFoundError: a file name that does not exist.
+    """
+    from geir.parser import parse_module
+    from geir.verifier import verify
+
+    if isinstance(text_or_path, os.PathLike) or _looks_like_path(text_or_path):
+        path = os.fspath(text_or_path)
+        with open(path, encoding="utf-8") as f:
+            text, name = f.read(), path
+    else:
+        text, name = str(text_or_path), "<string>"
+    sources = SourceManager()
+    from geir.diagnostics import SourceFile
+    sources.add(SourceFile(name, text))
+
+    def body() -> "Module":
+        module = parse_module(text, name, allow_unregistered=allow_unregistered)
+        verify(module, allow_unregistered=allow_unregistered)
+        return module
+    return _guarded(body, sources)
+
+
+def _looks_like_path(text: str) -> bool:
+    if "\n" in text or not text.strip():
+        return False
+    return text.endswith(".mlir") or os.path.isfile(text)
+
+
+def import_onnx(path: "str | os.PathLike[str] | bytes", input_shapes: Mapping[str, Sequence[int]] | None = None,
+                *, strict: bool = False) -> "Module":
+    """Import an ONNX model as a ``ge`` module holding ``ge.graph @main``
+    (what ``ge-translate --import-onnx`` prints).
+
+    Args:
+        path: the model file (or its raw bytes, or an ``onnx.ModelProto``).
+        input_shapes: shapes for graph inputs by name, binding their dynamic
+            dimensions (``{"x": (1, 3, 224, 224)}``).
+        strict: make every ONNX op without a native ``ge`` op an error instead
+            of a generic ``ge.onnx_op``.
+
+    Raises:
+        Error: the model cannot be read, fails the ONNX checker or shape
+            inference, leaves a dynamic input dimension unbound, or uses what
+            the importer does not support; the message names the node or input.
+    """
+    from geir.onnx_importer import import_onnx as _import
+
+    shapes = {name: tuple(int(d) for d in dims) for name, dims in (input_shapes or {}).items()}
+    source = os.fspath(path) if isinstance(path, os.PathLike) else path
+    return _guarded(lambda: _import(source, input_shapes=shapes, strict=strict))
+
+
+def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True) -> "Module":
+    """Run a textual pass pipeline on ``module``, in place, as
+    ``ge-opt --pass-pipeline=...`` does: the same pass registry, the same
+    syntax (``p1,p2{opt=value other=value}``, optionally wrapped in
+    ``builtin.module(...)``), the module verified after each pass.
+
+    Warnings the passes report are issued as :class:`PassWarning`.
+
+    Args:
+        module: the module to transform (changed in place).
+        pipeline: the pipeline text; ``ge-opt --list-passes`` lists the passes
+            and their options.
+        verify_each: verify the module after every pass (the default, like
+            ``ge-opt``).
+
+    Returns:
+        ``module`` itself, so calls chain.
+
+    Raises:
+        Error: the pipeline names an unknown pass or option, or a pass fails.
+    """
+    from geir.passes.pass_base import PassContext
+    from geir.passes.pass_manager import PassManager
+    from geir.passes.pipeline import PipelineError, parse_pipeline
+
+    try:
+        passes = parse_pipeline(pipeline)
+    except PipelineError as e:
+        raise Error(Diagnostic("error", f"pass pipeline '{pipeline}': {e}")) from None
+    ctx = PassContext()
+    sources = _sources_of(module)
+    try:
+        _guarded(lambda: PassManager(passes, verify_each=verify_each).run(module, ctx), sources)
+    finally:
+        for d in ctx.diagnostics:
+            if d.severity == "warning":
+                warnings.warn(d.format(sources).rstrip("\n"), PassWarning, stacklevel=2)
+    return module
+
+
+def lower(module: "Module", graph: str | None = None, *, alignment: int = 512) -> "TaskList":
+    """The task list of one graph of ``module``, what the emulator runs.
+
+    A module that holds an ``rt.model`` (its pipeline ended in
+    ``lower-to-tasks``) gives that model's task list. A ``ge`` module is
+    lowered as ``lower-to-tasks`` lowers it, but ``module`` is left unchanged.
+
+    Args:
+        module: a ``ge`` module, or an ``rt`` module.
+        graph: the graph (or model) name; default ``main``, else the only one.
+        alignment: byte alignment of fresh arena buffers (``lower-to-tasks{alignment=}``).
+
+    Returns:
+        A :class:`~geir.TaskList`.
+
+    Raises:
+        Error: there is no such graph, the module does not verify, or an op
+            cannot be lowered (an op with regions, a dynamic shape ...).
+    """
+    from geir.backends.rt_module import task_list_from_model
+    from geir.module import Module as _Module
+    from geir.passes.lower_to_tasks import lower_graph
+    from geir.verifier import verify
+
+    sources = _sources_of(module)
+
+    def body() -> "TaskList":
+        verify(module)
+        ops = [op for op in module.body.ops if op.name in ("ge.graph", "rt.model")]
+        models = [op for op in ops if op.name == "rt.model"]
+        candidates = models or ops
+        chosen = _pick(candidates, graph)
+        if chosen.name == "rt.model":
+            return task_list_from_model(chosen)
+        # A scratch module takes the weight blobs, so the caller's module is untouched.
+        return task_list_from_model(lower_graph(chosen, _Module(), alignment))
+    return _guarded(body, sources)
+
+
+def _pick(candidates: list[Any], name: str | None) -> Any:
+    names = [str(op.get_attr("sym_name")) for op in candidates]
+    if not candidates:
+        raise DiagnosticError(Diagnostic("error", "the module has no 'ge.graph' and no 'rt.model' to lower"))
+    if name is None:
+        if "main" in names:
+            return candidates[names.index("main")]
+        if len(candidates) == 1:
+            return candidates[0]
+        raise DiagnosticError(Diagnostic("error", f"the module has several graphs ({', '.join(names)}) and none "
+                                                  "is named 'main'; pass graph=<name>"))
+    if name not in names:
+        raise DiagnosticError(Diagnostic("error", f"the module has no graph named '{name}'; it has: "
+                                                  f"{', '.join(names)}"))
+    return candidates[names.index(name)]
+
+
+def emulate(task_list: "TaskList | Module", device: str = "910B2", mode: str = "sink",
+            inputs: "Mapping[str, np.ndarray] | str | os.PathLike[str] | None" = None, *,
+            timing_only: bool = False, seed: int = 0, device_params: Sequence[str] = (),
+            check_races: bool = True) -> "Report":
+    """Run a task list on the Ascend runtime emulator, as ``ge-run`` does.
+
+    Args:
+        task_list: from :func:`lower` (a module is lowered first).
+        device: a device profile name (``910B2``, ...) or a profile JSON file.
+        mode: ``sink`` (runtime v1: the whole task list sunk to the device) or
+            ``host`` (runtime v2: the host launches each task).
+        inputs: the graph inputs by binding name, or an ``.npz`` file of them;
+            None draws deterministic random values from ``seed`` (the values
+            ``ge-run`` draws).
+        timing_only: simulate time only, without numerics (no outputs).
+        seed: the seed of random inputs.
+        device_params: ``key=value`` overrides of the device profile's numbers.
+        check_races: run the happens-before race checker.
+
+    Returns:
+        A :class:`~geir.Report`: the fields of ``ge-run --report json`` as
+        attributes, the outputs, and the trace and timeline of the run.
+        Races and deadlocks are findings in the report, not exceptions.
+
+    Raises:
+        Error: the task list is malformed for this device, an option is
+            invalid, or an input is missing or misshapen.
+    """
+    from geir.backends.emulator import EmulatorOptions, emulate as _emulate, task_list_signature
+    from geir.backends.io_bindings import check_inputs, load_inputs
+    from geir.module import Module as _Module
+    from geir.report import Report
+
+    if isinstance(task_list, _Module):
+        task_list = lower(task_list)
+    tl = task_list
+    options = EmulatorOptions(device=device, device_params=list(device_params), mode=mode,
+                              timing_only=timing_only, seed=seed, check_races=check_races)
+
+    def body() -> "Report":
+        arrays = None
+        if timing_only:
+            described = "none (timing only)"
+        elif inputs is None:
+            described = f"random, seed {seed}"
+        elif isinstance(inputs, (str, os.PathLike)):
+            arrays = load_inputs(os.fspath(inputs), task_list_signature(tl))
+            described = os.fspath(inputs)
+        else:
+            arrays = check_inputs(dict(inputs), task_list_signature(tl), "inputs")
+            described = "given"
+        return Report(_emulate(tl, arrays, options), described)
+    return _guarded(body)
+
+
+def register_pass(cls: "type[ModulePass]", name: str | None = None) -> "type[ModulePass]":
+    """Register a pass class under its ``name`` so pipelines can name it:
+    :func:`run_pipeline` and :func:`opt_main` (``ge-opt`` in this process).
+
+    The class is an ``@attrs.define`` subclass of
+    :class:`geir.passes.pass_base.ModulePass` that sets ``name`` and
+    ``summary``, declares its options with :func:`geir.passes.pass_base.option`
+    and implements ``run(module, ctx)``; it must be defined at the top level of
+    an importable module (the registry names it ``module:Class``). Usable as a
+    decorator.
+
+    Returns:
+        ``cls``.
+
+    Raises:
+        TypeError: ``cls`` is not such a pass class.
+        ValueError: the name is empty, or taken by another pass.
+    """
+    import importlib
+
+    import attrs
+
+    from geir.passes.pass_base import ModulePass
+    from geir.passes.registry import PASSES
+
+    if not (isinstance(cls, type) and issubclass(cls, ModulePass)):
+        raise TypeError(f"register_pass expects a ModulePass subclass, got {cls!r}")
+    if not (attrs.has(cls) and "__attrs_attrs__" in cls.__dict__):
+        raise TypeError(f"pass class {cls.__qualname__} must be decorated with @attrs.define (its fields are its "
+                        "options)")
+    name = name or cls.name
+    if not name:
+        raise ValueError(f"pass class {cls.__qualname__} sets no 'name' (the name pipelines use)")
+    target = f"{cls.__module__}:{cls.__qualname__}"
+    module = importlib.import_module(cls.__module__)
+    if getattr(module, cls.__qualname__, None) is not cls:
+        raise ValueError(f"pass class {cls.__qualname__} is not a top-level name of module '{cls.__module__}'; "
+                         "define it at the top level of a module")
+    existing = PASSES.get(name)
+    if existing is not None and existing != target:
+        raise ValueError(f"a pass named '{name}' is already registered ({existing})")
+    PASSES[name] = target
+    return cls
+
+
+def opt_main(argv: Sequence[str] | None = None) -> int:
+    """``ge-opt``'s command line in this process, with every pass registered
+    so far (also by :func:`register_pass`), like MLIR's ``MlirOptMain``: a
+    three-line script that registers its passes and calls this is a project's
+    own ``ge-opt``.
+
+    Args:
+        argv: the arguments (default ``sys.argv[1:]``).
+
+    Returns:
+        The exit code (0 success, 1 an error was reported on stderr).
+    """
+    from geir.tools.ge_opt import main
+    return main(list(argv) if argv is not None else sys.argv[1:])

@@ -1,0 +1,263 @@
+"""The result of :func:`geir.emulate`: the emulator's report as an object, with
+its trace, its timeline and its notebook display.
+
+The fields are those of ``ge-run --report json`` (see
+:mod:`geir.backends.emulator.report` for each one's meaning); ``to_json()``
+prints the same object ``ge-run`` prints.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from geir.backends.emulator import EmulationResult
+
+__all__ = ["Report", "output_summary", "findings"]
+
+
+def output_summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    """Per output: ``dtype``, ``shape`` and ``mean`` (None for non-numeric or
+    empty outputs) — the ``outputs`` field of ``ge-run --report json``."""
+    summary: dict[str, dict[str, Any]] = {}
+    for name, value in outputs.items():
+        numeric = value.dtype.kind in "fiub" and value.size > 0
+        summary[name] = {"dtype": str(value.dtype), "shape": list(value.shape),
+                         "mean": float(value.astype(np.float64).mean()) if numeric else None}
+    return summary
+
+
+def findings(report: dict[str, Any]) -> list[str]:
+    """What makes ``ge-run`` exit with code 3: races, a deadlock, reads of
+    uninitialised bytes, lost event records; one phrase each, empty when clean."""
+    found = []
+    if report["races"]:
+        found.append(f"{report['races_total']} data race(s)")
+    if report["deadlock"]:
+        found.append("a deadlock")
+    if report["uninitialised_reads"]:
+        found.append(f"{len(report['uninitialised_reads'])} read(s) of uninitialised arena bytes")
+    if report["event_stats"]["lost_records"]:
+        found.append(f"{len(report['event_stats']['lost_records'])} lost event record(s)")
+    return found
+
+
+class Report:
+    """One emulation: every field of ``ge-run --report json`` is an attribute.
+
+    Attributes:
+        makespan_us: end of the last task (simulated microseconds).
+        lower_bound_us: max of the critical path and each engine's work over
+            its capacity; ``lower_bound`` has the parts and ``bound_by``.
+        makespan_over_lower_bound: how far from the bound the schedule is.
+        critical_path_us: the longest chain of dependent tasks.
+        engines: engine name -> ``capacity``, ``busy_us``, ``work_us``,
+            ``utilization``, ``tasks``.
+        streams: one dict per stream: ``id``, ``priority``, ``tasks``,
+            ``kernels``, ``busy_us``, ``wait_us``, ``utilization``.
+        events: distinct event ids used (``event_stats`` has details).
+        tasks: the number of tasks (``task_counts`` by kind).
+        arena_bytes: the planned arena (also ``weight_bytes``, ``peak_live_bytes``).
+        races: the data races found (empty when clean).
+        deadlock: None, or why the device stalled.
+        warnings: device limits exceeded.
+        outputs: the graph outputs by name as numpy arrays (None when timing-only
+            or deadlocked); ``to_json()`` summarises them.
+        inputs: what the inputs were (``random, seed 0``, a file, ``given``).
+        result: the emulator's full :class:`~geir.backends.emulator.EmulationResult`.
+    """
+
+    def __init__(self, result: "EmulationResult", inputs: str) -> None:
+        self.result = result
+        self.outputs: dict[str, np.ndarray] | None = result.outputs
+        self.inputs = inputs
+        self._fields = dict(result.report)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names that are not ordinary attributes: the report's keys.
+        fields = self.__dict__.get("_fields")
+        if fields is not None and name in fields:
+            return fields[name]
+        raise AttributeError(f"'Report' has no attribute '{name}'")
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._fields))
+
+    @property
+    def fields(self) -> list[str]:
+        """The names of the report's fields, in ``to_json()`` order."""
+        return list(self.as_dict())
+
+    @property
+    def findings(self) -> list[str]:
+        """Races, a deadlock, uninitialised reads, lost records (empty when clean)."""
+        return findings(self._fields)
+
+    @property
+    def clean(self) -> bool:
+        """No finding: ``ge-run`` would exit 0."""
+        return not self.findings
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as ``ge-run --report json`` prints it (a fresh dict)."""
+        data = json.loads(json.dumps(self._fields))
+        if self.outputs is not None:
+            data["outputs"] = output_summary(self.outputs)
+        data["inputs"] = self.inputs
+        return data
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The report as JSON, the object ``ge-run --report json`` prints."""
+        return json.dumps(self.as_dict(), indent=indent)
+
+    def text(self) -> str:
+        """The report as ``ge-run`` prints it for people."""
+        return self.result.text()
+
+    def trace(self, path: "str | os.PathLike[str]") -> str:
+        """Write the Chrome/Perfetto trace of the run (``ge-run --trace``): open
+        it at https://ui.perfetto.dev or chrome://tracing.
+
+        Returns:
+            The path written.
+        """
+        from geir.backends.emulator.trace import trace_events
+        from geir.tools.driver import write_output
+        path = os.fspath(path)
+        write_output(path, json.dumps(trace_events(self.result.schedule), separators=(",", ":")))
+        return path
+
+    def timeline(self, title: str | None = None) -> "Figure":
+        """The Gantt chart of the run (``ge-run --timeline``) as a matplotlib
+        figure: one row per stream, kernels coloured by engine, waits hatched;
+        below, the share of each engine's units in use.
+
+        Raises:
+            geir.Error: matplotlib is not installed (``pip install 'geir[plot]'``).
+        """
+        from geir.api import _guarded
+        return _guarded(lambda: timeline_figure(self.result.schedule, title))
+
+    def __repr__(self) -> str:
+        return (f"<geir.Report {self._fields.get('task_list')!s} on {self._fields.get('device')} "
+                f"({self._fields.get('mode')}): makespan {self.makespan_us} us, {self.tasks} tasks, "
+                f"{len(self.streams)} streams, {'clean' if self.clean else '; '.join(self.findings)}>")
+
+    def _summary_rows(self) -> list[tuple[str, str]]:
+        f = self._fields
+        lb = f["lower_bound"]
+        ratio = f["makespan_over_lower_bound"]
+        return [
+            ("task list", f"{f['task_list']} on {f['device']}, {f['mode']} mode"),
+            ("makespan", f"{f['makespan_us']:.3f} us"),
+            ("lower bound", f"{f['lower_bound_us']:.3f} us (bound by {lb['bound_by']})"),
+            ("makespan / lower bound", f"{ratio:.3f}" if ratio is not None else "n/a"),
+            ("critical path", f"{f['critical_path_us']:.3f} us over {f['critical_path']['tasks']} tasks"),
+            ("tasks", ", ".join(f"{n} {k}" for k, n in f["task_counts"].items() if n) or "0"),
+            ("streams / events", f"{len(f['streams'])} / {f['events']}"),
+            ("arena / peak live / weights", f"{f['arena_bytes']} / {f['peak_live_bytes']} / {f['weight_bytes']} B"),
+            ("findings", "; ".join(self.findings) or "none"),
+        ]
+
+    def _engine_rows(self) -> list[list[str]]:
+        return [[name, str(e["capacity"]), f"{e['busy_us']:.3f}", f"{e['work_us']:.3f}",
+                 f"{e['utilization'] * 100:.1f}%", str(e["tasks"])]
+                for name, e in self._fields["engines"].items() if e["tasks"]]
+
+    def _stream_rows(self) -> list[list[str]]:
+        return [[str(s["id"]), str(s["priority"]), str(s["tasks"]), str(s["kernels"]), f"{s['busy_us']:.3f}",
+                 f"{s['wait_us']:.3f}", f"{s['utilization'] * 100:.1f}%"] for s in self._fields["streams"]]
+
+    _ENGINE_HEAD = ["engine", "capacity", "busy us", "work us", "utilization", "tasks"]
+    _STREAM_HEAD = ["stream", "priority", "tasks", "kernels", "busy us", "waiting us", "utilization"]
+
+    def _repr_html_(self) -> str:
+        def table(head: list[str], rows: list[list[str]]) -> str:
+            th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+            body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+            return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+        summary = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
+                          f"{html.escape(v)}</td></tr>" for k, v in self._summary_rows())
+        return (f"<div class='geir-report'><table>{summary}</table>"
+                f"{table(self._ENGINE_HEAD, self._engine_rows())}{table(self._STREAM_HEAD, self._stream_rows())}"
+                "</div>")
+
+    def _repr_markdown_(self) -> str:
+        def table(head: list[str], rows: list[list[str]]) -> str:
+            lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            lines += ["| " + " | ".join(row) + " |" for row in rows]
+            return "\n".join(lines)
+        return "\n\n".join([table(["", "value"], [list(r) for r in self._summary_rows()]),
+                            table(self._ENGINE_HEAD, self._engine_rows()),
+                            table(self._STREAM_HEAD, self._stream_rows())]) + "\n"
+
+
+def timeline_figure(schedule: Any, title: str | None = None) -> "Figure":
+    """The Gantt chart of an emulator schedule as a matplotlib figure.
+
+    The figure is built without pyplot, so it never switches the notebook's
+    backend nor closes its figures; the chart is the one ``ge-run --timeline``
+    saves (:mod:`geir.backends.emulator.timeline`).
+
+    Raises:
+        DiagnosticError: matplotlib is not installed.
+    """
+    from geir.backends.emulator.program import KERNEL, WAIT
+    from geir.backends.emulator.simulator import INF
+    from geir.backends.emulator.timeline import _COLOURS
+    from geir.diagnostics import Diagnostic, DiagnosticError
+    try:
+        from matplotlib.figure import Figure
+        from matplotlib.patches import Patch
+    except ImportError:
+        raise DiagnosticError(Diagnostic("error", "Report.timeline() needs matplotlib, which is not installed")
+                              .attach_note("install the optional extra: pip install 'geir[plot]'")) from None
+
+    program = schedule.program
+    start, end, ready = schedule.start, schedule.end, schedule.ready
+    rows = program.num_streams
+    colour = {p: _COLOURS.get(name, "#17becf") for p, name in enumerate(program.pool_names)}
+    fig = Figure(figsize=(12, 1.5 + 0.45 * rows + 2.0), layout="constrained")
+    ax, ax_units = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [max(rows, 2), 2]})
+    kernels = [g for g in range(program.n) if program.kind[g] == KERNEL and start[g] != INF]
+    pools = sorted({program.pool[g] for g in kernels})
+    bars: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    for g in kernels:
+        bars.setdefault((program.pool[g], program.stream_of[g]), []).append((start[g], end[g] - start[g]))
+    for (p, s), spans in bars.items():
+        ax.broken_barh(spans, (s - 0.4, 0.8), facecolors=colour[p], edgecolors="none")
+    stalls: dict[int, list[tuple[float, float]]] = {}
+    for g in range(program.n):
+        if program.kind[g] == WAIT and start[g] != INF and end[g] > ready[g]:
+            stalls.setdefault(program.stream_of[g], []).append((ready[g], end[g] - ready[g]))
+    for s, spans in stalls.items():
+        ax.broken_barh(spans, (s - 0.25, 0.5), facecolors="#dddddd", edgecolors="#999999", hatch="//",
+                       linewidth=0.3)
+    ax.set_yticks(range(rows), [f"stream {sid}" for sid in program.stream_ids])
+    ax.set_ylim(rows - 0.5, -0.5)
+    handles = [Patch(color=colour[p], label=program.pool_names[p]) for p in pools]
+    handles.append(Patch(facecolor="#dddddd", edgecolor="#999999", hatch="//", label="waiting on an event"))
+    ax.legend(handles=handles, loc="upper right", fontsize="small")
+    ax.set_title(title or f"{program.task_list.name}: {schedule.mode} mode, makespan {schedule.makespan:.1f} us")
+    changes: dict[int, list[tuple[float, int]]] = {}
+    for g in kernels:
+        # units in use over time: +units at each start, -units at each end
+        changes.setdefault(program.pool[g], []).extend([(start[g], program.units[g]), (end[g], -program.units[g])])
+    for p in pools:
+        steps = sorted(changes[p])
+        times = [0.0] + [t for t, _ in steps]
+        levels = np.concatenate([[0], np.cumsum([d for _, d in steps])]) / max(program.capacity[p], 1)
+        ax_units.step(times, levels, where="post", color=colour[p], label=program.pool_names[p])
+    ax_units.set_ylabel("share of units busy")
+    ax_units.set_ylim(0, 1.05)
+    ax_units.set_xlabel("time (us)")
+    if pools:
+        ax_units.legend(loc="upper right", fontsize="small")
+    return fig
