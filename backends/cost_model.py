@@ -25,7 +25,8 @@ Durations (microseconds):
 * **AI core / vector core kernel**: ``kernel_overhead_us + max(flops / (units x
   per-core FLOP rate), bytes / min(units x per-core byte rate, HBM bandwidth))``.
   The per-core FLOP rate is the cube rate for cube ops (doubled for 8-bit integer
-  ops) and the vector rate otherwise. ``units`` is the kernel's block dim.
+  ops, the FP32 cube rate when the kernel's first output is ``f32``) and the
+  vector rate otherwise. ``units`` is the kernel's block dim.
 * **block dim**: a kernel's own ``block_dim`` when it is above 1; a
   ``block_dim`` of 0 or 1 means *unset* (1 is the task list's default) and the
   model derives it as ``ceil(output elements / tile_elements)``, capped at the
@@ -40,10 +41,21 @@ Durations (microseconds):
   reduce-scatter ``(r-1)/r`` times the input bytes, broadcast the input bytes).
 * **SDMA memcpy**: ``sdma_overhead_us + bytes / channel bandwidth``.
 
-Not modelled (documented so nobody trusts it for that): bandwidth contention
-between concurrent kernels beyond the per-core share, data types other than
-through their byte counts and the 8-bit cube rate, L2 hits, and kernels whose
-blocks outnumber the cores they are granted (a kernel is gang-scheduled).
+These are the durations of a task *alone* on the device. Every task that moves
+device memory also states its HBM traffic (:attr:`TaskCost.hbm_bytes`) and the
+byte rate it can draw at most (:attr:`TaskCost.hbm_rate`, so that
+``memory_us = hbm_bytes / hbm_rate``): kernels their bytes at ``min(units x
+per-core byte rate, HBM bandwidth)``, AICPU kernels theirs at the core's
+bandwidth, a memcpy reads and writes its bytes (twice its size, at twice the
+channel rate), a collective reads what it sends and writes what it receives
+(twice its link traffic, at twice the link rate). The emulator's fluid model
+(:mod:`geir.backends.emulator.bandwidth`) shares the HBM bandwidth among the
+tasks running at once; alone, a task takes exactly the time above.
+
+Not modelled (documented so nobody trusts it for that): data types other than
+through their byte counts, the 8-bit and the FP32 cube rates, L2 hits (every
+byte is an HBM byte), DVPP traffic, and kernels whose blocks outnumber the cores
+they are granted (a kernel is gang-scheduled).
 """
 
 from __future__ import annotations
@@ -99,6 +111,10 @@ class TaskCost(NamedTuple):
     compute_us: float = 0.0
     memory_us: float = 0.0
     overhead_us: float = 0.0
+    #: bytes of device memory (HBM) the task reads and writes
+    hbm_bytes: float = 0.0
+    #: the most HBM bytes per microsecond it can move (its cores' or channel's rate)
+    hbm_rate: float = 0.0
 
 
 def _op_name(op: str) -> str:
@@ -134,6 +150,7 @@ class CostModel:
         mhz = v["clock_mhz"]
         # Everything below is per microsecond: MHz x (things per cycle) = things per us.
         self.cube_rate = mhz * v["cube_flops_per_cycle"]
+        self.cube_fp32_rate = mhz * v["cube_fp32_flops_per_cycle"]
         self.vector_rate = mhz * v["vector_flops_per_cycle"]
         self.core_bw = mhz * v["core_ddr_bytes_per_cycle"]
         self.hbm_bw = v["hbm_bandwidth_gbps"] * 1e3
@@ -198,17 +215,29 @@ class CostModel:
         if pool == AICORE or pool == VECTOR:
             op = _op_name(kernel.op)
             if op in CUBE_OPS:
-                rate = self.cube_rate * (2.0 if op in INT8_CUBE_OPS else 1.0)
+                if op in INT8_CUBE_OPS:
+                    rate = self.cube_rate * 2.0
+                elif kernel.outputs and kernel.outputs[0].dtype == "f32":
+                    rate = self.cube_fp32_rate
+                else:
+                    rate = self.cube_rate
             else:
                 rate = self.vector_rate
             compute = flops / (units * rate)
             bw = units * self.core_bw
-            memory = nbytes / (bw if bw < self.hbm_bw else self.hbm_bw)
+            if bw > self.hbm_bw:
+                bw = self.hbm_bw
+            memory = nbytes / bw
             overhead = self.kernel_overhead
+            return TaskCost(pool, units, overhead + (compute if compute > memory else memory), compute, memory,
+                            overhead, nbytes, bw)
         elif pool == AICPU:
             compute = flops / self.aicpu_rate
-            memory = nbytes / self.aicpu_bw
+            bw = min(self.aicpu_bw, self.hbm_bw)
+            memory = nbytes / bw
             overhead = self.aicpu_overhead
+            return TaskCost(pool, units, overhead + (compute if compute > memory else memory), compute, memory,
+                            overhead, nbytes, bw)
         elif pool == DVPP:
             op = _op_name(kernel.op)
             pixels = 0
@@ -220,10 +249,11 @@ class CostModel:
             compute = (pixels / _FRAME_1080P) / fps * 1e6
             memory = 0.0
             overhead = self.dvpp_overhead
-        else:  # HCCL
-            compute = 0.0
-            memory = self._hccl_traffic(kernel) / self.hccl_bw
-            overhead = self.hccl_latency
+        else:  # HCCL: every byte sent is read from HBM, every byte received written to it
+            traffic = 2.0 * self._hccl_traffic(kernel)
+            rate = min(2.0 * self.hccl_bw, self.hbm_bw)
+            memory = traffic / rate
+            return TaskCost(pool, units, self.hccl_latency + memory, 0.0, memory, self.hccl_latency, traffic, rate)
         return TaskCost(pool, units, overhead + (compute if compute > memory else memory), compute, memory, overhead)
 
     def _hccl_traffic(self, kernel: Kernel) -> float:
@@ -242,5 +272,8 @@ class CostModel:
 
     def memcpy(self, task: Memcpy) -> TaskCost:
         """SDMA channel and duration of a copy."""
-        memory = task.dst.nbytes / self.sdma_bw
-        return TaskCost(SDMA, 1, self.sdma_overhead + memory, 0.0, memory, self.sdma_overhead)
+        # a device-to-device copy reads and writes every byte
+        rate = min(2.0 * self.sdma_bw, self.hbm_bw)
+        traffic = 2.0 * task.dst.nbytes
+        memory = traffic / rate
+        return TaskCost(SDMA, 1, self.sdma_overhead + memory, 0.0, memory, self.sdma_overhead, traffic, rate)

@@ -38,6 +38,9 @@ class ParamSpec:
     type: type  # int, float or bool
     minimum: float
     doc: str
+    #: a parameter a profile may leave out takes this other parameter's value
+    #: (added after the first profiles were written; None: required)
+    default_from: str | None = None
 
 
 #: every parameter a profile must define (the JSON's ``params``), in file order
@@ -48,6 +51,8 @@ PARAMS: dict[str, ParamSpec] = {
     "aicpu_cores": ParamSpec(int, 0, "AI CPU cores: the AICPU engine's capacity"),
     "clock_mhz": ParamSpec(float, 1e-9, "AI core clock"),
     "cube_flops_per_cycle": ParamSpec(float, 1e-9, "FP16 FLOPs per cycle of one AI core's cube unit"),
+    "cube_fp32_flops_per_cycle": ParamSpec(float, 1e-9, "FP32 FLOPs per cycle of one core's cube unit (cube ops "
+                                                        "whose output is f32)", default_from="cube_flops_per_cycle"),
     "vector_flops_per_cycle": ParamSpec(float, 1e-9, "FP16 FLOPs per cycle of one core's vector unit"),
     "core_ddr_bytes_per_cycle": ParamSpec(float, 1e-9, "bytes per cycle one core moves from device memory"),
     "hbm_bandwidth_gbps": ParamSpec(float, 1e-9, "device memory bandwidth, all cores together (GB/s)"),
@@ -180,7 +185,7 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
     if not isinstance(data, dict) or not isinstance(data.get("params"), dict):
         raise _error(f"{where} must be an object with a 'params' object")
     params = data["params"]
-    missing = [k for k in PARAMS if k not in params]
+    missing = [k for k, spec in PARAMS.items() if k not in params and spec.default_from is None]
     if missing:
         raise _error(f"{where} lacks parameter(s) {', '.join(missing)}")
     unknown = [k for k in params if k not in PARAMS]
@@ -203,6 +208,11 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
             sources[key] = str(entry["source"])
         else:
             raise _error(f"{where}: parameter '{key}' has neither a 'source' nor \"assumed\": true")
+    for key, spec in PARAMS.items():
+        if key not in values and spec.default_from is not None:
+            values[key] = values[spec.default_from]
+            sources[key] = f"not stated: taken from '{spec.default_from}'"
+    values = {k: values[k] for k in PARAMS}  # file order, whatever the JSON's
     _validate_values(values, where)
     profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
                             str(data.get("description", "")), values, sources, frozenset(assumed), path)

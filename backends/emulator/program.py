@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from geir.backends.cost_model import GE_LOCAL, POOLS, SDMA, CostModel
+from geir.backends.cost_model import GE_LOCAL, POOLS, SDMA, CostModel, TaskCost
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef, Wait
 from geir.diagnostics import Diagnostic, DiagnosticError
 
@@ -24,6 +24,7 @@ __all__ = ["Program", "compile_program", "KERNEL", "RECORD", "WAIT", "END", "tas
 KERNEL, RECORD, WAIT, END = 0, 1, 2, 3
 
 Range = tuple[int, int]
+INF = float("inf")
 
 
 @attrs.define(eq=False)
@@ -51,6 +52,14 @@ class Program:
     capacity: list[int]
     num_event_ids: int
     warnings: list[str]
+    #: index into :attr:`traffic` of a task that moves HBM bytes, else -1
+    traffic_id: list[int] = attrs.Factory(list)
+    #: distinct (overhead us, HBM bytes, demand bytes/us, peak rate bytes/us) of
+    #: the tasks that move HBM bytes; demand = the rate at which the task alone
+    #: moves its bytes (below the peak rate when it is compute-bound)
+    traffic: list[tuple[float, float, float, float]] = attrs.Factory(list)
+    #: the device's HBM bandwidth, bytes/us
+    hbm_bandwidth: float = INF
 
     @property
     def n(self) -> int:
@@ -124,8 +133,23 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
     record_us, wait_us = cost.record_us, cost.wait_us
     sdma = pool_index[SDMA]
     # Kernels repeat (op, engine, shapes) a lot: their cost and sizes are memoised.
-    cost_memo: dict[Any, tuple[int, int, float]] = {}
+    cost_memo: dict[Any, tuple[int, int, float, int]] = {}
     size_memo: dict[tuple[tuple[int, ...], str], int] = {}
+    traffic: list[tuple[float, float, float, float]] = []
+    traffic_index: dict[tuple[float, float, float, float], int] = {}
+
+    def traffic_of(c: TaskCost) -> int:
+        # the fluid-model parameters of a costed task (-1: it moves no HBM bytes)
+        if c.hbm_bytes <= 0 or c.hbm_rate <= 0:
+            return -1
+        alone = c.duration_us - c.overhead_us  # max(compute, memory)
+        demand = c.hbm_bytes / alone if alone > 0 else c.hbm_rate
+        row = (c.overhead_us, c.hbm_bytes, min(demand, c.hbm_rate), c.hbm_rate)
+        i = traffic_index.get(row)
+        if i is None:
+            i = traffic_index[row] = len(traffic)
+            traffic.append(row)
+        return i
 
     def where(s_index: int, i: int, t: Task) -> str:
         return f"stream {task_list.streams[s_index].id} task {i} ({t.kind}{' @ ' + t.loc if t.loc else ''})"
@@ -177,8 +201,8 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                     if c is not None and c.pool != GE_LOCAL and cost.capacity[c.pool] == 0:
                         errors.append(Diagnostic("error", f"{where(s_index, i, t)}: '{t.op}' runs on {c.pool}, but "
                                                           f"device '{profile.name}' has no {c.pool} units"))
-                    cached = cost_memo[key] = ((pool_index[c.pool], c.units, c.duration_us) if c is not None
-                                               else (0, 1, 0.0))
+                    cached = cost_memo[key] = ((pool_index[c.pool], c.units, c.duration_us, traffic_of(c))
+                                               if c is not None else (0, 1, 0.0, -1))
                 rr = []
                 for j, r in enumerate(t.inputs):
                     if r is not None:
@@ -191,7 +215,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                     if x is not None:
                         wr.append(x)
                 add((KERNEL, cached[0], cached[1], cached[2], -1, tuple(rr) if rr else None,
-                     tuple(wr) if wr else None))
+                     tuple(wr) if wr else None, cached[3]))
             elif k == "record" or k == "wait":
                 assert isinstance(t, (Record, Wait))
                 ev = t.event
@@ -201,9 +225,9 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                 if ev > max_event:
                     max_event = ev
                 if k == "record":
-                    add((RECORD, -1, 0, record_us, ev, None, None))
+                    add((RECORD, -1, 0, record_us, ev, None, None, -1))
                 else:
-                    add((WAIT, -1, 0, wait_us, ev, None, None))
+                    add((WAIT, -1, 0, wait_us, ev, None, None, -1))
             elif k == "memcpy":
                 assert isinstance(t, Memcpy)
                 c = cost.memcpy(t)
@@ -216,21 +240,21 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                 r = ref_range(t.src, s_index, i, t, "source", False)
                 w = ref_range(t.dst, s_index, i, t, "destination", True)
                 add((KERNEL, sdma, 1, c.duration_us, -1, (r,) if r is not None else None,
-                     (w,) if w is not None else None))
+                     (w,) if w is not None else None, traffic_of(c)))
             elif k == "end_graph":
-                add((END, -1, 0, 0.0, -1, None, None))
+                add((END, -1, 0, 0.0, -1, None, None, -1))
             else:
                 errors.append(Diagnostic("error", f"{where(s_index, i, t)}: unknown task {type(t).__name__}"))
-                add((END, -1, 0, 0.0, -1, None, None))
+                add((END, -1, 0, 0.0, -1, None, None, -1))
             if len(errors) >= max_errors:
                 raise DiagnosticError(errors)
     first.append(len(tasks))
     if errors:
         raise DiagnosticError(errors)
     if rows:
-        kind, pool, units, duration, event, reads, writes = (list(col) for col in zip(*rows))
+        kind, pool, units, duration, event, reads, writes, traffic_id = (list(col) for col in zip(*rows))
     else:
-        kind, pool, units, duration, event, reads, writes = [], [], [], [], [], [], []
+        kind, pool, units, duration, event, reads, writes, traffic_id = [], [], [], [], [], [], [], []
 
     if len(task_list.streams) > profile["max_streams"]:
         warnings.append(f"{len(task_list.streams)} streams, more than the device's {profile['max_streams']}")
@@ -245,4 +269,4 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                    priorities=[s.priority for s in task_list.streams], first=first, stream_of=stream_of, kind=kind,
                    pool=pool, units=units, duration=duration, event=event, reads=reads, writes=writes,
                    pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=max_event + 1,
-                   warnings=warnings)
+                   warnings=warnings, traffic_id=traffic_id, traffic=traffic, hbm_bandwidth=cost.hbm_bw)

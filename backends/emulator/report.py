@@ -5,18 +5,26 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
 ``makespan_us``
     end of the last task.
 ``lower_bound_us``
-    ``max(critical_path_us, max over engines of work / capacity)`` (and, in
-    host mode, the host thread's launch work); ``lower_bound`` holds the parts
-    and ``bound_by`` names the largest; ``makespan_over_lower_bound`` the ratio.
+    ``max(critical_path_us, max over engines of work / capacity, HBM bytes /
+    HBM bandwidth)`` (and, in host mode, the host thread's launch work), every
+    term at the tasks' durations alone; ``lower_bound`` holds the parts
+    (``parts_us``: ``critical path``, one per engine, ``HBM bandwidth``,
+    ``Host``) and ``bound_by`` names the largest; ``makespan_over_lower_bound``
+    the ratio.
 ``critical_path_us``
     the longest path through the executed task graph (stream order, event
     record -> wait, host launches), each task at its own duration;
     ``critical_path`` lists its length in tasks and its longest tasks.
 ``engines``
     pool name -> ``busy_us`` (wall time with at least one unit busy),
-    ``work_us`` (unit-microseconds), ``capacity``, ``utilization``
-    (``work / (capacity * makespan)``), ``tasks``; in host mode also ``Host``,
-    the launching thread (capacity 1).
+    ``work_us`` (unit-microseconds the units were held), ``min_work_us`` (the
+    same at every task's duration alone; more is time lost to sharing the HBM),
+    ``capacity``, ``utilization`` (``work / (capacity * makespan)``), ``tasks``;
+    in host mode also ``Host``, the launching thread (capacity 1).
+``hbm``
+    ``bytes`` moved, ``bandwidth_gbps``, ``bound_us`` (bytes / bandwidth),
+    ``utilization`` (``bound / makespan``) and ``saturated_us``, the time the
+    running tasks asked for more bandwidth than the device has.
 ``streams``
     a list, one entry per stream: ``id``, ``priority``, ``tasks``, ``kernels``,
     ``busy_us`` (time running kernels and copies), ``wait_us`` (time stalled at
@@ -85,11 +93,13 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         if name == GE_LOCAL or (cap == 0 and not used):
             continue
         work = schedule.pool_work[p]
+        alone = schedule.pool_min_work[p] if schedule.pool_min_work else work
         engines[name] = {"capacity": cap, "busy_us": _r(schedule.pool_busy[p]), "work_us": _r(work),
+                         "min_work_us": _r(alone),
                          "utilization": round(work / (cap * makespan), 4) if makespan > 0 and cap else 0.0,
                          "tasks": used}
         if used:
-            bounds[name] = work / cap
+            bounds[name] = alone / cap
     if schedule.mode == "host":
         # the host thread launches every task that ran (all of them, unless the device stalled)
         launched = sum(1 for x in schedule.start if x != INF)
@@ -97,6 +107,10 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         engines["Host"] = {"capacity": 1, "busy_us": _r(host), "work_us": _r(host),
                            "utilization": round(host / makespan, 4) if makespan > 0 else 0.0, "tasks": launched}
         bounds["Host"] = host
+    bandwidth = program.hbm_bandwidth
+    hbm_bound = schedule.hbm_bytes / bandwidth if schedule.hbm_bytes > 0 else 0.0
+    if hbm_bound > 0:
+        bounds["HBM bandwidth"] = hbm_bound
     cp = schedule.critical_path_us
     bounds["critical path"] = cp
     bound_by = max(bounds, key=bounds.__getitem__)
@@ -160,6 +174,10 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         "critical_path": {"tasks": len(path), "after_host_launches": from_host, "longest": [
             {**program.describe(g), "duration_us": _r(schedule.end[g] - schedule.start[g])} for g in top]},
         "engines": engines,
+        "hbm": {"bytes": int(round(schedule.hbm_bytes)), "bandwidth_gbps": round(bandwidth / 1e3, 4),
+                "bound_us": _r(hbm_bound),
+                "utilization": round(hbm_bound / makespan, 4) if makespan > 0 else 0.0,
+                "saturated_us": _r(schedule.hbm_saturated_us)},
         "streams": streams,
         "events": len(event_ids),
         "event_stats": {
@@ -217,6 +235,11 @@ def format_text(report: dict[str, Any]) -> str:
     cp = report["critical_path"]
     after = " (after the host's launches)" if cp["after_host_launches"] else ""
     lines.append(f"critical path   {report['critical_path_us']:14.3f} us over {_n(cp['tasks'], 'task')}{after}")
+    hbm = report.get("hbm")
+    if hbm and hbm["bytes"]:
+        lines.append(f"HBM             {_bytes(hbm['bytes'])} at {hbm['bandwidth_gbps']:g} GB/s: "
+                     f"{hbm['bound_us']:.3f} us ({hbm['utilization'] * 100:.1f}% of the makespan), "
+                     f"saturated {hbm['saturated_us']:.3f} us")
     lines.append("engines          capacity      busy us      work us   util   tasks")
     idle = [name for name, e in report["engines"].items() if not e["tasks"]]
     for name, e in report["engines"].items():

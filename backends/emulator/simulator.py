@@ -5,7 +5,11 @@ Rules (one device, times in microseconds):
 * **Streams** are in-order queues: a task starts only after the task before it
   on its stream has finished.
 * **Kernels** (and memcpys) then queue for their engine pool and start as soon
-  as ``units`` of it are free. The pool serves its queue in order of stream
+  as ``units`` of it are free. A task that moves device memory then spends its
+  fixed overhead and moves its bytes through the shared HBM (the fluid model of
+  :mod:`geir.backends.emulator.bandwidth`): alone it takes its roofline
+  duration, beside other memory traffic possibly longer; a task without HBM
+  traffic takes its duration. The pool serves its queue in order of stream
   priority (smaller value first, ACL's convention), then of arrival, then of
   task number; a task that does not fit blocks the ones behind it (no
   backfilling, so a wide kernel is never starved by narrow ones). All tasks that
@@ -23,12 +27,15 @@ Rules (one device, times in microseconds):
   valid topological order of the task graph, found by a first timing-only pass).
   **Sink mode** (runtime v1 task sink): every task is on the device at time 0.
 
-The loop is a binary heap of (time, stream) — at most one entry per stream —
-plus one priority queue per pool, so each task costs O(log streams); there is
-no per-step scan over streams or tasks. When the heap empties with tasks left,
+The loop is a binary heap of (time, stream, version) — one live entry per
+stream; an entry whose version is not the stream's current one was superseded
+when the bandwidth shares changed and is skipped — plus one priority queue per
+pool, so each task costs O(log streams); there is no per-step scan over streams
+or tasks (a saturated HBM rebalances the flows running at that moment). When the heap empties with tasks left,
 the device is stalled: :mod:`geir.backends.emulator.deadlock` explains why.
 
 The critical path is computed on the fly: a task's path length is its duration
+alone (so the path is a lower bound even when bandwidth sharing stretched it)
 plus the longest of (its stream predecessor's, its wait's matched record's, its
 host launch time) — the longest path through the task graph as it executed.
 """
@@ -40,6 +47,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from geir.backends.emulator.bandwidth import HbmShare
 from geir.backends.emulator.deadlock import Deadlock, explain_deadlock
 from geir.backends.emulator.program import END, KERNEL, RECORD, WAIT, Program
 
@@ -70,12 +78,18 @@ class Schedule:
     cp_pred: list[int]  # predecessor on the longest path: a task, -1 (none) or HOST_PRED
     makespan: float
     pool_busy: list[float]  # wall time with at least one unit busy
-    pool_work: list[float]  # unit-microseconds
+    pool_work: list[float]  # unit-microseconds the units were held
     pool_tasks: list[int]
     finished: int
     lost_records: list[tuple[int, int]]  # (record that was lost, record whose set it hit)
     unconsumed_records: list[int]  # records whose event no wait ever consumed
     deadlock: Deadlock | None
+    #: unit-microseconds at every task's duration alone (the engines' lower bound)
+    pool_min_work: list[float] = attrs.Factory(list)
+    #: HBM bytes moved by the tasks that started
+    hbm_bytes: float = 0.0
+    #: time with the summed demand above the HBM bandwidth (tasks slowed by sharing)
+    hbm_saturated_us: float = 0.0
 
     @property
     def critical_path_us(self) -> float:
@@ -129,6 +143,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     writes = program.writes
     capacity = program.capacity
     npools = len(capacity)
+    traffic_id = program.traffic_id
+    traffic = program.traffic
 
     start = [INF] * n
     end = [INF] * n
@@ -139,6 +155,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     cur = program.first[:-1]  # head task of each stream
     last = program.first[1:]
     started = [False] * S  # the head task has started (its heap entry is its end)
+    # 1: the head kernel is in its fixed overhead (its heap entry is when its bytes start to move)
+    in_overhead = [False] * S
+    version = [0] * S
     cp_prev = [0.0] * S
     cp_prev_task = [-1] * S
 
@@ -154,11 +173,13 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     busy = [0.0] * npools
     busy_since = [0.0] * npools
     work = [0.0] * npools
+    min_work = [0.0] * npools
     ntasks = [0] * npools
     queues: list[list[tuple[int, float, int]]] = [[] for _ in range(npools)]
     dirty_flag = [False] * npools
     dirty: list[int] = []
-    heap: list[tuple[float, int]] = []
+    heap: list[tuple[float, int, int]] = []
+    hbm = HbmShare(program.hbm_bandwidth, S, heap, version)
     finished = 0
 
     def satisfy(g: int, s: int, ev: int, t: float) -> None:
@@ -182,7 +203,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         cp_end[g] = base + dur[g]
         cp_pred[g] = pred
         started[s] = True
-        heappush(heap, (fin, s))
+        v = version[s] + 1
+        version[s] = v
+        heappush(heap, (fin, s, v))
         if checker is not None:
             checker.acquire(g, r)
 
@@ -193,7 +216,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         while g < stop:
             if launch is not None and launch[g] > t:
                 cur[s] = g
-                heappush(heap, (launch[g], s))
+                v = version[s] + 1
+                version[s] = v
+                heappush(heap, (launch[g], s, v))
                 return
             k = kind[g]
             ready[g] = t
@@ -218,7 +243,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 cp_pred[g] = pred
                 started[s] = True
                 cur[s] = g
-                heappush(heap, (fin, s))
+                v = version[s] + 1
+                version[s] = v
+                heappush(heap, (fin, s, v))
                 return
             if k == WAIT:
                 cur[s] = g
@@ -262,7 +289,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 start[g] = t
                 fin = t + d
                 end[g] = fin
-                work[p] += d * u
+                min_work[p] += d * u
                 ntasks[p] += 1
                 s = stream_of[g]
                 base = cp_prev[s]
@@ -273,7 +300,19 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 cp_end[g] = base + d
                 cp_pred[g] = pred
                 started[s] = True
-                heappush(heap, (fin, s))
+                tid = traffic_id[g]
+                if tid >= 0:
+                    overhead, nbytes, demand, peak = traffic[tid]
+                    if overhead > 0.0:
+                        in_overhead[s] = True
+                        fin = t + overhead
+                    else:
+                        hbm.join(s, t, nbytes, demand, peak)
+                        fin = -1.0
+                if fin >= 0.0:
+                    v = version[s] + 1
+                    version[s] = v
+                    heappush(heap, (fin, s, v))
                 if checker is not None and reads[g] is not None:
                     checker.reads(g, reads[g])  # type: ignore[arg-type]
                 if numerics is not None:
@@ -284,58 +323,74 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         advance(s, 0.0)
     if dirty:
         dispatch(0.0)
+    if hbm.changed:
+        hbm.rebalance(0.0)
 
     t = 0.0
     pops = 0
     # with numerics every step may take long: report each; timing-only steps are cheap
     progress_mask = 0 if numerics is not None else 4095
     while heap:
-        t, s = heappop(heap)
-        while True:
-            if started[s]:
-                g = cur[s]
-                k = kind[g]
-                if k == KERNEL:
-                    p = pool[g]
-                    u = units[g]
-                    free[p] += u
-                    in_use[p] -= u
-                    if in_use[p] == 0:
-                        busy[p] += t - busy_since[p]
-                    if queues[p] and not dirty_flag[p]:
-                        dirty_flag[p] = True
-                        dirty.append(p)
-                    if checker is not None and writes[g] is not None:
-                        checker.writes(g, writes[g])  # type: ignore[arg-type]
-                    if numerics is not None:
-                        numerics.finish(g)
-                elif k == RECORD:
-                    ev = event[g]
-                    if checker is not None:
-                        checker.record(g)
-                    if ev_set[ev]:
-                        lost.append((g, ev_rec[ev]))
-                    else:
-                        ev_set[ev] = True
-                        ev_rec[ev] = g
-                        waiters = ev_waiters.get(ev)
-                        if waiters:
-                            w = waiters.pop(0)
-                            satisfy(cur[w], w, ev, t)
-                cp_prev[s] = cp_end[g]
-                cp_prev_task[s] = g
-                started[s] = False
-                cur[s] = g + 1
-                finished += 1
-            advance(s, t)
-            if not heap or heap[0][0] != t:
-                break
-            s = heappop(heap)[1]
+        t, s, v = heappop(heap)
+        if v == version[s]:
+            if in_overhead[s]:
+                # the head kernel's overhead is over: its bytes start to move
+                in_overhead[s] = False
+                _, nbytes, demand, peak = traffic[traffic_id[cur[s]]]
+                hbm.join(s, t, nbytes, demand, peak)
+            else:
+                if started[s]:
+                    g = cur[s]
+                    k = kind[g]
+                    if k == KERNEL:
+                        p = pool[g]
+                        u = units[g]
+                        if traffic_id[g] >= 0:
+                            hbm.leave(s)
+                        end[g] = t
+                        work[p] += (t - start[g]) * u
+                        free[p] += u
+                        in_use[p] -= u
+                        if in_use[p] == 0:
+                            busy[p] += t - busy_since[p]
+                        if queues[p] and not dirty_flag[p]:
+                            dirty_flag[p] = True
+                            dirty.append(p)
+                        if checker is not None and writes[g] is not None:
+                            checker.writes(g, writes[g])  # type: ignore[arg-type]
+                        if numerics is not None:
+                            numerics.finish(g)
+                    elif k == RECORD:
+                        ev = event[g]
+                        if checker is not None:
+                            checker.record(g)
+                        if ev_set[ev]:
+                            lost.append((g, ev_rec[ev]))
+                        else:
+                            ev_set[ev] = True
+                            ev_rec[ev] = g
+                            waiters = ev_waiters.get(ev)
+                            if waiters:
+                                w = waiters.pop(0)
+                                satisfy(cur[w], w, ev, t)
+                    cp_prev[s] = cp_end[g]
+                    cp_prev_task[s] = g
+                    started[s] = False
+                    cur[s] = g + 1
+                    finished += 1
+                advance(s, t)
+        if heap and heap[0][0] == t:
+            continue  # everything that happens at t is queued before anything is served
         if dirty:
             dispatch(t)
+            if heap and heap[0][0] == t:
+                continue
+        if hbm.changed:
+            hbm.rebalance(t)
         pops += 1
         if progress is not None and not pops & progress_mask:
             progress.update(finished)
+    hbm.finish(t)
 
     deadlock = None
     if any(cur[s] < last[s] for s in range(S)):
@@ -346,5 +401,6 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     return Schedule(program=program, mode=mode, start=start, end=end, ready=ready, launch=launch, matched=matched,
                     cp_end=cp_end, cp_pred=cp_pred, makespan=makespan, pool_busy=busy, pool_work=work,
                     pool_tasks=ntasks, finished=finished + sum(1 for g in range(n) if kind[g] == END and end[g] != INF),
-                    lost_records=lost, unconsumed_records=unconsumed, deadlock=deadlock)
+                    lost_records=lost, unconsumed_records=unconsumed, deadlock=deadlock, pool_min_work=min_work,
+                    hbm_bytes=hbm.bytes_moved, hbm_saturated_us=hbm.saturated_us)
 
