@@ -56,6 +56,8 @@ class Diagnostic:
     message: str
     location: Location | None = None
     notes: list["Diagnostic"] = attrs.Factory(list)
+    #: the pass that emitted it ("" outside passes): ge-opt's -Rpass=REGEX filters remarks on it
+    origin: str = ""
 
     def attach_note(self, message: str, location: Location | None = None) -> "Diagnostic":
         self.notes.append(Diagnostic("note", message, location))

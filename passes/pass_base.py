@@ -25,12 +25,15 @@ class PassContext:
     collected for the driver to print (or match under --verify-diagnostics)."""
 
     diagnostics: list[Diagnostic] = attrs.Factory(list)
+    #: the name of the pass running now (the pass manager sets it)
+    current_pass: str = ""
 
     def remark(self, op: Operation, message: str) -> None:
-        self.diagnostics.append(Diagnostic("remark", message, op_position(op)))
+        """An optimisation remark at ``op``: what the pass decided and why."""
+        self.diagnostics.append(Diagnostic("remark", message, op_position(op), origin=self.current_pass))
 
     def warning(self, op: Operation, message: str) -> None:
-        self.diagnostics.append(Diagnostic("warning", message, op_position(op)))
+        self.diagnostics.append(Diagnostic("warning", message, op_position(op), origin=self.current_pass))
 
 
 @attrs.define

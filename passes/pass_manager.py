@@ -55,7 +55,11 @@ class PassManager:
         for p in self.passes:
             for inst in self.instrumentations:
                 inst.before_pass(p, module)
-            p.run(module, ctx)
+            ctx.current_pass = p.name
+            try:
+                p.run(module, ctx)
+            finally:
+                ctx.current_pass = ""
             if self.verify_each:
                 verify(module, allow_unregistered=self.allow_unregistered)
             for inst in reversed(self.instrumentations):

@@ -13,9 +13,12 @@ __all__ = ["PASSES", "get_pass_class", "all_pass_classes", "PassOptionInfo", "pa
 
 #: pass name -> "module:ClassName"
 PASSES: dict[str, str] = {
+    "assign-engines": "geir.passes.assign_engines:AssignEngines",
     "canonicalize": "geir.passes.canonicalize:Canonicalize",
     "cse": "geir.passes.cse:CSE",
+    "insert-events": "geir.passes.insert_events:InsertEvents",
     "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",
+    "partition-streams": "geir.passes.partition_streams:PartitionStreams",
     "specialize-shapes": "geir.passes.specialize_shapes:SpecializeShapes",
 }
 

@@ -62,6 +62,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None,
                    metavar="N", help="print constants of more than N (16) elements as dense_resource<__elided__>")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops no dialect defines")
+    p.add_argument("-Rpass", dest="remarks", default=None, metavar="REGEX",
+                   help="print the optimisation remarks of the passes whose name matches REGEX "
+                        "(-Rpass=assign-engines, -Rpass='.*'); remarks are silent otherwise")
     p.add_argument("--list-passes", action="store_true", help="list the passes and their options")
     p.add_argument("--version", action="version", version=f"ge-opt {VERSION}")
     group = p.add_argument_group("passes (in command-line order)")
@@ -110,6 +113,13 @@ def _run(args: argparse.Namespace) -> int:
     except PipelineError as e:
         sys.stderr.write(f"ge-opt: error: {e}\n")
         return 1
+    if args.remarks is not None:
+        import re
+        try:
+            re.compile(args.remarks)
+        except re.error as e:
+            sys.stderr.write(f"ge-opt: error: -Rpass='{args.remarks}' is not a valid regular expression: {e}\n")
+            return 1
     options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo,
                            elide_constants_larger_than=args.elide)
     sources = SourceManager()
@@ -158,8 +168,9 @@ def _run(args: argparse.Namespace) -> int:
                 failed = True
                 sys.stderr.write("".join(p.format(sources) for p in problems))
         else:
-            if emitted:
-                sys.stderr.write("".join(d.format(sources) for d in emitted))
+            shown = [d for d in emitted if d.severity != "remark" or _remark_wanted(d, args.remarks)]
+            if shown:
+                sys.stderr.write("".join(d.format(sources) for d in shown))
             if any(d.severity == "error" for d in emitted):
                 failed = True
         if out_text is not None:
@@ -170,6 +181,12 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     write_output(args.output, "// -----\n".join(outputs))
     return 0
+
+
+def _remark_wanted(d: Any, pattern: str | None) -> bool:
+    """Whether -Rpass=pattern asks for remark ``d`` (matched on the pass name, as LLVM does)."""
+    import re
+    return pattern is not None and re.fullmatch(pattern, d.origin) is not None
 
 
 if __name__ == "__main__":

@@ -1,0 +1,138 @@
+"""``assign-engines``: the engine of every task op of every ``ge.graph`` — GE's
+first multi-stream step (``EnginePlacer``: the cheapest engine that supports the
+node wins).
+
+For each op, in order of precedence:
+
+1. an ``engine`` attribute already on the op wins (a user's or an earlier pass's
+   decision), as GE keeps a node's engine name once set;
+2. an ``engine_pin`` attribute (the user's pin) becomes the engine;
+3. otherwise the op definition's default engine (AICore for compute, AICPU for
+   data-dependent ops such as NMS and NonZero and for ``ge.onnx_op``, DVPP for
+   media ops, HCCL for collectives; ``ge.cmo`` is an RTS task), and an op whose
+   default is AICore falls back to AICPU where AICore cannot run it:
+
+   * 64-bit or complex element types (AICore's vector and cube units have no
+     int64/float64 arithmetic),
+   * a result whose shape is not static (the kernel's tiling needs every size),
+   * ``ge.top_k`` (data-dependent selection: GE's AICore TopK needs a constant k
+     and a sorted-size limit; we follow the conservative rule).
+
+   Each fallback is a remark at the op naming the reason
+   (``ge-opt -Rpass=assign-engines`` prints them).
+
+``exclude-engines`` mirrors GE's ``ge.exec.exclude_engines``: excluded AICore
+sends the op to AICPU (with a remark); an op whose only engine is excluded is an
+error.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from geir.attributes import StringAttr
+from geir.backends.cost_model import normalize_engine
+from geir.diagnostics import Diagnostic, DiagnosticError, op_position
+from geir.module import Module
+from geir.operation import Operation
+from geir.passes.pass_base import ModulePass, PassContext, option
+from geir.passes.scheduling.op_graph import is_node
+from geir.types import TensorType
+
+__all__ = ["AssignEngines", "engine_for", "AICPU_FALLBACK_TYPES"]
+
+AICORE, AICPU, RTS = "AICore", "AICPU", "RTS"
+#: element types AICore kernels cannot compute on
+AICPU_FALLBACK_TYPES = frozenset({"i64", "ui64", "si64", "f64", "complex<f32>", "complex<f64>", "!ge.string"})
+#: AICore ops GE runs on AICPU in practice
+AICPU_OPS = frozenset({"ge.top_k"})
+
+
+def _fallback_reason(op: Operation) -> str | None:
+    """Why an op whose default engine is AICore must run on AICPU, or None."""
+    if op.name in AICPU_OPS:
+        return f"'{op.name}' is a data-dependent selection, which runs on AICPU"
+    for k, r in enumerate(op.results):
+        t = r.type
+        if isinstance(t, TensorType):
+            if str(t.element_type) in AICPU_FALLBACK_TYPES:
+                return f"result #{k} has element type {t.element_type}, which AICore cannot compute on"
+            if not t.is_static:
+                return f"result #{k} has a dynamic shape ({t}), which an AICore kernel cannot tile"
+    for k, v in enumerate(op.operands):
+        t = v.type
+        if isinstance(t, TensorType) and str(t.element_type) in ("f64", "complex<f32>", "complex<f64>"):
+            return f"operand #{k} has element type {t.element_type}, which AICore cannot compute on"
+    return None
+
+
+def engine_for(op: Operation, excluded: frozenset[str] = frozenset()) -> tuple[str, str | None]:
+    """The engine ``op`` gets by default and, when it is an AICore→AICPU
+    fallback, the reason (else None)."""
+    od = op.definition
+    if op.name == "ge.cmo":
+        return RTS, None
+    default = (od.engine if od is not None else None) or AICPU
+    if default == AICORE:
+        reason = _fallback_reason(op)
+        if reason is None and AICORE in excluded:
+            reason = "AICore is excluded (exclude-engines)"
+        if reason is not None:
+            return AICPU, reason
+    return default, None
+
+
+@attrs.define
+class AssignEngines(ModulePass):
+    """Give every task op an ``engine`` attribute."""
+
+    name = "assign-engines"
+    summary = "give every op an engine (AICore, AICPU, DVPP, HCCL), AICore falling back to AICPU where it cannot run"
+
+    exclude_engines: str = option("", "engines no op may use, comma-separated (GE's ge.exec.exclude_engines): "
+                                      "AICore, AICPU, DVPP, HCCL")
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        excluded = self._excluded()
+        errors: list[Diagnostic] = []
+        for graph in module.graphs():
+            for op in graph.regions[0].blocks[0].ops:
+                if not is_node(op) or op.dialect != "ge":
+                    continue
+                engine = self._engine(op, excluded, ctx, errors)
+                if engine is not None and "engine" not in op.attributes:
+                    op.attributes["engine"] = StringAttr(engine)
+        if errors:
+            raise DiagnosticError(errors)
+
+    def _excluded(self) -> frozenset[str]:
+        out = set()
+        for name in filter(None, (s.strip() for s in self.exclude_engines.split(","))):
+            pool = normalize_engine(name)
+            if pool is None or pool not in (AICORE, AICPU, "DVPP", "HCCL"):
+                raise DiagnosticError(Diagnostic(
+                    "error", f"assign-engines: exclude-engines names unknown engine '{name}'; "
+                             "known: AICore, AICPU, DVPP, HCCL"))
+            out.add(pool)
+        return frozenset(out)
+
+    def _engine(self, op: Operation, excluded: frozenset[str], ctx: PassContext,
+                errors: list[Diagnostic]) -> str | None:
+        for attr in ("engine", "engine_pin"):
+            given = op.get_attr(attr)
+            if given is None:
+                continue
+            if normalize_engine(str(given)) is None:
+                errors.append(Diagnostic("error", f"'{op.name}' op has unknown {attr} '{given}'; known engines: "
+                                                  "AICore, VectorCore, AICPU, DVPP, HCCL, RTS, GE_LOCAL",
+                                         op_position(op)))
+                return None
+            return str(given)
+        engine, reason = engine_for(op, excluded)
+        if normalize_engine(engine) in excluded:
+            errors.append(Diagnostic("error", f"'{op.name}' op can only run on {engine}, which exclude-engines "
+                                              "excludes", op_position(op)))
+            return None
+        if reason is not None:
+            ctx.remark(op, f"'{op.name}' runs on AICPU instead of AICore: {reason}")
+        return engine

@@ -1,0 +1,145 @@
+"""``insert-events``: the record/wait pairs that keep every cross-stream
+dependency in order — GE's third multi-stream step, with a transitive reduction
+GE does not have.
+
+For every ``ge.graph`` whose ops carry ``stream`` attributes (``partition-streams``
+sets them; absent means stream 0), each stream issuing its ops in block order:
+
+1. every data dependency between two streams needs its producer to happen
+   before its consumer; the waits already implied by in-stream order and other
+   events are dropped (:mod:`geir.passes.scheduling.sync_plan`: vector clocks,
+   latest producer first). GE emits one event per cross-stream edge minus
+   same-pair duplicates; the remark reports both counts;
+2. a ``ge.record_event {event, stream}`` goes right after the producer and a
+   ``ge.wait_event {event, stream}`` right before the consumer;
+3. event ids are reused once the previous wait of an id is ordered before the
+   next record and wait (the emulator's rule for binary events), within the
+   device profile's ``max_events``;
+4. a stream with more tasks than the device allows (``max_tasks_per_stream``,
+   2013 on 910B) is split, each part chained to the next by an event — GE's
+   ``SplitStreamAndRefreshTaskDef``.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from geir.attributes import IntegerAttr
+from geir.backends.device_profile import load_profile
+from geir.diagnostics import Diagnostic, DiagnosticError, op_position
+from geir.module import Module
+from geir.operation import Operation
+from geir.passes.pass_base import ModulePass, PassContext, option
+from geir.passes.scheduling.op_graph import SYNC_OPS, OpGraph, is_node
+from geir.passes.scheduling.sync_plan import plan_sync
+from geir.rewriter import Rewriter
+
+__all__ = ["InsertEvents", "ge_rule_event_count", "stream_attr"]
+
+
+def stream_attr(op: Operation) -> int:
+    """The stream an op is queued on (0 when it has none)."""
+    s = op.get_attr("stream", 0)
+    return s if isinstance(s, int) and s >= 0 else 0
+
+
+def ge_rule_event_count(og: OpGraph, streams: list[int]) -> int:
+    """How many events GE's own rule (one per cross-stream edge, same-pair
+    duplicates dropped) would insert for this assignment."""
+    try:
+        from geir.passes.scheduling.ge_event_rule import ge_event_count
+    except ImportError:  # pragma: no cover - the rule module is part of the package
+        return sum(1 for c, ps in enumerate(og.preds) for p in ps if streams[p] != streams[c])
+    return ge_event_count(og, streams)
+
+
+@attrs.define
+class InsertEvents(ModulePass):
+    """Synchronise the streams of every graph with events."""
+
+    name = "insert-events"
+    summary = "insert record/wait events for cross-stream dependencies, transitively reduced, ids reused"
+
+    reduce: bool = option(True, "drop waits implied by stream order and other events (false: one per cross-stream "
+                                "dependency, as GE without its same-pair rules)")
+    reuse_ids: bool = option(True, "reuse event ids whose lifetimes do not overlap")
+    device: str = option("910B2", "device profile for max_tasks_per_stream and max_events")
+    max_tasks_per_stream: int = option(0, "split streams longer than this (0: the device profile's limit)")
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        profile = load_profile(self.device)
+        limit = self.max_tasks_per_stream or int(profile["max_tasks_per_stream"])
+        max_events = int(profile["max_events"])
+        for graph in list(module.graphs()):
+            self._insert(graph, ctx, limit, max_events)
+
+    def _insert(self, graph: Operation, ctx: PassContext, limit: int, max_events: int) -> None:
+        block = graph.regions[0].blocks[0]
+        synced = next((op for op in block.ops if op.name in SYNC_OPS), None)
+        if synced is not None:
+            raise DiagnosticError(Diagnostic("error", f"'{synced.name}' op: insert-events found a graph that is "
+                                                      "already synchronised; run it once, after partition-streams",
+                                             op_position(synced)))
+        og = OpGraph.build(graph)
+        if og.n == 0:
+            return
+        streams = [stream_attr(op) for op in og.ops]
+        order = list(range(og.n))
+        sync = plan_sync(og.preds, streams, order, reuse_ids=self.reuse_ids, reduce=self.reduce)
+        if sync.num_ids > max_events:
+            raise DiagnosticError(Diagnostic("error", f"insert-events: the graph needs {sync.num_ids} event ids, "
+                                                      f"more than the device's {max_events}", op_position(graph)))
+        rewriter = Rewriter()
+        for (p, c), eid in zip(sync.events, sync.ids):
+            producer, consumer = og.ops[p], og.ops[c]
+            rewriter.insert_after(producer, _sync_op("ge.record_event", eid, streams[p], producer))
+            rewriter.insert_before(consumer, _sync_op("ge.wait_event", eid, streams[c], consumer))
+        if len(set(streams)) > 1 or sync.events:
+            ge_count = ge_rule_event_count(og, streams)
+            ctx.remark(graph, f"insert-events: {sync.cross_edges} cross-stream dependencies; GE's rule inserts "
+                              f"{ge_count} events, kept {len(sync.events)} after transitive reduction, "
+                              f"using {sync.num_ids} event ids")
+        returned = len(block.last_op.operands) if block.last_op is not None else 0
+        # each stream also holds its end-of-graph task and maybe output copies
+        split = _split_streams(graph, limit - 1 - returned, sync.num_ids, rewriter)
+        if split:
+            ctx.remark(graph, f"insert-events: split {split} stream(s) longer than {limit} tasks, each part "
+                              "chained to the next by an event")
+
+
+def _sync_op(name: str, event: int, stream: int, anchor: Operation) -> Operation:
+    op = Operation(name, attributes={"event": IntegerAttr(event), "stream": IntegerAttr(stream)})
+    op.location = anchor.location
+    return op
+
+
+def _split_streams(graph: Operation, capacity: int, first_event: int, rewriter: Rewriter) -> int:
+    """Split every stream holding more than ``capacity`` tasks; returns how many
+    streams were split. A part ends with a record its continuation waits for."""
+    block = graph.regions[0].blocks[0]
+    if capacity < 2:
+        capacity = 2
+    ops = [op for op in block.ops if is_node(op) or op.name in SYNC_OPS]
+    logical = [stream_attr(op) for op in ops]
+    if not ops or max(logical.count(s) for s in set(logical)) <= capacity:
+        return 0
+    next_stream = max(logical) + 1
+    physical: dict[int, int] = {}
+    count: dict[int, int] = {}
+    split: set[int] = set()
+    event = first_event
+    for op, s in zip(ops, logical):
+        cur = physical.setdefault(s, s)
+        if count.get(s, 0) >= capacity:
+            new = next_stream
+            next_stream += 1
+            rewriter.insert_before(op, _sync_op("ge.record_event", event, cur, op))
+            rewriter.insert_before(op, _sync_op("ge.wait_event", event, new, op))
+            event += 1
+            physical[s] = cur = new
+            count[s] = 1
+            split.add(s)
+        count[s] = count.get(s, 0) + 1
+        if cur != s:
+            op.attributes["stream"] = IntegerAttr(cur)
+    return len(split)

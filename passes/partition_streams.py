@@ -1,0 +1,175 @@
+"""``partition-streams``: a ``stream`` for every task op of every ``ge.graph``
+and the order the streams issue them in — GE's second multi-stream step.
+
+The strategy (``strategy=``) decides; see :mod:`geir.passes.scheduling.strategies`:
+
+* ``single`` — everything on stream 0 (GE's single-stream mode);
+* ``ge`` — GE's LogicalStreamAllocator, faithfully: the baseline;
+* ``chain-cover`` — Nimble's minimum chain cover of the transitive reduction,
+  merged by load to ``max-streams``;
+* ``cost`` — list scheduling on the emulator's cost model, the fastest of a
+  small portfolio (always including the single stream) as the emulator
+  measures it;
+* ``optimal`` — CP-SAT's exact schedule (small graphs, ``time-limit``), or its
+  best schedule with the proven bound.
+
+GE's rules that override the strategy, each reported as a remark on the graph:
+
+* a graph with control ops (``ge.switch``, ``ge.merge``, ``ge.enter``,
+  ``ge.ref_enter`` ... or ops with regions) is put on one stream: stream
+  activation is not modelled, and single stream is GE's safe strategy for them;
+* ``ge.cmo`` ops share a stream of their own (GE labels them ``<graph>_Cmo``);
+* a graph with dynamic shapes stays on one stream unless
+  ``dynamic-shape-multi-stream`` (GE's ``ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1``,
+  which the option's default reads) is set;
+* ``ac-parallel-enable=false`` keeps AICPU ops on their predecessor's stream
+  (GE's ``ac_parallel_enable``: without it AICPU work does not get a stream of
+  its own).
+
+Ops keep their results' uses; the pass only sets ``stream`` attributes and,
+when the strategy reorders, moves ops: constants first (they are not tasks),
+then the task ops in the plan's topological order.
+"""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+
+from geir.attributes import IntegerAttr
+from geir.diagnostics import Diagnostic, DiagnosticError, op_position
+from geir.module import Module
+from geir.operation import Operation
+from geir.passes.pass_base import ModulePass, PassContext, option
+from geir.passes.scheduling.op_graph import SYNC_OPS, OpGraph
+from geir.passes.scheduling.problem import ScheduleProblem
+from geir.passes.scheduling.strategies import STRATEGIES, get_strategy
+from geir.passes.scheduling.stream_plan import StreamPlan
+from geir.rewriter import Rewriter
+from geir.types import TensorType
+
+__all__ = ["PartitionStreams", "CMO_LABEL"]
+
+#: the label GE's AttachStreamLabelPass gives every Cmo op (suffix of the graph name)
+CMO_LABEL = "_Cmo"
+#: GE's kDefaultMaxStreamNum
+DEFAULT_MAX_STREAMS = 8
+
+
+def _dynamic_multi_stream_default() -> bool:
+    return os.environ.get("ENABLE_DYNAMIC_SHAPE_MULTI_STREAM") == "1"
+
+
+@attrs.define
+class PartitionStreams(ModulePass):
+    """Give every task op a stream."""
+
+    name = "partition-streams"
+    summary = "give every op a stream (strategies: single, ge, chain-cover, cost, optimal)"
+
+    max_streams: int = option(DEFAULT_MAX_STREAMS, "most streams for unlabelled ops (GE's kDefaultMaxStreamNum)")
+    strategy: str = option("cost", "single | ge | chain-cover | cost | optimal")
+    device: str = option("910B2", "device profile the costs come from (a name or a JSON path)")
+    time_limit: float = option(10.0, "seconds the optimal strategy may search")
+    ac_parallel_enable: bool = option(True, "AICPU ops may take a stream of their own (GE's ac_parallel_enable)")
+    dynamic_shape_multi_stream: bool = option(False, "multi-stream also for graphs with dynamic shapes (GE's "
+                                                     "ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1, which sets it too)")
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        if self.strategy not in STRATEGIES:
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: unknown strategy '{self.strategy}'; "
+                                                      f"strategies: {', '.join(STRATEGIES)}"))
+        if self.max_streams < 1:
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: max-streams must be at least 1, "
+                                                      f"got {self.max_streams}"))
+        for graph in list(module.graphs()):
+            self._partition(graph, ctx)
+
+    # ------------------------------------------------------------------
+    def _partition(self, graph: Operation, ctx: PassContext) -> None:
+        block = graph.regions[0].blocks[0]
+        synced = next((op for op in block.ops if op.name in SYNC_OPS), None)
+        if synced is not None:
+            raise DiagnosticError(Diagnostic("error", f"'{synced.name}' op: partition-streams must run before "
+                                                      "insert-events (this graph is already synchronised)",
+                                             op_position(synced)))
+        og = OpGraph.build(graph)
+        if og.n == 0:
+            return
+        problem = ScheduleProblem.build(og, self.max_streams, self.device)
+        strategy = self.strategy
+        reason = self._safe_strategy_reason(og)
+        if reason is not None and strategy != "single":
+            ctx.remark(graph, f"partition-streams: single stream instead of '{strategy}': {reason}")
+            strategy = "single"
+        cmo = [i for i, op in enumerate(og.ops) if op.name == "ge.cmo" and problem.labels[i] is None]
+        if cmo and strategy != "single":
+            for i in cmo:
+                problem.labels[i] = str(graph.get_attr("sym_name", "graph")) + CMO_LABEL
+            ctx.remark(graph, f"partition-streams: {len(cmo)} ge.cmo op(s) on a stream of their own (GE's Cmo label)")
+        plan = self._plan(strategy, problem, graph)
+        if not self.ac_parallel_enable and strategy != "single":
+            moved = _attach_aicpu(problem, plan)
+            if moved:
+                ctx.remark(graph, f"partition-streams: {moved} AICPU op(s) kept on their predecessor's stream "
+                                  "(ac-parallel-enable=false)")
+        plan = plan.normalized()
+        assert og.is_topological(plan.order), f"strategy '{strategy}' returned an order that is not topological"
+        for note in plan.notes:
+            ctx.remark(graph, note)
+        _apply(og, plan)
+
+    def _safe_strategy_reason(self, og: OpGraph) -> str | None:
+        for op in og.ops:
+            od = op.definition
+            if op.regions or (od is not None and od.has_trait("control")):
+                return f"the graph has control flow ('{op.name}'), which GE runs on a safe single stream"
+        if not (self.dynamic_shape_multi_stream or _dynamic_multi_stream_default()):
+            for op in og.ops:
+                for r in op.results:
+                    if isinstance(r.type, TensorType) and not r.type.is_static:
+                        return (f"'{op.name}' has a dynamic shape ({r.type}); GE uses one stream for dynamic "
+                                "shapes unless ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1")
+        return None
+
+    def _plan(self, strategy: str, problem: ScheduleProblem, graph: Operation) -> StreamPlan:
+        try:
+            return get_strategy(strategy)(problem, self.time_limit)
+        except ValueError as e:  # a strategy that cannot take this problem says why
+            raise DiagnosticError(Diagnostic("error", f"partition-streams{{strategy={strategy}}}: {e}",
+                                             op_position(graph))) from None
+
+
+def _attach_aicpu(problem: ScheduleProblem, plan: StreamPlan) -> int:
+    """Put every unlabelled AICPU node on its first predecessor's stream (stream
+    of the previous node in order when it has none). Returns how many moved."""
+    moved = 0
+    prev_stream = 0
+    for i in plan.order:
+        if problem.pools[i] == "AICPU" and problem.labels[i] is None:
+            ps = problem.graph.preds[i]
+            target = plan.streams[ps[0]] if ps else prev_stream
+            if plan.streams[i] != target:
+                plan.streams[i] = target
+                moved += 1
+        prev_stream = plan.streams[i]
+    return moved
+
+
+def _apply(og: OpGraph, plan: StreamPlan) -> None:
+    """Write ``stream`` attributes and, when the order changed, reorder the block."""
+    for i, op in enumerate(og.ops):
+        op.attributes["stream"] = IntegerAttr(plan.streams[i])
+    if plan.order == list(range(og.n)):
+        return
+    block = og.block
+    terminator = block.last_op
+    assert terminator is not None
+    node_ids = {id(op) for op in og.ops}
+    rewriter = Rewriter()
+    others = [op for op in block.ops if id(op) not in node_ids and op is not terminator]
+    for op in others:  # constants and ge.none first: they are not tasks and have no operands
+        rewriter.move_before(op, terminator)
+    for i in plan.order:
+        rewriter.move_before(og.ops[i], terminator)
