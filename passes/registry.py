@@ -19,6 +19,7 @@ PASSES: dict[str, str] = {
     "insert-events": "geir.passes.insert_events:InsertEvents",
     "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",
     "partition-streams": "geir.passes.partition_streams:PartitionStreams",
+    "reuse-memory": "geir.passes.reuse_memory:ReuseMemory",
     "specialize-shapes": "geir.passes.specialize_shapes:SpecializeShapes",
 }
 

@@ -1,0 +1,13 @@
+"""Memory planning for ``reuse-memory``: one concept per module.
+
+* :mod:`.happens_before` — compile-time happens-before over a scheduled
+  ``ge.graph`` (stream order and record/wait edges, as vector clocks);
+* :mod:`.lifetimes` — the buffers to place (tensors, in-place groups, zero-copy
+  I/O) and which pairs may not share bytes;
+* :mod:`.greedy_by_size` — TFLite's offset calculation (best fit by size);
+* :mod:`.ge_blocks` — GE's size-class block reuse (the baseline);
+* :mod:`.memory_bound` — the lower bound of a schedule: the heaviest set of
+  buffers that some execution keeps live at once;
+* :mod:`.memory_priority` — ordering events that trade parallelism for memory;
+* :mod:`.memory_plan_table` — the plan as a table.
+"""

@@ -1,0 +1,236 @@
+"""What a memory plan places, and which pairs may not share bytes.
+
+A *buffer* is the storage of one tensor — or of several, when an elementwise op
+writes in place over an input it is the last reader of. It is *defined* by the
+node that writes its first tensor (a graph input by the host, before every
+task) and *used* by that node and by every node reading or writing one of its
+tensors; a graph output is also used by the end of the graph.
+
+Buffers ``a`` (defined first in block order) and ``b`` may share bytes exactly
+when every use of ``a`` happens before ``b``'s definition starts
+(:mod:`.happens_before`). Since a stream's clocks only grow along its queue,
+``a`` is dead for stream ``s`` from one queue position on: ``free[s]``. So a
+sweep in block order that keeps, per stream, the buffers not yet dead there
+finds every conflicting pair, in time proportional to their number.
+
+Graph inputs and outputs are *zero-copy* with ``zero_copy``: they live in
+buffers of their own after the arena (GE's ``AssignZeroCopyMemory``), never
+shared, so the plan does not see them.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Sequence
+
+import attrs
+
+from geir.backends.task_list import element_bytes
+from geir.constants import CONSTANT_OPS
+from geir.diagnostics import error_at
+from geir.dialects.ge import BINARY, UNARY
+from geir.operation import BlockArgument, Operation, OpResult, Value
+from geir.passes.memory.happens_before import NEVER, StreamOrder
+from geir.types import TensorType
+
+__all__ = ["Buffer", "MemoryProblem", "IN_PLACE_OPS", "align", "tensor_bytes"]
+
+#: elementwise ops whose result may overwrite an operand of the same type (the
+#: kernel reads its inputs before it writes its output)
+IN_PLACE_OPS = frozenset({f"ge.{u[0]}" for u in UNARY} | {f"ge.{b[0]}" for b in BINARY}
+                         | {"ge.pow", "ge.max", "ge.min", "ge.sum", "ge.mean", "ge.is_nan"})
+
+#: the "node" that defines graph inputs: the host, before every task
+HOST = -1
+
+
+def align(n: int, alignment: int) -> int:
+    return -(-n // alignment) * alignment
+
+
+def tensor_bytes(t: object) -> int:
+    """The bytes a tensor of type ``t`` takes in device memory (what the lowering allots)."""
+    assert isinstance(t, TensorType) and t.is_static
+    n = 1
+    for d in t.shape:
+        n *= d  # type: ignore[operator]
+    return n * element_bytes(str(t.element_type))
+
+
+@attrs.define(eq=False)
+class Buffer:
+    """One placed unit of memory (see the module doc)."""
+
+    id: int
+    values: list[Value]
+    size: int  # aligned bytes
+    define: int  # the defining node, or HOST
+    uses: list[int]
+    live_out: bool  # a graph output: live until the end
+    stream: int  # the dense stream of the defining node (0 for inputs)
+    free: list[int] = attrs.Factory(list)  # per stream: first queue position after every use
+
+    @property
+    def is_input(self) -> bool:
+        return self.define == HOST
+
+
+@attrs.define(eq=False)
+class MemoryProblem:
+    """The buffers of one graph under one schedule, and their conflicts.
+
+    ``buffers`` are those the arena plan places; ``io`` the zero-copy ones;
+    ``conflicts[b]`` the ids of the arena buffers that may not overlap ``b``.
+    """
+
+    graph: Operation
+    order: StreamOrder
+    alignment: int
+    buffers: list[Buffer]
+    io: list[Buffer]
+    of_value: dict[Value, Buffer]
+    conflicts: list[list[int]]
+    in_place: list[tuple[Operation, Value]]  # (op, the operand it overwrites)
+
+    @classmethod
+    def build(cls, graph: Operation, order: StreamOrder, alignment: int = 512, in_place: bool = False,
+              zero_copy: bool = False) -> "MemoryProblem":
+        block = graph.regions[0].blocks[0]
+        ret = block.last_op
+        returned = set(ret.operands) if ret is not None and ret.name == "ge.return" else set()
+        of_value: dict[Value, Buffer] = {}
+        uses: dict[Value, list[int]] = {}
+        arena: list[Buffer] = []
+        io: list[Buffer] = []
+        pairs: list[tuple[Operation, Value]] = []
+
+        def new_buffer(v: Value, define: int, stream: int) -> Buffer:
+            if not isinstance(v.type, TensorType) or not v.type.is_static:
+                where = graph if define == HOST else order.nodes[define]
+                raise error_at(where, f"reuse-memory: value of type {v.type} has no static size; "
+                                      f"an arena plan needs every tensor's size")
+            b = Buffer(-1, [v], align(tensor_bytes(v.type), alignment), define, [] if define == HOST else [define],
+                       v in returned, stream)
+            if zero_copy and (define == HOST or v in returned):
+                io.append(b)
+            else:
+                b.id = len(arena)
+                arena.append(b)
+            of_value[v] = b
+            return b
+
+        for arg in block.arguments:
+            new_buffer(arg, HOST, 0)
+        for op in block.ops:
+            i = order.index.get(id(op))
+            if i is None:
+                continue  # constants (weights), ge.none, sync ops, the terminator
+            for v in op.operands:
+                if v in of_value:
+                    uses.setdefault(v, []).append(i)
+            target = _in_place_target(op, i, order, of_value, uses, returned, zero_copy) if in_place else None
+            for r in op.results:
+                if target is not None:
+                    b = of_value[target]
+                    b.values.append(r)
+                    b.uses.append(i)
+                    b.live_out |= r in returned
+                    of_value[r] = b
+                    pairs.append((op, target))
+                else:
+                    new_buffer(r, i, order.stream[i])
+        for v, us in uses.items():
+            of_value[v].uses.extend(us)
+        for b in arena:
+            last = order.last_uses(b.uses)
+            if b.live_out:
+                last = {s: NEVER for s in range(order.num_streams)}
+            b.free = [order.first_free(last, s) for s in range(order.num_streams)]
+        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs)
+
+    @property
+    def no_reuse_bytes(self) -> int:
+        """The arena without reuse: every buffer its own bytes."""
+        return sum(b.size for b in self.buffers)
+
+    def ordered(self, a: Buffer, b: Buffer) -> bool:
+        """Whether ``a`` is dead before ``b`` is defined (so ``b`` may reuse it)."""
+        if b.is_input or a.define >= b.define:
+            return False  # HOST < every node: inputs come first, and conflict with each other
+        return self.order.rank[b.define] >= a.free[self.order.stream[b.define]]
+
+
+def _in_place_target(op: Operation, i: int, order: StreamOrder, of_value: dict[Value, Buffer],
+                     uses: dict[Value, list[int]], returned: set[Value], zero_copy: bool) -> Value | None:
+    """The operand ``op`` (node ``i``) may overwrite, or None: an elementwise op
+    whose one result has an operand's exact type, when every other use of that
+    operand's buffer happens before ``op`` and the buffer is not zero-copy I/O."""
+    if op.name not in IN_PLACE_OPS or len(op.results) != 1:
+        return None
+    r = op.results[0]
+    if zero_copy and r in returned:
+        return None
+    for v in op.operands:
+        if v.type != r.type or v in returned or not isinstance(v, (OpResult, BlockArgument)):
+            continue
+        if isinstance(v, OpResult) and v.op.name in CONSTANT_OPS:
+            continue
+        b = of_value.get(v)
+        if b is None or b.live_out or (zero_copy and b.is_input):
+            continue
+        if any(w is not v and of_value.get(w) is b for w in op.operands):
+            continue  # two operands in the buffer: one would be overwritten while read
+        others = [u for u in b.uses + _pending_uses(b, uses) if u != i]
+        if all(order.happens_before(u, i) for u in others):
+            return v
+    return None
+
+
+def _pending_uses(b: Buffer, uses: dict[Value, list[int]]) -> list[int]:
+    """Reads of ``b``'s tensors seen so far (they join ``b.uses`` at the end)."""
+    out: list[int] = []
+    for v in b.values:
+        out.extend(uses.get(v, ()))
+    return out
+
+
+def _conflicts(order: StreamOrder, buffers: Sequence[Buffer]) -> list[list[int]]:
+    """For each buffer, the buffers it may not overlap (symmetric lists)."""
+    n_streams = order.num_streams
+    conflicts: list[list[int]] = [[] for _ in buffers]
+    live: list[set[int]] = [set() for _ in range(n_streams)]
+    expiry: list[list[tuple[int, int]]] = [[] for _ in range(n_streams)]  # (free position, buffer)
+    done = [0] * n_streams  # queue positions of each stream already swept
+
+    def activate(b: Buffer) -> None:
+        for s in range(n_streams):
+            if b.free[s] > done[s]:
+                live[s].add(b.id)
+                heapq.heappush(expiry[s], (b.free[s], b.id))
+
+    inputs = [b for b in buffers if b.is_input]
+    for k, a in enumerate(inputs):  # the host writes every input before the first task
+        for b in inputs[:k]:
+            conflicts[a.id].append(b.id)
+            conflicts[b.id].append(a.id)
+        activate(a)
+    by_define: dict[int, list[Buffer]] = {}
+    for b in buffers:
+        if not b.is_input:
+            by_define.setdefault(b.define, []).append(b)
+    for i in range(order.n):
+        s = order.stream[i]
+        k = order.rank[i]
+        heap, alive = expiry[s], live[s]
+        while heap and heap[0][0] <= k:
+            alive.discard(heapq.heappop(heap)[1])
+        defined = by_define.get(i)
+        if defined:
+            for b in defined:
+                others = list(alive)
+                conflicts[b.id].extend(others)
+                for o in others:
+                    conflicts[o].append(b.id)
+                activate(b)
+        done[s] = k + 1
+    return conflicts

@@ -1,0 +1,196 @@
+"""``reuse-memory``: an arena offset for every intermediate tensor of each
+scheduled ``ge.graph``, reusing bytes only where the schedule proves it safe.
+
+The schedule is the one ``lower-to-tasks`` emits (``stream`` per op, block
+order per stream, ``ge.record_event`` / ``ge.wait_event``). A tensor lives
+from its producer's start to its last use's end; two tensors may share bytes
+only when every use of one happens before the other's producer starts under
+stream order and events (:mod:`geir.passes.memory.happens_before`) — the
+multi-stream rule GE approximates with per-stream free lists and edge tables.
+
+Writes ``offsets`` on every op with results (one per result), ``ge.offset`` on
+each graph input's argument attributes, ``ge.arena_bytes`` (the arena the plan
+needs, zero-copy I/O excluded) and ``ge.memory`` on the graph: the lower bound
+of this schedule (``lower_bound``, ``lower_bound_exact``), the single-stream
+plan of the same block order, the no-reuse total, the zero-copy bytes, the
+winning algorithm and the events memory priority added.
+
+Options: ``algorithm`` (``greedy-by-size``: TFLite's best fit by size;
+``ge-blocks``: GE's size-class reuse, the baseline; ``best``: several, the
+smallest kept), ``in-place`` (an elementwise op overwrites an operand of its
+result's type that it is the last reader of), ``zero-copy-io`` (graph inputs
+and outputs get their own buffers after the arena, as GE's zero-copy memory),
+``memory-priority`` with ``budget`` (add ordering events until the arena fits
+the budget — by default the single-stream plan's — or warn that it cannot),
+``alignment`` (GE's 512 B), ``device`` (a plan beyond its memory is an error
+naming the biggest live set) and ``print-plan`` (the plan table on stderr).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import attrs
+
+from geir.attributes import ArrayAttr, BoolAttr, DictionaryAttr, IntegerAttr, StringAttr
+from geir.constants import CONSTANT_OPS
+from geir.diagnostics import Diagnostic, DiagnosticError, op_position
+from geir.graph_io import attribute_dicts
+from geir.module import Module
+from geir.operation import Operation
+from geir.passes.memory.arena_plan import ALGORITHMS, ArenaPlan, plan_arena
+from geir.passes.memory.happens_before import StreamOrder
+from geir.passes.memory.lifetimes import MemoryProblem, align, tensor_bytes
+from geir.passes.memory.memory_bound import MemoryBound, lower_bound
+from geir.passes.memory.memory_plan_table import format_plan, value_name
+from geir.passes.memory.memory_priority import next_event_id, order_one_pair
+from geir.passes.pass_base import ModulePass, PassContext, option
+
+__all__ = ["ReuseMemory", "GraphMemory", "plan_graph"]
+
+#: the most record/wait pairs memory priority adds to one graph
+MAX_PRIORITY_EVENTS = 256
+#: buffers a too-big error lists by name
+SHOWN_LIVE = 8
+
+
+@attrs.define(eq=False)
+class GraphMemory:
+    """Everything ``reuse-memory`` decided and measured for one graph."""
+
+    plan: ArenaPlan
+    bound: MemoryBound
+    single_stream_bytes: int
+    events_added: int = 0
+
+    @property
+    def problem(self) -> MemoryProblem:
+        return self.plan.problem
+
+
+@attrs.define
+class ReuseMemory(ModulePass):
+    name = "reuse-memory"
+    summary = "Plan the arena: an offset per tensor, reusing bytes only across happens-before-ordered lifetimes"
+
+    algorithm: str = option("best", "greedy-by-size (TFLite best fit), ge-blocks (GE size classes) or best")
+    in_place: bool = option(False, "an elementwise op writes over an operand of its type it is the last reader of")
+    zero_copy_io: bool = option(True, "graph inputs and outputs live outside the arena (GE zero-copy)")
+    memory_priority: bool = option(False, "add ordering events until the arena fits the budget")
+    budget: int = option(0, "memory-priority's arena budget in bytes (0: the single-stream plan's arena)")
+    alignment: int = option(512, "byte alignment of every buffer (GE: 512)")
+    device: str = option("910B2", "device profile whose memory the plan must fit")
+    print_plan: bool = option(False, "print the plan table (offset, size, lifetime, stream per tensor) to stderr")
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        self.check_options()
+        from geir.backends.device_profile import load_profile
+        memory_bytes = int(load_profile(self.device)["memory_bytes"])
+        for graph in list(module.graphs()):
+            result = plan_graph(graph, self.algorithm, self.in_place, self.zero_copy_io, self.alignment,
+                                self.memory_priority, self.budget, ctx)
+            self.check_fits(graph, result, memory_bytes)
+            write_plan(graph, result)
+            name = str(graph.get_attr("sym_name", "main"))
+            p = result.plan
+            ctx.remark(graph, f"arena {p.arena_bytes} B ({p.algorithm}), lower bound {result.bound.bytes} B, "
+                              f"single-stream {result.single_stream_bytes} B, no reuse "
+                              f"{result.problem.no_reuse_bytes} B, zero-copy I/O {p.zero_copy_bytes} B")
+            if self.print_plan:
+                sys.stderr.write(format_plan(p, result.bound, result.single_stream_bytes, name))
+
+    def check_options(self) -> None:
+        def bad(message: str) -> DiagnosticError:
+            return DiagnosticError(Diagnostic("error", f"reuse-memory: {message}"))
+        if self.algorithm not in ALGORITHMS:
+            raise bad(f"option 'algorithm' must be one of {', '.join(ALGORITHMS)}, got '{self.algorithm}'")
+        if self.alignment < 1:
+            raise bad(f"option 'alignment' must be positive, got {self.alignment}")
+        if self.budget < 0:
+            raise bad(f"option 'budget' must be non-negative, got {self.budget}")
+
+    def check_fits(self, graph: Operation, result: GraphMemory, memory_bytes: int) -> None:
+        """A plan beyond the device memory is an error naming the biggest live set."""
+        weights = sum(align(tensor_bytes(op.results[0].type), self.alignment)
+                      for op in graph.regions[0].blocks[0].ops if op.name in CONSTANT_OPS)
+        p = result.plan
+        total = p.arena_bytes + p.zero_copy_bytes + weights
+        if total <= memory_bytes:
+            return
+        bufs = result.problem.buffers
+        live = sorted(result.bound.live, key=lambda k: -bufs[k].size)
+        names = ", ".join(f"{value_name(bufs[k].values[0])} ({bufs[k].size} B)" for k in live[:SHOWN_LIVE])
+        more = f" and {len(live) - SHOWN_LIVE} more" if len(live) > SHOWN_LIVE else ""
+        raise DiagnosticError(Diagnostic(
+            "error", f"reuse-memory: the plan needs {total} B (arena {p.arena_bytes} B, zero-copy I/O "
+                     f"{p.zero_copy_bytes} B, weights {weights} B), more than the {memory_bytes} B of device "
+                     f"{self.device}; the biggest live set, {result.bound.bytes} B that this schedule keeps "
+                     f"live at once, is {names}{more}", op_position(graph)))
+
+
+def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False, zero_copy: bool = True,
+               alignment: int = 512, memory_priority: bool = False, budget: int = 0,
+               ctx: PassContext | None = None) -> GraphMemory:
+    """Plan ``graph``'s arena under its current schedule (adding events first in
+    memory-priority mode). The IR is changed only by those events."""
+    block = graph.regions[0].blocks[0]
+
+    def build(single: bool = False) -> tuple[ArenaPlan, MemoryBound]:
+        order = StreamOrder.build(list(block.ops), single_stream=single)
+        problem = MemoryProblem.build(graph, order, alignment, in_place, zero_copy)
+        plan = plan_arena(problem, algorithm)
+        return plan, lower_bound(problem)
+
+    single, _ = build(single=True)
+    plan, bound = build()
+    added = 0
+    if memory_priority:
+        target = budget or single.arena_bytes
+        while plan.arena_bytes > target and added < MAX_PRIORITY_EVENTS:
+            step = order_one_pair(plan.problem, bound.live, next_event_id(list(block.ops)))
+            if step is None or step[0] == 0:
+                break
+            added += step[0]
+            plan, bound = build()
+        if ctx is not None:
+            if plan.arena_bytes > target:
+                ctx.warning(graph, f"reuse-memory: cannot fit the arena in the budget of {target} B: it needs "
+                                   f"{plan.arena_bytes} B after {added} added events (lower bound "
+                                   f"{bound.bytes} B)")
+            elif added:
+                ctx.remark(graph, f"memory priority: {added} events added to fit {target} B")
+    return GraphMemory(plan, bound, single.arena_bytes, added)
+
+
+def write_plan(graph: Operation, result: GraphMemory) -> None:
+    """Put the plan on the IR: ``offsets`` per op, ``ge.offset`` per input, the report on the graph."""
+    problem = result.problem
+    plan = result.plan
+    io_index = {id(b): k for k, b in enumerate(problem.io)}
+
+    def offset(v: object) -> int:
+        b = problem.of_value[v]  # type: ignore[index]
+        k = io_index.get(id(b))
+        return plan.io_offsets[k] if k is not None else plan.offsets[b.id]
+
+    block = graph.regions[0].blocks[0]
+    for op in block.ops:
+        if op.results and op.name not in CONSTANT_OPS and op.name != "ge.none" and op.results[0] in problem.of_value:
+            op.attributes["offsets"] = ArrayAttr(tuple(IntegerAttr(offset(r)) for r in op.results))
+    args = block.arguments
+    dicts = attribute_dicts(graph.attributes.get("arg_attrs"))
+    dicts += [{} for _ in range(len(args) - len(dicts))]
+    for i, arg in enumerate(args):
+        dicts[i] = {**dicts[i], "ge.offset": IntegerAttr(offset(arg))}
+    if args:
+        graph.attributes["arg_attrs"] = ArrayAttr(tuple(DictionaryAttr.from_dict(d) for d in dicts))
+    graph.attributes["ge.arena_bytes"] = IntegerAttr(plan.arena_bytes)
+    graph.attributes["ge.memory"] = DictionaryAttr.from_dict({
+        "algorithm": StringAttr(plan.algorithm),
+        "lower_bound": IntegerAttr(result.bound.bytes),
+        "lower_bound_exact": BoolAttr(result.bound.exact),
+        "single_stream": IntegerAttr(result.single_stream_bytes),
+        "no_reuse": IntegerAttr(problem.no_reuse_bytes),
+        "zero_copy": IntegerAttr(plan.zero_copy_bytes),
+        "events_added": IntegerAttr(result.events_added),
+    })
