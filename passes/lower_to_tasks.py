@@ -64,7 +64,7 @@ from geir.rewriter import Rewriter
 from geir.types import TensorType, storage_dtype
 from geir.passes.pass_base import ModulePass, PassContext, option
 
-__all__ = ["LowerToTasks", "lower_graph", "kernel_task", "loc_text"]
+__all__ = ["LowerToTasks", "lower_graph", "graph_task_list", "kernel_task", "loc_text"]
 
 #: the engine of an op that names none and whose OpDef has no default
 FALLBACK_ENGINE = "AICPU"
@@ -101,6 +101,12 @@ def lower_graph(graph: Operation, module: Module, alignment: int = 512) -> Opera
     model = model_from_task_list(tl, module, locations=lowering.locations, weight_values=lowering.weight_values)
     model.location = graph.location
     return model
+
+
+def graph_task_list(graph: Operation, alignment: int = 512) -> TaskList:
+    """The task list ``graph`` lowers to, leaving the IR unchanged (for passes
+    that measure a schedule). Raises DiagnosticError like :func:`lower_graph`."""
+    return _GraphLowering(graph, alignment).lower()
 
 
 def _align(n: int, alignment: int) -> int:

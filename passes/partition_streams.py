@@ -134,9 +134,13 @@ class PartitionStreams(ModulePass):
         return None
 
     def _plan(self, strategy: str, problem: ScheduleProblem, graph: Operation) -> StreamPlan:
+        refusals: tuple[type[Exception], ...] = (ValueError,)
+        if strategy == "optimal":
+            from geir.passes.scheduling.strategies.cp_sat import ProblemTooLarge
+            refusals = (ValueError, ProblemTooLarge)
         try:
             return get_strategy(strategy)(problem, self.time_limit)
-        except ValueError as e:  # a strategy that cannot take this problem says why
+        except refusals as e:  # a strategy that cannot take this problem says why
             raise DiagnosticError(Diagnostic("error", f"partition-streams{{strategy={strategy}}}: {e}",
                                              op_position(graph))) from None
 

@@ -9,7 +9,14 @@ from typing import Any
 from geir.passes.pass_base import ModulePass
 from geir.passes.registry import PASSES, get_pass_class, pass_options
 
-__all__ = ["PipelineError", "parse_pipeline", "make_pass"]
+__all__ = ["PipelineError", "parse_pipeline", "make_pass", "NAMED_PIPELINES"]
+
+#: pipelines registered by name: ``--pass-pipeline=ge-default`` or
+#: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
+#: pipeline that declares it)
+NAMED_PIPELINES: dict[str, str] = {
+    "ge-default": "canonicalize,cse,assign-engines,partition-streams,insert-events,lower-to-tasks",
+}
 
 
 class PipelineError(Exception):
@@ -60,7 +67,29 @@ def parse_pipeline(text: str) -> list[ModulePass]:
                 if not eq:
                     raise PipelineError(f"option '{key}' of pass '{name}' needs a value: {key}=<value>")
                 options[key] = value
-        passes.append(make_pass(name.strip(), options))
+        name = name.strip()
+        if name in NAMED_PIPELINES:
+            passes += _named_pipeline(name, options)
+        else:
+            passes.append(make_pass(name, options))
+    return passes
+
+
+def _named_pipeline(name: str, options: dict[str, str]) -> list[ModulePass]:
+    """The passes of named pipeline ``name``, each given the options it declares."""
+    names = [n.strip() for n in NAMED_PIPELINES[name].split(",")]
+    used: set[str] = set()
+    passes = []
+    for pass_name in names:
+        cls = get_pass_class(pass_name)
+        assert cls is not None, f"named pipeline {name} lists unknown pass {pass_name}"
+        declared = {o.name for o in pass_options(cls)}
+        mine = {k: v for k, v in options.items() if k in declared}
+        used |= mine.keys()
+        passes.append(make_pass(pass_name, mine))
+    unknown = sorted(set(options) - used)
+    if unknown:
+        raise PipelineError(f"no pass of pipeline '{name}' ({', '.join(names)}) has option '{unknown[0]}'")
     return passes
 
 

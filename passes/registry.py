@@ -20,6 +20,7 @@ PASSES: dict[str, str] = {
     "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",
     "partition-streams": "geir.passes.partition_streams:PartitionStreams",
     "reuse-memory": "geir.passes.reuse_memory:ReuseMemory",
+    "schedule-stats": "geir.passes.schedule_stats:ScheduleStats",
     "specialize-shapes": "geir.passes.specialize_shapes:SpecializeShapes",
 }
 

@@ -82,6 +82,10 @@ def list_passes(out: Any) -> None:
         for o in pass_options(cls):
             default = str(o.default).lower() if isinstance(o.default, bool) else o.default
             out.write(f"      {o.name}=<{o.type.__name__}>  {o.help} (default: {default})\n")
+    from geir.passes.pipeline import NAMED_PIPELINES
+    out.write("Pipelines (--pass-pipeline=NAME or NAME{options}):\n")
+    for name, text in sorted(NAMED_PIPELINES.items()):
+        out.write(f"  {name}  {text}\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

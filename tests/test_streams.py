@@ -1,0 +1,189 @@
+"""The multi-stream passes as a specification: for every strategy and stream
+budget, the scheduled program runs race-free and deadlock-free on the emulator
+and computes what the reference interpreter computes; the events insert-events
+keeps order every dependency, and each one of them is needed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from geir.backends.emulator import EmulatorOptions, emulate
+from geir.backends.interpreter import interpret
+from geir.backends.rt_module import task_list_from_module
+from geir.module import Module
+from geir.parser import parse_module
+from geir.printer import module_to_string
+from geir.passes.pass_manager import PassManager
+from geir.passes.pipeline import parse_pipeline
+from geir.passes.scheduling.op_graph import OpGraph
+from geir.passes.scheduling.sync_plan import plan_sync
+from scheduling_graphs import dags, random_dag_text
+
+HEURISTICS = ("single", "ge", "chain-cover", "cost")
+X = np.random.default_rng(0).standard_normal((4, 64)).astype(np.float32)
+
+
+def _schedule(text: str, strategy: str, max_streams: int, events: str = "") -> Module:
+    module = parse_module(text, "dag.mlir")
+    pipeline = f"assign-engines,partition-streams{{strategy={strategy} max-streams={max_streams}}},insert-events"
+    PassManager(parse_pipeline(pipeline + (f"{{{events}}}" if events else ""))).run(module)
+    return module
+
+
+def _run(module: Module) -> tuple[dict, dict[str, np.ndarray] | None]:
+    PassManager(parse_pipeline("lower-to-tasks")).run(module)
+    result = emulate(task_list_from_module(module), {"x": X}, EmulatorOptions(progress=False))
+    return result.report, result.outputs
+
+
+def _expected(text: str) -> dict[str, np.ndarray]:
+    return interpret(parse_module(text, "dag.mlir"), {"x": X})
+
+
+def _assert_clean_and_equal(report: dict, outputs: dict[str, np.ndarray] | None,
+                            expected: dict[str, np.ndarray]) -> None:
+    assert report["races_total"] == 0, report["races"][:1]
+    assert not report["deadlock"], report["deadlock"]
+    assert outputs is not None
+    for name, want in expected.items():
+        np.testing.assert_allclose(outputs[name], want, rtol=1e-6, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dags(), st.sampled_from(HEURISTICS), st.integers(1, 8))
+def test_every_strategy_runs_race_free_and_equals_the_interpreter(dag: tuple[int, int], strategy: str,
+                                                                 max_streams: int) -> None:
+    text = random_dag_text(*dag)
+    module = _schedule(text, strategy, max_streams)
+    graph = next(module.graphs())
+    streams = {op.get_attr("stream", 0) for op in graph.regions[0].blocks[0].ops if op.name != "ge.return"}
+    if strategy != "ge":  # GE's own allocator may exceed the budget (labels, HCCL): it is the baseline
+        assert len(streams) <= max_streams
+    _assert_clean_and_equal(*_run(module), _expected(text))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dags(3, 9), st.integers(2, 4))
+def test_optimal_schedules_run_race_free(dag: tuple[int, int], max_streams: int) -> None:
+    text = random_dag_text(*dag)
+    module = parse_module(text, "dag.mlir")
+    PassManager(parse_pipeline(f"assign-engines,partition-streams{{strategy=optimal max-streams={max_streams} "
+                               "time-limit=2},insert-events")).run(module)
+    _assert_clean_and_equal(*_run(module), _expected(text))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dags(3, 12), st.sampled_from(("chain-cover", "cost", "ge")), st.integers(2, 6))
+def test_every_kept_wait_is_needed(dag: tuple[int, int], strategy: str, max_streams: int) -> None:
+    """Deleting any one wait (its record too) makes the emulator see a race or a wrong output."""
+    text = random_dag_text(*dag)
+    expected = _expected(text)
+    scheduled = _schedule(text, strategy, max_streams, "reuse-ids=false")
+    printed = module_to_string(scheduled)
+    waits = [op.get_attr("event") for op in next(scheduled.graphs()).regions[0].blocks[0].ops
+             if op.name == "ge.wait_event"]
+    for event in waits:
+        module = parse_module(printed, "dag.mlir")
+        for op in list(next(module.graphs()).regions[0].blocks[0].ops):
+            if op.name in ("ge.wait_event", "ge.record_event") and op.get_attr("event") == event:
+                op.parent.unlink(op)  # type: ignore[union-attr]
+        report, outputs = _run(module)
+        broken = report["races_total"] > 0 or outputs is None or any(
+            not np.allclose(outputs[k], v, rtol=1e-6, atol=1e-6) for k, v in expected.items())
+        assert broken, f"event {event} of the {strategy} schedule is redundant"
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags(2, 30), st.integers(1, 8), st.integers(0, 2**31 - 1))
+def test_reduced_events_order_every_dependency(dag: tuple[int, int], streams: int, seed: int) -> None:
+    """Under any stream assignment, the kept events plus stream order imply every edge."""
+    import random
+    og = OpGraph.build(next(parse_module(random_dag_text(*dag), "d.mlir").graphs()))
+    rng = random.Random(seed)
+    assign = [rng.randrange(streams) for _ in range(og.n)]
+    sync = plan_sync(og.preds, assign, list(range(og.n)))
+    # happens-before closure over (stream order + kept events), by node
+    before: list[set[int]] = [set() for _ in range(og.n)]
+    last: dict[int, int] = {}
+    incoming: dict[int, list[int]] = {}
+    for p, c in sync.events:
+        incoming.setdefault(c, []).append(p)
+    for i in range(og.n):
+        s = assign[i]
+        if s in last:
+            before[i] |= before[last[s]] | {last[s]}
+        for p in incoming.get(i, []):
+            before[i] |= before[p] | {p}
+        last[s] = i
+    for p, c in og.edges():
+        assert p in before[c], f"dependency {p} -> {c} is not ordered"
+    assert len(sync.events) <= sync.cross_edges
+
+
+def test_a_diamond_on_two_streams_needs_two_events() -> None:
+    text = """
+    ge.graph @main(%x: tensor<4x64xf32> {ge.name = "x"}) -> (tensor<4x64xf32> {ge.name = "y"}) {
+      %a = ge.relu %x {stream = 0} : (tensor<4x64xf32>) -> tensor<4x64xf32>
+      %b = ge.sigmoid %a {stream = 0} : (tensor<4x64xf32>) -> tensor<4x64xf32>
+      %c = ge.tanh %a {stream = 1} : (tensor<4x64xf32>) -> tensor<4x64xf32>
+      %d = ge.add %b, %c {stream = 0} : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
+      ge.return %d : (tensor<4x64xf32>) -> ()
+    }"""
+    og = OpGraph.build(next(parse_module(text, "d.mlir").graphs()))
+    sync = plan_sync(og.preds, [0, 0, 1, 0], [0, 1, 2, 3])
+    assert sync.events == [(0, 2), (2, 3)]
+    assert sync.ids == [0, 0] or sync.ids == [0, 1]
+
+
+def test_event_ids_are_reused_along_a_ping_pong_chain() -> None:
+    """A chain alternating between two streams: every event's wait precedes the next record."""
+    n = 12
+    ops = []
+    prev = "%x"
+    for i in range(n):
+        ops.append(f"  %v{i} = ge.relu {prev} {{stream = {i % 2}}} : (tensor<4x64xf32>) -> tensor<4x64xf32>")
+        prev = f"%v{i}"
+    text = ("ge.graph @main(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {\n" + "\n".join(ops)
+            + f"\n  ge.return {prev} : (tensor<4x64xf32>) -> ()\n}}\n")
+    og = OpGraph.build(next(parse_module(text, "d.mlir").graphs()))
+    sync = plan_sync(og.preds, [i % 2 for i in range(n)], list(range(n)))
+    assert len(sync.events) == n - 1
+    assert sync.num_ids <= 2
+    module = parse_module(text, "d.mlir")
+    PassManager(parse_pipeline("insert-events,lower-to-tasks")).run(module)
+    result = emulate(task_list_from_module(module), {"x": X}, EmulatorOptions(progress=False))
+    assert result.clean
+    np.testing.assert_allclose(list(result.outputs.values())[0], np.maximum(X, 0))
+
+
+def test_long_streams_are_split_and_chained() -> None:
+    text = random_dag_text(60, 1, engines=False)
+    module = parse_module(text, "d.mlir")
+    PassManager(parse_pipeline("partition-streams{strategy=single},insert-events{max-tasks-per-stream=20}"))\
+        .run(module)
+    block = next(module.graphs()).regions[0].blocks[0]
+    counts: dict[int, int] = {}
+    for op in block.ops:
+        if op.name not in ("ge.return",):
+            counts[op.get_attr("stream", 0)] = counts.get(op.get_attr("stream", 0), 0) + 1
+    assert len(counts) >= 3 and max(counts.values()) <= 20
+    _assert_clean_and_equal(*_run(module), _expected(text))
+
+
+@pytest.mark.parametrize("strategy", HEURISTICS + ("optimal",))
+def test_labels_share_a_stream(strategy: str) -> None:
+    text = random_dag_text(10, 7, engines=False, labels=2)
+    module = _schedule(text, strategy, 4) if strategy != "optimal" else None
+    if module is None:
+        module = parse_module(text, "dag.mlir")
+        PassManager(parse_pipeline("partition-streams{strategy=optimal max-streams=4 time-limit=2}")).run(module)
+    by_label: dict[str, set[int]] = {}
+    for op in next(module.graphs()).regions[0].blocks[0].ops:
+        label = op.get_attr("stream_label")
+        if label:
+            by_label.setdefault(label, set()).add(op.get_attr("stream"))
+    assert by_label and all(len(s) == 1 for s in by_label.values())
+    assert len({next(iter(s)) for s in by_label.values()}) == len(by_label)
