@@ -9,7 +9,8 @@ printed on stderr, and they equal what ``ge-run --interpret`` draws); with
 Output: the report on stdout (``--report text``, or ``--report json``: exactly
 one JSON object); the graph outputs to ``-o outputs.npz`` (in text mode without
 ``-o``, one summary line per output); ``--trace`` a Perfetto trace;
-``--timeline`` a Gantt chart (matplotlib).
+``--timeline`` a Gantt chart (matplotlib). ``--sweep PARAM=V1,V2,...`` prints
+one row per value of a device parameter instead (:mod:`geir.tools.ge_run_sweep`).
 
 Exit codes:
 
@@ -92,6 +93,9 @@ def run_emulator(module: Module, args: argparse.Namespace) -> int:
     from geir.tools.driver import write_output
 
     task_list = _task_list(module, args)
+    if getattr(args, "sweep", None):
+        from geir.tools.ge_run_sweep import run_sweep
+        return run_sweep(task_list, args)
     options = EmulatorOptions(device=args.device, device_params=list(args.device_param), mode=args.mode,
                               timing_only=args.timing_only, seed=args.seed)
     inputs = _inputs(task_list, args)
