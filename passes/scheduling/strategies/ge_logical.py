@@ -1,0 +1,505 @@
+"""``ge``: GE's own logical stream allocation, done faithfully — the baseline the
+other strategies are measured against.
+
+It follows ``hicann/ge`` (``compiler/graph/partition/engine_partitioner.cc``,
+``compiler/graph/build/stream/logical_stream_allocator.cc``, ``stream_utils.cc``):
+
+1. **Engine partitioning** (``EnginePartitioner::MarkClusters``). Every node
+   starts as its own cluster; for each node in block order, its parent clusters
+   (fewest successors first) merge into it when both carry the same user stream
+   label, or when engine and ``_stream_label`` are equal and no second path joins
+   them (``HasSecondPath``). The clusters, ranked by their first node
+   (``SortSubGraphs``), are GE's engine subgraphs. The engine is GE's engine
+   *name*: an AICore op is ``AIcoreEngine`` whether the 910B cost model runs it
+   on the cube or the vector cores; only an op pinned to VectorCore is
+   ``VectorEngine``.
+2. **AssignByLabelPass**: one new stream per distinct ``_stream_label``, shared
+   across engines. A ``stream_label`` attribute is a *user* label (GE copies
+   ``_user_stream_label`` into ``_stream_label``); ``ge.cmo`` ops get GE's
+   automatic label ``<graph>_Cmo`` (AttachStreamLabelPass), so they always sit
+   on a stream of their own.
+3. **IndependentStreamPass**: HCCL subgraphs without a user label get streams
+   keyed by label, so all unlabelled collectives share one stream.
+4. **AssignByDependencyPass**, in subgraph order: a subgraph continues the
+   stream of the highest-priority predecessor subgraph that ``CouldReuse``
+   accepts — not HCCL, unlabelled, and *SubGraphCouldReuse*: the predecessor
+   has no other successor subgraph of the predecessor's own engine (GE's fork
+   rule); then same engine, or an attach engine (AICPU, DVPP, RTS, GE_LOCAL), or
+   the predecessor itself continued a subgraph of this engine. Otherwise
+   ``AssignNewStream`` hands out per-engine local ids 0, 1, ... that **wrap to 0
+   at ``max_parallel_num``** (``ge.streamMaxParallelNum``). Engines then get
+   global ranges in engine-name order (``std::map``), reuse chains follow their
+   root.
+5. **UpdateForSkippedEnginePass**: an unlabelled GE_LOCAL (skip-assign) op whose
+   predecessors all lack a stream gets none (-1); otherwise, when it has
+   successors and all its stream-bearing neighbours share one stream, it takes
+   that stream.
+6. **OptimizeIneffectiveMultiStreamPass**: an unlabelled op none of whose
+   neighbours shares its stream moves onto a neighbour stream S (not a label
+   stream) when its closest input and closest output on S are adjacent on S.
+7. **RefreshContinuousStreams**: ids dense from 0 in id order; GE's final
+   rewrite of stream -1 to 0 happens here too (our plans have no -1).
+
+**What GE's defaults therefore do.** ``kDefaultMaxParalleNum`` is 1, so
+``AssignNewStream`` always wraps to the engine's single stream: by default
+**each engine gets exactly one stream** (plus one per label and one for HCCL),
+whatever the graph's width. The fork rule then only *separates* engines — a
+fork off an AICore subgraph can never open a second AICore stream — so two
+parallel AICore branches run on one in-order queue. ``plan_parallel`` is what a
+user who sets ``ge.streamMaxParallelNum=AIcoreEngine:<max-streams>`` gets:
+forks of AICore subgraphs open new AICore streams up to that many.
+
+**Max-streams cap.** GE's logical allocator has no stream cap (the runtime's
+limit is only read when streams are split for task counts), so when the result
+exceeds the budget we merge the two least-loaded unlabelled streams until it
+fits, and say so in a note. Unlabelled nodes get ``max(max_streams - L, 1)``
+streams, ``L`` being the number of label streams: the total never exceeds
+``max(max_streams, L + 1)``.
+
+Not modelled, because the IR has nothing that triggers them: MDE groups
+(``NewStreamId``), ``_parallel_group``, ``AllReduceParallelPass``
+(``ge.hcomParallel``), ``_force_attach_stream``, memory-priority mode,
+subgraph default streams and control-flow activation labels (partition-streams
+falls back to a safe strategy for control ops). GE does not reorder: ``order``
+is the block order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import attrs
+
+from geir.backends.cost_model import AICORE, AICPU, DVPP, GE_LOCAL, HCCL, SDMA, VECTOR, normalize_engine
+from geir.passes.scheduling.problem import ScheduleProblem
+from geir.passes.scheduling.stream_plan import StreamPlan
+
+__all__ = ["plan", "plan_parallel", "plan_with_parallel_num", "allocate", "partition", "ge_engine", "EngineConf", "ENGINE_CONFS",
+           "Subgraph", "MAX_PARALLEL_NUM", "INVALID_STREAM"]
+
+#: GE's ``kDefaultMaxParalleNum`` (stream_utils.h): new streams per engine
+MAX_PARALLEL_NUM = 1
+#: GE's ``kInvalidStream``
+INVALID_STREAM = -1
+#: GE's ``PriorityEnum::COST_10``, the start value of ``GetTopPrioritySubgraph``
+_COST_10 = 10
+
+
+@attrs.frozen
+class EngineConf:
+    """One engine's scheduling flags (engine_conf.json) and priority
+    (``compute_cost``, lower is preferred)."""
+
+    name: str
+    priority: int
+    attach: bool = False
+    independent: bool = False
+    skip: bool = False
+
+
+#: the engines a geir op can land on, by GE's engine name (ge-internals §1)
+ENGINE_CONFS: dict[str, EngineConf] = {c.name: c for c in (
+    EngineConf("AIcoreEngine", 1),
+    EngineConf("VectorEngine", 2),
+    EngineConf("DSAEngine", 2),
+    EngineConf("DNN_HCCL", 2, independent=True),
+    EngineConf("DNN_VM_RTS", 2, attach=True),
+    EngineConf("DNN_VM_AICPU_ASCEND", 3, attach=True),
+    EngineConf("DNN_VM_AICPU", 4, attach=True),
+    EngineConf("DNN_VM_DVPP", 5, attach=True),
+    EngineConf("DNN_VM_GE_LOCAL", 9, attach=True, skip=True),
+)}
+
+#: cost-model pool -> GE engine name
+_POOL_ENGINES = {AICORE: "AIcoreEngine", VECTOR: "VectorEngine", HCCL: "DNN_HCCL", AICPU: "DNN_VM_AICPU_ASCEND",
+                 DVPP: "DNN_VM_DVPP", SDMA: "DNN_VM_RTS", GE_LOCAL: "DNN_VM_GE_LOCAL"}
+#: spellings whose GE engine the pool does not tell apart
+_NAMED_ENGINES = {"rts": "DNN_VM_RTS", "dnn_vm_rts": "DNN_VM_RTS",
+                  "aicpu_tf_kernel": "DNN_VM_AICPU", "dnn_vm_aicpu": "DNN_VM_AICPU"}
+
+
+def ge_engine(problem: ScheduleProblem, i: int) -> str:
+    """GE's engine name for node ``i``. Keyed on the engine *name* the op carries,
+    not the cost-model pool: on split devices an AICore vector kernel runs on the
+    vector cores, but GE still places it with AIcoreEngine."""
+    raw = (problem.engines[i] or "").lower()
+    if raw in _NAMED_ENGINES:
+        return _NAMED_ENGINES[raw]
+    pool = normalize_engine(raw)
+    if pool is None:
+        pool = AICORE if problem.pools[i] == VECTOR else problem.pools[i]
+    return _POOL_ENGINES.get(pool, "AIcoreEngine")
+
+
+@attrs.define(eq=False)
+class Subgraph:
+    """One engine subgraph: its nodes (block order), engine, labels, neighbour
+    subgraphs and the stream GE gives it. ``reused`` is the root subgraph of the
+    reuse chain it continues (GE's ``reused_subgraph``)."""
+
+    index: int
+    engine: EngineConf
+    label: str | None
+    user_label: str | None
+    nodes: list[int]
+    preds: list[int] = attrs.Factory(list)
+    succs: list[int] = attrs.Factory(list)
+    stream: int = INVALID_STREAM
+    reused: "Subgraph | None" = None
+
+
+def _labels(problem: ScheduleProblem) -> tuple[list[str | None], list[str | None]]:
+    """``_stream_label`` and ``_user_stream_label`` of every node."""
+    graph_name = problem.graph.graph.get_attr("sym_name") or "graph"
+    stream_labels: list[str | None] = []
+    for i, op in enumerate(problem.graph.ops):
+        label = problem.labels[i]
+        if label is None and op.name == "ge.cmo":
+            label = f"{graph_name}_Cmo"  # AttachStreamLabelPass: every Cmo op on one stream
+        stream_labels.append(label)
+    return stream_labels, list(problem.labels)
+
+
+def partition(problem: ScheduleProblem) -> list[Subgraph]:
+    """GE's engine subgraphs of ``problem``'s graph, in GE's rank order."""
+    g = problem.graph
+    n = g.n
+    engines = [ge_engine(problem, i) for i in range(n)]
+    labels, user_labels = _labels(problem)
+    rep = list(range(n))  # cluster index of each cluster slot (GE: clusters_[big] = clusters_[small])
+    members: list[list[int]] = [[i] for i in range(n)]
+    in_clu: list[set[int]] = [set(ps) for ps in g.preds]
+    out_clu: list[set[int]] = [set(ss) for ss in g.succs]
+
+    def has_second_path(src: int, dst: int, upper: int) -> bool:
+        # the direct edge is removed by the caller; clusters at or past `upper`
+        # are unprocessed singletons that cannot lead back
+        if not out_clu[src] or not in_clu[dst]:
+            return False
+        stack, seen = [src], set()
+        while stack:
+            c = stack.pop()
+            if c in seen:
+                continue
+            seen.add(c)
+            for o in out_clu[c]:
+                if o == dst:
+                    return True
+                if o < upper:
+                    stack.append(o)
+        return False
+
+    def mergeable(parent: int, child: int, upper: int) -> bool:
+        p, c = members[parent][0], members[child][0]
+        if user_labels[p] is not None and user_labels[p] == user_labels[c]:
+            return True  # second partitioning: one user label merges across engines
+        if engines[p] != engines[c] or labels[p] != labels[c]:
+            return False
+        out_clu[parent].discard(child)
+        in_clu[child].discard(parent)
+        second = has_second_path(parent, child, upper)
+        out_clu[parent].add(child)
+        in_clu[child].add(parent)
+        return not second
+
+    def merge(parent: int, child: int) -> int:
+        small, big = min(parent, child), max(parent, child)
+        members[small].extend(members[big])
+        members[big] = []
+        out_clu[parent].discard(child)
+        in_clu[child].discard(parent)
+        in_clu[small] |= in_clu[big]
+        out_clu[small] |= out_clu[big]
+        for x in in_clu[big]:
+            out_clu[x].discard(big)
+            out_clu[x].add(small)
+        for x in out_clu[big]:
+            in_clu[x].discard(big)
+            in_clu[x].add(small)
+        in_clu[small].discard(small)
+        out_clu[small].discard(small)
+        in_clu[big], out_clu[big] = set(), set()
+        rep[big] = small
+        return small
+
+    for child in range(n):
+        # GE sorts the parents by their number of successor clusters (ties: index)
+        parents = sorted(in_clu[child], key=lambda p: (len(out_clu[p]), p))
+        merged = child
+        for parent in parents:
+            if members[parent] and parent != merged and mergeable(parent, merged, child):
+                merged = merge(parent, merged)
+
+    cluster_of = [0] * n
+    subgraphs: list[Subgraph] = []
+    for c in range(n):  # rank = order of first node
+        if not members[c]:
+            continue
+        nodes = sorted(members[c])
+        first = nodes[0]
+        sg = Subgraph(len(subgraphs), ENGINE_CONFS[engines[first]], labels[first], user_labels[first], nodes)
+        for i in nodes:
+            cluster_of[i] = sg.index
+        subgraphs.append(sg)
+    for sg in subgraphs:
+        preds = {cluster_of[j] for i in sg.nodes for j in g.preds[i]} - {sg.index}
+        sg.preds = sorted(preds)
+        for p in sg.preds:
+            subgraphs[p].succs.append(sg.index)
+    return subgraphs
+
+
+@attrs.define
+class _Stats:
+    """What the passes did, for the notes."""
+
+    forks: int = 0
+    wraps: int = 0
+    skipped_invalid: int = 0
+    skipped_moved: int = 0
+    ineffective: int = 0
+
+
+def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = None
+             ) -> tuple[list[int], list[Subgraph], _Stats]:
+    """GE's logical streams of every node (``INVALID_STREAM`` for what GE leaves
+    without one), before RefreshContinuousStreams. ``max_parallel`` maps GE
+    engine names to ``ge.streamMaxParallelNum`` (default :data:`MAX_PARALLEL_NUM`)."""
+    max_parallel = max_parallel or {}
+    g = problem.graph
+    subgraphs = partition(problem)
+    stats = _Stats()
+    next_stream = 0
+
+    # AssignByLabelPass
+    label_streams: dict[str, int] = {}
+    for sg in subgraphs:
+        if sg.label is not None:
+            if sg.label not in label_streams:
+                label_streams[sg.label] = next_stream
+                next_stream += 1
+            sg.stream = label_streams[sg.label]
+
+    # IndependentStreamPass: keyed by (engine, label); a user label keeps its stream
+    independent: dict[tuple[str, str | None], int] = {}
+    for sg in subgraphs:
+        if not sg.engine.independent or (sg.stream != INVALID_STREAM and sg.user_label is not None):
+            continue
+        key = (sg.engine.name, sg.label)
+        if key not in independent:
+            independent[key] = next_stream
+            next_stream += 1
+        sg.stream = independent[key]
+
+    # AssignByDependencyPass
+    engine_next: dict[str, int] = {}
+    engine_num: dict[str, int] = {}
+    assigned: list[Subgraph] = []
+    reused_pairs: list[tuple[Subgraph, Subgraph]] = []
+
+    def assign_new(sg: Subgraph) -> int:
+        name = sg.engine.name
+        sid = engine_next.get(name, 0)
+        if sid >= max_parallel.get(name, MAX_PARALLEL_NUM):
+            sid = 0
+            stats.wraps += 1
+        sg.stream = sid
+        engine_next[name] = sid + 1
+        assigned.append(sg)
+        engine_num[name] = max(engine_num.get(name, 0), sid + 1)
+        return sid
+
+    def sub_graph_could_reuse(cur: Subgraph, pred: Subgraph) -> bool:
+        return not any(s != cur.index and subgraphs[s].engine.name == pred.engine.name for s in pred.succs)
+
+    def could_reuse(cur: Subgraph, pred: Subgraph) -> bool:
+        if pred.engine.independent or pred.label is not None:
+            return False
+        if not sub_graph_could_reuse(cur, pred):
+            stats.forks += 1
+            return False
+        if cur.engine.name == pred.engine.name or cur.engine.attach:
+            return True
+        return pred.reused is not None and pred.reused.engine.name == cur.engine.name
+
+    for sg in subgraphs:
+        if sg.stream != INVALID_STREAM:
+            continue
+        best: Subgraph | None = None
+        priority = _COST_10
+        for p in sg.preds:  # GetTopPrioritySubgraph: first with the strictly lowest cost
+            pred = subgraphs[p]
+            if could_reuse(sg, pred):
+                if best is None:
+                    best = pred
+                if pred.engine.priority < priority:
+                    priority, best = pred.engine.priority, pred
+        if best is None:
+            assign_new(sg)
+            continue
+        sg.stream = best.stream if best.stream != INVALID_STREAM else assign_new(best)
+        root = best.reused if best.reused is not None else best
+        sg.reused = root
+        reused_pairs.append((sg, root))
+
+    # UpdateAssignedSubgraphs: engines get global ranges in engine-name order
+    starts: dict[str, int] = {}
+    for name in sorted(engine_num):
+        starts[name] = next_stream
+        next_stream += engine_num[name]
+    for sg in assigned:
+        sg.stream += starts[sg.engine.name]
+    for sg, root in reused_pairs:  # UpdateReusedSubgraphs
+        sg.stream = root.stream
+
+    # NodeStreamUpdatePass
+    streams = [INVALID_STREAM] * g.n
+    node_sg = [0] * g.n
+    for sg in subgraphs:
+        for i in sg.nodes:
+            streams[i] = sg.stream
+            node_sg[i] = sg.index
+
+    # UpdateForSkippedEnginePass
+    candidates = {i for sg in subgraphs if sg.engine.skip and sg.label is None for i in sg.nodes
+                  if streams[i] != INVALID_STREAM}
+    for i in range(g.n):
+        if i not in candidates:
+            continue
+        if not g.ops[i].regions and all(streams[j] == INVALID_STREAM for j in g.preds[i]):
+            streams[i] = INVALID_STREAM
+            stats.skipped_invalid += 1
+        elif g.succs[i]:
+            around = {streams[j] for j in (*g.preds[i], *g.succs[i])} - {INVALID_STREAM}
+            if len(around) == 1:
+                (s,) = around
+                if s != streams[i]:
+                    stats.skipped_moved += 1
+                streams[i] = s
+
+    _optimize_ineffective(problem, streams, stats)
+    return streams, subgraphs, stats
+
+
+def _optimize_ineffective(problem: ScheduleProblem, streams: list[int], stats: _Stats) -> None:
+    """GE's OptimizeIneffectiveMultiStreamPass, in place."""
+    g = problem.graph
+    labels, _ = _labels(problem)
+    on_stream: dict[int, list[int]] = {}  # stream -> its nodes, sorted
+    label_streams: set[int] = set()
+    for i, s in enumerate(streams):
+        if s == INVALID_STREAM:
+            continue
+        on_stream.setdefault(s, []).append(i)
+        if labels[i] is not None:
+            label_streams.add(s)
+    members = {s: set(ns) for s, ns in on_stream.items()}
+    for i in range(g.n):
+        cur = streams[i]
+        if labels[i] is not None or cur == INVALID_STREAM:
+            continue
+        if any(streams[j] == cur for j in g.preds[i]) or any(streams[j] == cur for j in g.succs[i]):
+            continue
+        io: dict[int, list[int | None]] = {}  # stream -> [closest input, closest output]
+        for j in g.preds[i]:
+            s = streams[j]
+            if s != INVALID_STREAM:
+                pair = io.setdefault(s, [None, None])
+                if pair[0] is None or j > pair[0]:
+                    pair[0] = j
+        for j in g.succs[i]:
+            s = streams[j]
+            if s != INVALID_STREAM:
+                pair = io.setdefault(s, [None, None])
+                if pair[1] is None or j < pair[1]:
+                    pair[1] = j
+        for s in sorted(io):
+            if s in label_streams:
+                continue
+            before, after = io[s]
+            if before is None or after is None:
+                continue
+            # adjacent on s: no node of s between them (ids in topological order)
+            if any(before < k < after for k in members[s]):
+                continue
+            members[streams[i]].discard(i)
+            members[s].add(i)
+            streams[i] = s
+            stats.ineffective += 1
+
+
+def _refresh(streams: list[int]) -> list[int]:
+    """RefreshContinuousStreams (dense in id order), then GE's final -1 -> 0."""
+    ids = {s: k for k, s in enumerate(sorted(set(streams) - {INVALID_STREAM}))}
+    return [ids.get(s, 0) for s in streams]
+
+
+def _cap(problem: ScheduleProblem, streams: list[int], notes: list[str]) -> list[int]:
+    """Merge the least-loaded unlabelled streams until the budget holds."""
+    labels, _ = _labels(problem)
+    label_streams = {streams[i] for i in range(problem.n) if labels[i] is not None}
+    budget = max(problem.max_streams - len(label_streams), 1)
+    load: dict[int, float] = {}
+    for i, s in enumerate(streams):
+        if s not in label_streams:
+            load[s] = load.get(s, 0.0) + problem.costs[i].duration_us
+    before = len(set(streams))
+    if len(load) <= budget:
+        return streams
+    target = {s: s for s in load}
+    while len(load) > budget:
+        (a, _), (b, _) = sorted(load.items(), key=lambda kv: (kv[1], kv[0]))[:2]
+        keep, gone = min(a, b), max(a, b)
+        load[keep] += load.pop(gone)
+        for s, t in target.items():
+            if t == gone:
+                target[s] = keep
+    merged = [target.get(s, s) for s in streams]
+    notes.append(f"ge: GE has no logical-stream cap and would use {before} streams; merged the least-loaded "
+                 f"unlabelled streams to fit max-streams={problem.max_streams}")
+    return _refresh(merged)
+
+
+def plan_with_parallel_num(problem: ScheduleProblem, max_parallel: dict[str, int], tag: str = "ge") -> StreamPlan:
+    """GE's allocation with ``ge.streamMaxParallelNum`` = ``max_parallel`` (GE
+    engine name -> new streams that engine may open; unnamed engines get
+    :data:`MAX_PARALLEL_NUM`), capped to ``problem.max_streams``."""
+    if problem.n == 0:
+        return StreamPlan([], [], [f"{tag}: empty graph"])
+    raw, subgraphs, stats = allocate(problem, max_parallel)
+    notes: list[str] = []
+    by_engine = Counter(sg.engine.name for sg in subgraphs)
+    notes.append(f"{tag}: {len(subgraphs)} engine subgraphs ("
+                 + ", ".join(f"{k} {name}" for name, k in sorted(by_engine.items())) + ")")
+    labels = sorted({sg.label for sg in subgraphs if sg.label is not None})
+    if labels:
+        notes.append(f"{tag}: {len(labels)} stream label(s) on their own streams: {', '.join(labels)}")
+    hccl = {raw[i] for sg in subgraphs if sg.engine.independent for i in sg.nodes}
+    if hccl:
+        notes.append(f"{tag}: HCCL on its own stream" + ("s" if len(hccl) > 1 else ""))
+    if stats.forks:
+        notes.append(f"{tag}: fork rule (SubGraphCouldReuse) refused reuse {stats.forks} time(s)")
+    if stats.wraps:
+        limits = ", ".join(f"{k}:{v}" for k, v in sorted(max_parallel.items())) or f"{MAX_PARALLEL_NUM} per engine"
+        notes.append(f"{tag}: max_parallel_num ({limits}) wrapped {stats.wraps} new stream(s) onto an "
+                     "engine's existing stream")
+    if stats.skipped_invalid or stats.skipped_moved:
+        notes.append(f"{tag}: GE_LOCAL ops: {stats.skipped_moved} took their neighbours' stream, "
+                     f"{stats.skipped_invalid} left without one (stream 0, no task)")
+    if stats.ineffective:
+        notes.append(f"{tag}: OptimizeIneffectiveMultiStream moved {stats.ineffective} op(s) onto a "
+                     "neighbour's stream")
+    streams = _cap(problem, _refresh(raw), notes)
+    notes.append(f"{tag}: {len(set(streams))} stream(s)")
+    return StreamPlan(streams, list(range(problem.n)), notes)
+
+
+def plan(problem: ScheduleProblem, time_limit_s: float = 0.0) -> StreamPlan:
+    """GE's logical stream allocation with GE's defaults (one stream per engine)."""
+    return plan_with_parallel_num(problem, {}, "ge")
+
+
+def plan_parallel(problem: ScheduleProblem, time_limit_s: float = 0.0) -> StreamPlan:
+    """GE with ``ge.streamMaxParallelNum=AIcoreEngine:<max-streams>``: what a GE
+    user who tunes the option gets."""
+    return plan_with_parallel_num(problem, {"AIcoreEngine": max(problem.max_streams, 1)}, "ge-parallel")
