@@ -1,0 +1,53 @@
+// assign-engines: the op definition's engine, AICore falling back to AICPU where
+// it cannot run (each fallback a remark: -Rpass=assign-engines), a given engine wins.
+// RUN: ge-opt %s --assign-engines --split-input-file | filecheck %s
+// RUN: ge-opt %s --assign-engines --split-input-file --verify-diagnostics -o /dev/null
+// RUN: ge-opt %s --assign-engines --split-input-file -Rpass=assign-engines -o /dev/null 2>&1 | filecheck %s --check-prefix=REMARK
+// RUN: ge-opt %s --assign-engines --split-input-file -o /dev/null 2>&1 | filecheck %s --check-prefix=QUIET --allow-empty
+
+// QUIET-NOT: remark
+
+// CHECK-LABEL: ge.graph @defaults
+// CHECK: ge.conv2d {{.*}}engine = "AICore"
+// CHECK: ge.add {{.*}}engine = "AICore"
+// CHECK: ge.nonzero {{.*}}engine = "AICPU"
+// CHECK: ge.all_reduce {{.*}}engine = "HCCL"
+// CHECK: ge.cmo {{.*}}engine = "RTS"
+ge.graph @defaults(%x: tensor<1x8x8x8xf16>, %w: tensor<8x8x1x1xf16>) -> (tensor<1x8x8x8xf16>, tensor<4x?xi64>) {
+  %c = ge.conv2d %x, %w : (tensor<1x8x8x8xf16>, tensor<8x8x1x1xf16>) -> tensor<1x8x8x8xf16>
+  %a = ge.add %c, %x : (tensor<1x8x8x8xf16>, tensor<1x8x8x8xf16>) -> tensor<1x8x8x8xf16>
+  %n = ge.nonzero %a : (tensor<1x8x8x8xf16>) -> tensor<4x?xi64>
+  %r = ge.all_reduce %a {reduction = "sum"} : (tensor<1x8x8x8xf16>) -> tensor<1x8x8x8xf16>
+  ge.cmo %r {type = "prefetch"} : (tensor<1x8x8x8xf16>) -> ()
+  ge.return %r, %n : (tensor<1x8x8x8xf16>, tensor<4x?xi64>) -> ()
+}
+
+// -----
+
+// REMARK: remark: 'ge.add' runs on AICPU instead of AICore: result #0 has element type i64, which AICore cannot compute on
+// REMARK: remark: 'ge.top_k' runs on AICPU instead of AICore: 'ge.top_k' is a data-dependent selection
+// CHECK-LABEL: ge.graph @fallback
+// CHECK: ge.add {{.*}}engine = "AICPU"
+// CHECK: ge.top_k {{.*}}engine = "AICPU"
+ge.graph @fallback(%i: tensor<16xi64>, %f: tensor<16xf32>) -> (tensor<16xi64>, tensor<4xf32>) {
+  // expected-remark@+1 {{'ge.add' runs on AICPU instead of AICore: result #0 has element type i64, which AICore cannot compute on}}
+  %s = ge.add %i, %i : (tensor<16xi64>, tensor<16xi64>) -> tensor<16xi64>
+  %k = ge.const {value = dense<4> : tensor<1xi64>} : () -> tensor<1xi64>
+  // expected-remark@+1 {{'ge.top_k' runs on AICPU instead of AICore: 'ge.top_k' is a data-dependent selection, which runs on AICPU}}
+  %v, %idx = ge.top_k %f, %k : (tensor<16xf32>, tensor<1xi64>) -> (tensor<4xf32>, tensor<4xi64>)
+  ge.return %s, %v : (tensor<16xi64>, tensor<4xf32>) -> ()
+}
+
+// -----
+
+// An engine already on the op wins; a user's engine_pin becomes the engine.
+// CHECK-LABEL: ge.graph @given
+// CHECK: ge.relu {{.*}}engine = "AICPU"
+// CHECK: ge.sigmoid {{.*}}engine = "VectorCore"
+// CHECK: ge.add {{.*}}engine = "AICPU"
+ge.graph @given(%i: tensor<16xi64>, %f: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xi64>) {
+  %r = ge.relu %f {engine = "AICPU"} : (tensor<16xf32>) -> tensor<16xf32>
+  %s = ge.sigmoid %r {engine_pin = "VectorCore"} : (tensor<16xf32>) -> tensor<16xf32>
+  %a = ge.add %i, %i {engine = "AICPU"} : (tensor<16xi64>, tensor<16xi64>) -> tensor<16xi64>
+  ge.return %s, %a : (tensor<16xf32>, tensor<16xi64>) -> ()
+}

@@ -1,0 +1,30 @@
+// schedule-stats: ops, width, streams, events (present and by GE's rule), the
+// critical path and the emulated makespan, per graph, on stderr.
+// RUN: ge-opt %s --schedule-stats -o /dev/null 2>&1 | filecheck %s
+// RUN: ge-opt %s --pass-pipeline='partition-streams{strategy=chain-cover},insert-events,schedule-stats' -o /dev/null 2>&1 | filecheck %s --check-prefix=MULTI
+// RUN: ge-opt %s --schedule-stats='json=true' -o /dev/null 2>&1 | filecheck %s --check-prefix=JSON
+
+// CHECK: === schedule stats: @diamond ===
+// CHECK-NEXT: ops                         4
+// CHECK-NEXT: dependencies                4
+// CHECK-NEXT: width (max antichain)       2
+// CHECK-NEXT: streams                     1
+// CHECK-NEXT: cross-stream dependencies   0
+// CHECK-NEXT: events (GE's rule)          0
+// CHECK-NEXT: events (present)            0
+// CHECK-NEXT: critical path
+// CHECK-NEXT: makespan (emulated)
+// CHECK-NEXT: lower bound
+// CHECK-NEXT: makespan / lower bound
+// CHECK-NEXT: races                       0
+// MULTI: streams                     2
+// MULTI: events (present)            2
+// MULTI: races                       0
+// JSON: {"graph": "diamond", "ops": 4, "dependencies": 4, "width": 2, "width_exact": true, "streams": 1,
+ge.graph @diamond(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = ge.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = ge.sigmoid %a : (tensor<4xf32>) -> tensor<4xf32>
+  %c = ge.tanh %a : (tensor<4xf32>) -> tensor<4xf32>
+  %d = ge.add %b, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  ge.return %d : (tensor<4xf32>) -> ()
+}
