@@ -119,15 +119,13 @@ class MemoryProblem:
             of_value[v] = b
             return b
 
+        nodes = [(op, order.index[id(op)]) for op in block.ops if id(op) in order.index]
+        for op, i in nodes:  # every read first: in place needs to know the *last* reader
+            for v in op.operands:
+                uses.setdefault(v, []).append(i)
         for arg in block.arguments:
             new_buffer(arg, HOST, 0)
-        for op in block.ops:
-            i = order.index.get(id(op))
-            if i is None:
-                continue  # constants (weights), ge.none, sync ops, the terminator
-            for v in op.operands:
-                if v in of_value:
-                    uses.setdefault(v, []).append(i)
+        for op, i in nodes:
             target = _in_place_target(op, i, order, of_value, uses, returned, zero_copy) if in_place else None
             for r in op.results:
                 if target is not None:
@@ -140,7 +138,8 @@ class MemoryProblem:
                 else:
                     new_buffer(r, i, order.stream[i])
         for v, us in uses.items():
-            of_value[v].uses.extend(us)
+            if v in of_value:
+                of_value[v].uses.extend(us)
         for b in arena:
             last = order.last_uses(b.uses)
             if b.live_out:
@@ -180,14 +179,14 @@ def _in_place_target(op: Operation, i: int, order: StreamOrder, of_value: dict[V
             continue
         if any(w is not v and of_value.get(w) is b for w in op.operands):
             continue  # two operands in the buffer: one would be overwritten while read
-        others = [u for u in b.uses + _pending_uses(b, uses) if u != i]
+        others = [u for u in b.uses + _all_uses(b, uses) if u != i]
         if all(order.happens_before(u, i) for u in others):
             return v
     return None
 
 
-def _pending_uses(b: Buffer, uses: dict[Value, list[int]]) -> list[int]:
-    """Reads of ``b``'s tensors seen so far (they join ``b.uses`` at the end)."""
+def _all_uses(b: Buffer, uses: dict[Value, list[int]]) -> list[int]:
+    """Every read of ``b``'s tensors (they join ``b.uses`` at the end)."""
     out: list[int] = []
     for v in b.values:
         out.extend(uses.get(v, ()))

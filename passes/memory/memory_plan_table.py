@@ -22,7 +22,7 @@ def value_name(v: Value) -> str:
 
 def _lifetime(plan: ArenaPlan, b: Buffer) -> str:
     start = "in" if b.is_input else str(b.define)
-    end = "out" if b.live_out else str(max(b.uses, default=b.define))
+    end = "out" if b.live_out else (str(max(b.uses)) if b.uses else "in")
     return f"{start}..{end}"
 
 
