@@ -1,0 +1,307 @@
+"""The ``optimal`` strategy (CP-SAT): obvious optima, the plan's validity on
+random DAGs, and agreement with the emulator on the plans it produces."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from geir.backends.cost_model import GE_LOCAL
+from geir.backends.emulator.program import compile_program
+from geir.backends.emulator.simulator import simulate
+from geir.backends.task_list import Record, Stream, TaskList, Wait
+from geir.parser import parse_module
+from geir.passes.scheduling.op_graph import OpGraph
+from geir.passes.scheduling.problem import ScheduleProblem
+from geir.passes.scheduling.stream_plan import StreamPlan
+from geir.passes.scheduling.strategies import get_strategy
+from geir.passes.scheduling.strategies.cp_sat import HBM_SCALE, NODE_LIMIT, TICK_US, ProblemTooLarge, hbm_flow, plan
+
+#: a vector kernel of 4 cores: two at once draw well under the HBM bandwidth
+S = "tensor<1x16x56x56xf16>"
+#: a vector kernel of 13 cores: two at once draw more than the HBM bandwidth
+T = "tensor<1x64x56x56xf16>"
+#: a vector kernel (or a conv) on every core
+BIG = "tensor<1x64x224x224xf16>"
+#: matmul operands: 8 cube cores, memory-bound, a third of the HBM bandwidth
+A, WM = "tensor<128x1024xf16>", "tensor<1024x1024xf16>"
+LIMIT_S = 2.0
+
+
+def problem_of(body: list[str], max_streams: int, ty: str = T, inputs: int = 1,
+               results: list[str] | None = None) -> ScheduleProblem:
+    """The scheduling problem of a graph with ``inputs`` arguments of type ``ty``
+    whose block is ``body``, returning ``results`` (default: the last line's result)."""
+    args = ", ".join(f"%x{k}: {ty}" for k in range(inputs))
+    results = results or [body[-1].split("=")[0].strip()]
+    types = ", ".join([ty] * len(results))
+    text = "\n".join([f"ge.graph @main({args}) -> ({types}) {{", *("  " + line for line in body),
+                      f"  ge.return {', '.join(results)} : ({types}) -> ()", "}"]) + "\n"
+    graph = OpGraph.build(next(parse_module(text).graphs()))
+    return ScheduleProblem.build(graph, max_streams, "910B2")
+
+
+def chain(name: str, src: str, ops: list[str], ty: str = T, attrs: str = "") -> list[str]:
+    lines, prev = [], src
+    for k, op in enumerate(ops):
+        lines.append(f"%{name}{k} = ge.{op} {prev}{attrs} : ({ty}) -> {ty}")
+        prev = f"%{name}{k}"
+    return lines
+
+
+def tol(problem: ScheduleProblem) -> float:
+    """Durations are rounded to ticks: a makespan is exact to half a tick per node."""
+    return problem.n * TICK_US
+
+
+def emulated_makespan(problem: ScheduleProblem, p: StreamPlan) -> float:
+    """The emulator's makespan for ``p``: a record after the producer and a wait
+    before the consumer for every cross-stream edge, except those a later
+    producer of the same stream and consumer covers; queues in the plan's order."""
+    g = problem.graph
+    pos = {i: k for k, i in enumerate(p.order)}
+    streams = [Stream(s) for s in range(max(p.streams) + 1)]
+    events: dict[tuple[int, int], int] = {}
+    for j, i in g.edges():
+        covered = any(k != j and p.streams[k] == p.streams[j] and pos[k] > pos[j] for k in g.preds[i])
+        if p.streams[j] != p.streams[i] and not covered:
+            events[j, i] = len(events)
+    for i in p.order:
+        q = streams[p.streams[i]].tasks
+        q.extend(Wait(events[j, i]) for j in g.preds[i] if (j, i) in events)
+        q.append(problem.kernels[i])
+        q.extend(Record(events[i, k]) for k in g.succs[i] if (i, k) in events)
+    arena = max((r.nbytes for k in problem.kernels for r in [*k.inputs, *k.outputs] if r is not None), default=0)
+    task_list = TaskList(streams=streams, arena_size=arena, num_events=len(events))
+    schedule = simulate(compile_program(task_list, problem.model))
+    assert schedule.deadlock is None and not schedule.lost_records
+    return schedule.makespan
+
+
+def check_valid(problem: ScheduleProblem, p: StreamPlan) -> None:
+    labels = {lab for lab in problem.labels if lab is not None}
+    assert problem.graph.is_topological(p.order)
+    assert len(p.streams) == problem.n
+    assert p.num_streams <= problem.max_streams + len(labels)
+    assert sorted(set(p.streams)) == list(range(p.num_streams))  # dense
+    for label in labels:
+        on = {p.streams[i] for i in range(problem.n) if problem.labels[i] == label}
+        assert len(on) == 1
+        # a label's stream is its own
+        assert all(problem.labels[i] == label for i in range(problem.n) if p.streams[i] in on)
+    assert p.bound_us is not None and p.predicted_us is not None
+    assert p.bound_us <= p.predicted_us + 1e-9
+    if p.optimal:
+        assert p.bound_us == pytest.approx(p.predicted_us)
+
+
+def test_registered_as_optimal() -> None:
+    assert get_strategy("optimal") is plan
+
+
+def rates(problem: ScheduleProblem, nodes: list[int]) -> int:
+    """What ``nodes`` draw from HBM at once, in HBM_SCALE parts of the bandwidth."""
+    return sum(hbm_flow(problem.costs[i], problem.model.hbm_bw)[1] for i in nodes)
+
+
+def test_two_independent_chains_take_one_chain() -> None:
+    body = chain("a", "%x0", ["relu", "sigmoid", "tanh", "relu"], S) + chain("b", "%x0", ["tanh", "relu", "sigmoid",
+                                                                                           "relu"], S)
+    problem = problem_of(body, 2, S, results=["%a3", "%b3"])
+    d = problem.durations
+    assert problem.units(0) + problem.units(4) <= problem.capacity(problem.pools[0])  # side by side on the cores
+    assert rates(problem, [0, 4]) <= HBM_SCALE  # and on HBM
+    for relaxed in (False, True):
+        p = plan(problem, LIMIT_S, relaxed=relaxed)
+        check_valid(problem, p)
+        assert p.optimal and p.num_streams == 2
+        assert p.predicted_us == pytest.approx(max(sum(d[:4]), sum(d[4:])), abs=tol(problem))
+        assert {p.streams[i] for i in range(4)} != {p.streams[i] for i in range(4, 8)}
+        assert emulated_makespan(problem, p) == pytest.approx(p.predicted_us, abs=tol(problem))
+    one = plan(problem_of(body, 1, S, results=["%a3", "%b3"]), LIMIT_S)
+    assert one.optimal and one.num_streams == 1
+    assert one.predicted_us == pytest.approx(sum(d), abs=tol(problem))
+
+
+def test_chains_saturating_hbm_are_staggered_by_one_flow() -> None:
+    """Each kernel draws more than half the bandwidth: with rigid flows the second
+    chain runs one flow behind the first (its overheads under the first's
+    flows); ignoring HBM both chains run side by side; the emulator, sharing
+    the bandwidth fluidly, lands in between."""
+    k = 4
+    body = chain("a", "%x0", ["relu"] * k) + chain("b", "%x0", ["relu"] * k)
+    problem = problem_of(body, 2, results=[f"%a{k - 1}", f"%b{k - 1}"])
+    c = problem.costs[0]
+    assert rates(problem, [0, k]) > HBM_SCALE
+    flow = c.duration_us - c.overhead_us
+    assert c.overhead_us >= flow  # one chain's overhead hides the other's flow
+    rigid = plan(problem, LIMIT_S)
+    relaxed = plan(problem, LIMIT_S, relaxed=True)
+    check_valid(problem, rigid)
+    check_valid(problem, relaxed)
+    assert rigid.optimal and relaxed.optimal
+    assert rigid.predicted_us == pytest.approx(k * c.duration_us + flow, abs=tol(problem))
+    assert relaxed.predicted_us == pytest.approx(k * c.duration_us, abs=tol(problem))
+    emulated = emulated_makespan(problem, rigid)
+    assert relaxed.predicted_us - tol(problem) <= emulated <= rigid.predicted_us + tol(problem)
+
+
+def test_joined_chains_pay_one_event() -> None:
+    body = chain("a", "%x0", ["relu", "sigmoid", "tanh"], S) + chain("b", "%x0", ["tanh", "relu", "sigmoid"], S)
+    body.append(f"%y = ge.add %a2, %b2 : ({S}, {S}) -> {S}")
+    problem = problem_of(body, 2, S)
+    d = problem.durations
+    m = problem.model
+    sa, sb = sum(d[:3]), sum(d[3:6])
+    # the join on one chain's stream waits for the other's record
+    expected = min(max(sa + m.wait_us, sb + m.record_us + m.wait_us),
+                   max(sb + m.wait_us, sa + m.record_us + m.wait_us)) + d[6]
+    p = plan(problem, LIMIT_S)
+    check_valid(problem, p)
+    assert p.optimal and p.num_streams == 2
+    assert p.predicted_us == pytest.approx(expected, abs=tol(problem))
+    assert emulated_makespan(problem, p) == pytest.approx(p.predicted_us, abs=tol(problem))
+
+
+def diamond(kind: str) -> list[str]:
+    """a -> (b, c) -> d: small vector kernels, or matmuls large enough to be
+    worth an event each way."""
+    if kind == "small":
+        return [f"%a = ge.relu %x0 : ({S}) -> {S}", f"%b = ge.sigmoid %a : ({S}) -> {S}",
+                f"%c = ge.tanh %a : ({S}) -> {S}", f"%d = ge.add %b, %c : ({S}, {S}) -> {S}"]
+    return [f"%w = ge.const {{value = dense<1.000000e-02> : {WM}}} : () -> {WM}",
+            f"%a = ge.matmul %x0, %w : ({A}, {WM}) -> {A}", f"%b = ge.matmul %a, %w : ({A}, {WM}) -> {A}",
+            f"%c = ge.matmul %a, %w : ({A}, {WM}) -> {A}", f"%d = ge.add %b, %c : ({A}, {A}) -> {A}"]
+
+
+@pytest.mark.parametrize("kind", ["small", "large"])
+def test_diamond_parallel_only_when_branches_outweigh_events(kind: str) -> None:
+    problem = problem_of(diamond(kind), 2, S if kind == "small" else A)
+    da, db, dc, dd = problem.durations
+    assert rates(problem, [1, 2]) <= HBM_SCALE and problem.units(1) + problem.units(2) <= problem.capacity(
+        problem.pools[1])
+    m = problem.model
+    serial = da + db + dc + dd
+    sync = m.record_us + m.wait_us
+    # one branch q on a second stream after a's record and q's wait; the other
+    # branch p follows a's record on a's stream; d follows p (after q's record
+    # and d's wait) or q (after p's record and d's wait)
+    parallel = da + dd + min(min(max(sync + q + sync, m.record_us + p + m.wait_us),
+                                 max(sync + q + m.wait_us, m.record_us + p + sync))
+                             for p, q in ((db, dc), (dc, db)))
+    assert (parallel < serial) == (kind == "large")
+    p = plan(problem, LIMIT_S)
+    check_valid(problem, p)
+    assert p.optimal
+    assert p.predicted_us == pytest.approx(min(serial, parallel), abs=tol(problem))
+    assert p.num_streams == (2 if kind == "large" else 1)
+    assert emulated_makespan(problem, p) == pytest.approx(p.predicted_us, abs=tol(problem))
+
+
+def test_kernels_needing_every_core_gain_nothing_from_two_streams() -> None:
+    w = "tensor<64x64x3x3xf16>"
+    body = [f"%w = ge.const {{value = dense<1.000000e-02> : {w}}} : () -> {w}",
+            f"%a = ge.conv2d %x0, %w {{pads = [1, 1, 1, 1]}} : ({BIG}, {w}) -> {BIG}",
+            f"%b = ge.conv2d %x1, %w {{pads = [1, 1, 1, 1]}} : ({BIG}, {w}) -> {BIG}",
+            f"%y = ge.add %a, %b : ({BIG}, {BIG}) -> {BIG}"]
+    problem = problem_of(body, 2, BIG, inputs=2)
+    da, db, dy = problem.durations
+    pool = problem.pools[0]
+    assert problem.units(0) == problem.units(1) == problem.capacity(pool)
+    p = plan(problem, LIMIT_S)
+    check_valid(problem, p)
+    assert p.optimal
+    assert p.predicted_us == pytest.approx(da + db + dy, abs=tol(problem))
+    assert emulated_makespan(problem, p) == pytest.approx(p.predicted_us, abs=tol(problem))
+
+
+def test_a_labelled_pair_shares_one_stream() -> None:
+    label = ' {stream_label = "pair"}'
+    body = (chain("a", "%x0", ["relu", "sigmoid"], S, label) + chain("b", "%x0", ["tanh", "relu"], S, label)
+            + [f"%y = ge.add %a1, %b1 : ({S}, {S}) -> {S}"])
+    problem = problem_of(body, 2, S)
+    d = problem.durations
+    p = plan(problem, LIMIT_S)
+    check_valid(problem, p)
+    assert p.optimal
+    assert len({p.streams[i] for i in range(4)}) == 1
+    # the labelled chains run one after the other; the join is not labelled, so
+    # it is on a stream of its own (a label's stream is reserved) after an event
+    assert p.streams[4] != p.streams[0]
+    assert p.predicted_us == pytest.approx(sum(d[:4]) + problem.sync_us + d[4], abs=tol(problem))
+    assert emulated_makespan(problem, p) == pytest.approx(p.predicted_us, abs=tol(problem))
+
+
+def test_zero_duration_nodes_keep_stream_order() -> None:
+    """GE_LOCAL nodes take no time; they still hold a place in their stream's
+    queue, so the emulator agrees with the model."""
+    body = [f"%a = ge.relu %x0 : ({S}) -> {S}", f'%z = ge.relu %a {{engine = "GE_LOCAL"}} : ({S}) -> {S}',
+            f"%c = ge.sigmoid %z : ({S}) -> {S}", f'%z2 = ge.tanh %x0 {{engine = "GE_LOCAL"}} : ({S}) -> {S}',
+            f"%b = ge.tanh %z2 : ({S}) -> {S}", f"%e = ge.sigmoid %b : ({S}) -> {S}"]
+    problem = problem_of(body, 2, S, results=["%c", "%e"])
+    assert problem.pools[1] == problem.pools[3] == GE_LOCAL and problem.durations[1] == 0.0
+    p = plan(problem, LIMIT_S)
+    check_valid(problem, p)
+    assert p.optimal
+    d = problem.durations
+    assert p.predicted_us == pytest.approx(max(d[0] + d[2], d[4] + d[5]), abs=tol(problem))
+    assert emulated_makespan(problem, p) == pytest.approx(p.predicted_us, abs=tol(problem))
+
+
+def test_too_large_is_refused_with_the_counts() -> None:
+    problem = problem_of(chain("a", "%x0", ["relu"] * (NODE_LIMIT + 1)), 2)
+    with pytest.raises(ProblemTooLarge) as e:
+        plan(problem, LIMIT_S)
+    assert e.value.nodes == NODE_LIMIT + 1 and e.value.limit == NODE_LIMIT
+    assert f"{NODE_LIMIT + 1}" in str(e.value) and f"at most {NODE_LIMIT}" in str(e.value)
+
+
+def test_empty_graph() -> None:
+    text = f"ge.graph @main(%x: {T}) -> ({T}) {{\n  ge.return %x : ({T}) -> ()\n}}\n"
+    problem = ScheduleProblem.build(OpGraph.build(next(parse_module(text).graphs())), 2)
+    p = plan(problem, LIMIT_S)
+    assert p.streams == [] and p.order == [] and p.optimal and p.predicted_us == 0.0
+
+
+@st.composite
+def random_dags(draw):
+    """A graph of up to 12 nodes: unary, binary and conv nodes over earlier
+    values, some with one of two stream labels."""
+    n = draw(st.integers(1, 12))
+    w = "tensor<64x64x3x3xf16>"
+    body = [f"%w = ge.const {{value = dense<1.000000e-02> : {w}}} : () -> {w}"]
+    values = ["%x0"]
+    for k in range(n):
+        kind = draw(st.sampled_from(["relu", "sigmoid", "add", "mul", "conv2d"]))
+        label = draw(st.sampled_from([None, None, None, "p", "q"]))
+        attr = f' {{stream_label = "{label}"}}' if label else ""
+        a = draw(st.sampled_from(values[-6:]))
+        if kind in ("add", "mul"):
+            b = draw(st.sampled_from(values[-6:]))
+            body.append(f"%v{k} = ge.{kind} {a}, {b}{attr} : ({T}, {T}) -> {T}")
+        elif kind == "conv2d":
+            pads = "pads = [1, 1, 1, 1]" + (f', stream_label = "{label}"' if label else "")
+            body.append(f"%v{k} = ge.conv2d {a}, %w {{{pads}}} : ({T}, {w}) -> {T}")
+        else:
+            body.append(f"%v{k} = ge.{kind} {a}{attr} : ({T}) -> {T}")
+        values.append(f"%v{k}")
+    return body, draw(st.integers(1, 4))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_dags(), st.booleans())
+def test_plans_of_random_dags_are_valid(case, relaxed: bool) -> None:
+    body, max_streams = case
+    problem = problem_of(body, max_streams)
+    p = plan(problem, 1.0, relaxed=relaxed)
+    check_valid(problem, p)
+    # the schedule is no worse than serial execution, whose makespan the model
+    # knows exactly when there are no labels (nothing forces an event then)
+    if all(lab is None for lab in problem.labels):
+        assert p.predicted_us <= sum(problem.durations) + tol(problem)
+    emulated = emulated_makespan(problem, p)
+    if relaxed:
+        # the relaxation's bound is a lower bound on the emulator: no plan
+        # emulates faster
+        assert emulated >= p.bound_us - tol(problem)
