@@ -155,8 +155,8 @@ def random_inputs(sig: GraphSignature, seed: int = 0) -> dict[str, np.ndarray]:
         t = b.type
         if not isinstance(t, TensorType) or not t.is_static:
             errors.append(Diagnostic("error", f"input '{b.name}' has the dynamic type {t}: give its values with "
-                                              "--inputs, or import the model again with --input-shape "
-                                              f"{b.name}=<dims>", NameLoc(b.name)))
+                                              "--inputs, or bind its dims with --input-shape "
+                                              f"{b.name}=<dims> (or SYMBOL=<size>)", NameLoc(b.name)))
             continue
         shape = tuple(int(d) for d in t.shape)  # type: ignore[union-attr]
         dtype = _dtype_of(t)

@@ -24,7 +24,11 @@ ONNX conformance suite):
 * an op with no ``ge`` counterpart (or in a form the ``ge`` op does not take,
   such as an attribute of an old opset) becomes ``ge.onnx_op {op_type, domain,
   opset}`` with its attributes; ``strict=True`` makes each of those an error;
-* dynamic input dims must be bound by ``input_shapes``.
+* a dynamic input dim is ``?`` in the type; its ONNX name (``dim_param``) is
+  kept in a ``ge.symbols = ["batch", "", ...]`` argument attribute (one entry per
+  dim, ``""`` for a static or unnamed one), and on results whose dims carry an
+  input's symbol, so that a user binds sizes by name; ``input_shapes`` binds
+  them at import (by input name, or by symbol name for one dim).
 
 Opsets 7 to the newest the installed ``onnx`` knows are imported as they are;
 older models are first upgraded to opset 7 by ``onnx.version_converter``. A ge
@@ -78,14 +82,16 @@ def import_onnx(source: "str | bytes | os.PathLike[str] | onnx.ModelProto", *,
 
     Args:
         source: a model file path, the raw bytes of a model, or a ``ModelProto``.
-        input_shapes: shapes binding the dynamic dims of graph inputs, by input name.
+        input_shapes: shapes binding the dynamic dims of graph inputs: by input
+            name (a whole shape), or by symbolic dim name (a 1-tuple, binding that
+            dim in every input). Unbound dims stay dynamic (``?``).
         strict: make every op without a native ``ge`` op an error (instead of
             ``ge.onnx_op``), naming each such op and node.
 
     Raises:
         DiagnosticError: the model cannot be read, fails the ONNX checker or shape
-            inference, uses an unknown opset, has an unbound dynamic input dim,
-            uses an unsupported type or (with ``strict``) an op with no ge
+            inference, uses an unknown opset, binds a shape that does not fit
+            an input or names no input or symbol, uses an unsupported type or (with ``strict``) an op with no ge
             counterpart; every message names the node (or input) at fault.
     """
     model, where = _load(source)
@@ -190,15 +196,26 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
 
 
 def _bind_input_shapes(model: "onnx.ModelProto", where: str, shapes: dict[str, tuple[int, ...]]) -> None:
-    """Write the bound shapes into the graph inputs; every other input must be static."""
+    """Write the bound shapes into the graph inputs. A key is an input's name
+    (a whole shape) or a symbolic dim's ONNX name (``batch``: one size, for that
+    dim in every input). Dims left unbound stay dynamic."""
     graph = model.graph
     initializers = {t.name for t in graph.initializer}
     inputs = [i for i in graph.input if i.name not in initializers]
     names = [i.name for i in inputs]
-    unknown = [n for n in shapes if n not in names]
-    if unknown:
-        raise _fail(f"input shape given for '{unknown[0]}', which is not a graph input "
-                    f"(inputs: {', '.join(names) or 'none'})", where)
+    symbols = sorted({d.dim_param for i in inputs if i.type.HasField("tensor_type")
+                      for d in i.type.tensor_type.shape.dim if d.dim_param and not d.HasField("dim_value")})
+    symbol_sizes: dict[str, int] = {}
+    for key, dims in shapes.items():
+        if key in names:
+            continue
+        if key not in symbols:
+            known = f"inputs: {', '.join(names) or 'none'}" + (f"; symbolic dims: {', '.join(symbols)}"
+                                                              if symbols else "")
+            raise _fail(f"input shape given for '{key}', which is not a graph input ({known})", where)
+        if len(dims) != 1:
+            raise _fail(f"symbolic dim '{key}' is one size, but --input-shape gives {_dims_text(dims)}", where)
+        symbol_sizes[key] = dims[0]
     errors: list[Diagnostic] = []
     for value in inputs:
         if not value.type.HasField("tensor_type"):
@@ -215,6 +232,10 @@ def _bind_input_shapes(model: "onnx.ModelProto", where: str, shapes: dict[str, t
                 if dim.HasField("dim_value") and dim.dim_value != size:
                     errors.append(Diagnostic("error", f"input '{value.name}' dim {k} is {dim.dim_value}, but the "
                                                       f"bound shape says {size}", NameLoc(value.name)))
+                elif dim.dim_param in symbol_sizes and symbol_sizes[dim.dim_param] != size:
+                    errors.append(Diagnostic("error", f"input '{value.name}' dim {k} ('{dim.dim_param}') is bound "
+                                                      f"to {size}, but '{dim.dim_param}' is bound to "
+                                                      f"{symbol_sizes[dim.dim_param]}", NameLoc(value.name)))
             tensor_type.shape.Clear()
             for size in bound:
                 tensor_type.shape.dim.add().dim_value = size
@@ -223,15 +244,27 @@ def _bind_input_shapes(model: "onnx.ModelProto", where: str, shapes: dict[str, t
             errors.append(Diagnostic("error", f"input '{value.name}' has no shape; bind it with --input-shape "
                                               f"{value.name}=<dims>", NameLoc(value.name)))
             continue
-        for k, dim in enumerate(dims):
-            if not dim.HasField("dim_value"):
-                symbol = f" ('{dim.dim_param}')" if dim.dim_param else ""
-                example = "x".join(str(d.dim_value) if d.HasField("dim_value") else "N" for d in dims)
-                errors.append(Diagnostic("error", f"input '{value.name}' dim {k}{symbol} is dynamic; bind it with "
-                                                  f"--input-shape {value.name}={example}", NameLoc(value.name)))
-                break
+        for dim in dims:
+            if dim.dim_param in symbol_sizes and not dim.HasField("dim_value"):
+                dim.dim_value = symbol_sizes[dim.dim_param]  # (clears dim_param: a oneof)
     if errors:
         raise DiagnosticError(errors)
+
+
+def _dim_symbols(type_proto: "onnx.TypeProto", known: set[str] | None = None) -> list[str] | None:
+    """The ONNX names of a tensor type's dynamic dims, one entry per dim ("" for
+    a static or unnamed dim, and for a name outside ``known``); None when no dim
+    is dynamic or the rank is unknown."""
+    if not type_proto.HasField("tensor_type") or not type_proto.tensor_type.HasField("shape"):
+        return None
+    dims = type_proto.tensor_type.shape.dim
+    if all(d.HasField("dim_value") for d in dims):
+        return None
+    out = []
+    for d in dims:
+        name = d.dim_param if d.HasField("dim_param") else ""
+        out.append(name if known is None or name in known else "")
+    return out
 
 
 def _dims_text(dims: Sequence[int]) -> str:
@@ -455,10 +488,13 @@ class _Importer:
             raise DiagnosticError(self.unsupported)
         ftype = FunctionType([a.type for a in block.arguments], [v.type for v in results])
         attributes: dict[str, Attribute] = {"sym_name": StringAttr("main"), "function_type": TypeAttr(ftype)}
+        arg_symbols = [_dim_symbols(i.type) for i in inputs]
+        known = {s for syms in arg_symbols if syms for s in syms if s}
         if inputs:
-            attributes["arg_attrs"] = ArrayAttr(_name_dict(i.name) for i in inputs)
+            attributes["arg_attrs"] = ArrayAttr(_name_dict(i.name, syms) for i, syms in zip(inputs, arg_symbols))
         if graph.output:
-            attributes["res_attrs"] = ArrayAttr(_name_dict(o.name) for o in graph.output)
+            attributes["res_attrs"] = ArrayAttr(_name_dict(o.name, _dim_symbols(o.type, known) if known else None)
+                                                for o in graph.output)
         graph_op = Operation("ge.graph", attributes=attributes, regions=[Region([block])],
                              location=NameLoc(graph.name or "main"))
         self.module.body.append(graph_op)
@@ -823,8 +859,11 @@ class _Importer:
         return Region([block])
 
 
-def _name_dict(name: str) -> DictionaryAttr:
-    return DictionaryAttr.from_dict({"ge.name": StringAttr(name)})
+def _name_dict(name: str, symbols: list[str] | None = None) -> DictionaryAttr:
+    entries: dict[str, Attribute] = {"ge.name": StringAttr(name)}
+    if symbols is not None and any(symbols):
+        entries["ge.symbols"] = ArrayAttr(StringAttr(s) for s in symbols)
+    return DictionaryAttr.from_dict(entries)
 
 
 def _onnx_elem_type(array: np.ndarray) -> int:

@@ -12,9 +12,9 @@ separated by ``,`` or ``;``.
 Then, in block order (regions too), each op either folds or is re-inferred:
 
 * an op whose operands are all constants (or ``ge.shape`` / ``ge.size`` of a
-  static value) and whose result is small (at most :data:`FOLD_LIMIT` elements:
-  the shape computations, Shape -> Gather -> Concat ...) is run through its
-  kernel and becomes a ``ge.const``;
+  static value) and whose result is small and integer (at most
+  :data:`FOLD_LIMIT` elements: the shape computations, Shape -> Gather -> Concat
+  ...) is run through its kernel and becomes a ``ge.const``;
 * every other op gets the types ``ge``'s inference gives it now (it reads
   constant operands, so Reshape / ConstantOfShape / Range / Expand / TopK with
   a folded shape, size or k become static); a static dim that disagrees with
@@ -272,6 +272,8 @@ def _fold(op: Operation) -> np.ndarray | None:
     rt = op.results[0].type
     if not isinstance(rt, TensorType) or rt.element_type.numpy_dtype is None:
         return None
+    if np.dtype(rt.element_type.numpy_dtype).kind not in "iub":
+        return None  # shape arithmetic is integers; a float op stays (with a static type)
     if rt.shape is not None and all(d is not None for d in rt.shape) and (rt.num_elements or 0) > FOLD_LIMIT:
         return None
     inputs: list[np.ndarray | None] = []

@@ -226,8 +226,13 @@ def test_input_shapes_bind_dynamic_dims() -> None:
     sig = graph_signature(module)
     assert [(b.name, str(b.type)) for b in sig.inputs] == [("x", "tensor<4x3xf32>")]
     assert [(b.name, str(b.type)) for b in sig.outputs] == [("y", "tensor<4x3xf32>")]
-    with pytest.raises(DiagnosticError, match=r"input 'x' dim 0 \('N'\) is dynamic"):
-        import_onnx(_relu_model(["N", 3]))
+    # unbound, the dim stays dynamic and keeps its ONNX name; bound by symbol, it is static
+    dynamic = import_onnx(_relu_model(["N", 3]))
+    assert str(graph_signature(dynamic).inputs[0].type) == "tensor<?x3xf32>"
+    assert 'ge.symbols = ["N", ""]' in module_to_string(dynamic)
+    by_symbol = import_onnx(_relu_model(["N", 3]), input_shapes={"N": (5,)})
+    assert str(graph_signature(by_symbol).inputs[0].type) == "tensor<5x3xf32>"
+    assert "ge.symbols" not in module_to_string(by_symbol)
 
 
 def test_strict_names_every_unsupported_node() -> None:
@@ -270,7 +275,7 @@ BAD_MODELS = [
     ("truncated.onnx", [], "truncated.onnx: error: not a readable ONNX model"),
     ("not_onnx.onnx", [], "not_onnx.onnx: error: not a readable ONNX model"),
     ("unknown_opset.onnx", [], "error: unknown opset: ai.onnx version 999"),
-    ("dynamic.onnx", [], "x: error: input 'x' dim 0 ('N') is dynamic"),
+    ("dynamic.onnx", ["--input-shape", "x=2x5"], "x: error: input 'x' dim 1 is 4, but the bound shape says 5"),
     ("two_unsupported.onnx", ["--strict"], "hann: error: ONNX op 'HannWindow' has no ge counterpart"),
     ("bad_output_type.onnx", [], "relu1: error: Relu node: its declared output type disagrees"),
     ("channel_mismatch.onnx", [], "conv_bad: error: 'ge.conv2d' op operand 'W' expects 3"),

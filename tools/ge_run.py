@@ -4,6 +4,15 @@ task list first).
 
   ge-run model.mlir --interpret --inputs in.npz -o out.npz
   ge-run tasks.mlir --device 910B2 --mode sink --report json --trace trace.json
+  ge-run dynamic.mlir --inputs in.npz            # '?' dims take the arrays' sizes
+  ge-run dynamic.mlir --input-shape batch=4      # random inputs of a bound shape
+  ge-run gears.mlir --inputs in.npz              # picks the smallest gear that fits
+
+A ``ge`` graph with dynamic dims (``?``) is specialised before it runs: with
+``--inputs``, each dynamic dim takes its array's size (one symbolic dim, one
+size across all inputs); ``--input-shape`` binds dims by input or symbol name.
+A module of gears (``ge-translate --dynamic-batch-size`` ...) runs the smallest
+gear that fits the inputs, padding them, and the report names the gear.
 
 Exit codes: 0 clean; 1 bad input (a diagnostic); 3 the emulator found a race, a
 deadlock, a read of bytes nothing wrote, or a lost event record (reported, with
@@ -24,6 +33,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--interpret", action="store_true", help="run op by op with the reference interpreter")
     p.add_argument("--inputs", default=None, help=".npz of graph inputs by name (default: random, fixed seed)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
+                   help="bind a dynamic dim before running: an input (x=1x3x8x8) or a symbol (batch=4); repeatable")
     p.add_argument("-o", dest="output", default=None, help="write the outputs to this .npz")
     p.add_argument("--device", default="910B2", help="device profile name or JSON file")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE",
@@ -45,25 +56,65 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from geir.tools.driver import read_input
+    from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
+    name, text = read_input(args.input)
+    try:
+        return _run_module(args, name, text)
+    except DiagnosticError as e:
+        sources = SourceManager()
+        sources.add(SourceFile(name, text))
+        sys.stderr.write(e.format(sources))  # with the source line and caret of each op at fault
+        return 1
+
+
+def _run_module(args: argparse.Namespace, name: str, text: str) -> int:
     from geir.parser import parse_module
     from geir.verifier import verify
-    from geir.tools.driver import read_input
-    name, text = read_input(args.input)
     module = parse_module(text, name, allow_unregistered=args.allow_unregistered_dialect)
     verify(module, allow_unregistered=args.allow_unregistered_dialect)
+    from geir.backends.shape_gears import has_gears
+    if has_gears(module):
+        return _run_gears(module, args)
+    inputs = _specialize(module, args)
     if args.interpret:
-        return _interpret(module, args)
+        return _interpret(module, args, inputs)
     from geir.tools.ge_run_emulator import run_emulator
     return run_emulator(module, args)
 
 
-def _interpret(module, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
-    from geir.backends.interpreter import interpret
-    from geir.backends.io_bindings import graph_signature, load_inputs, random_inputs, save_outputs
-    sig = graph_signature(module)
+def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """Bind the dynamic dims of ``@main`` (from --input-shape, then from the
+    --inputs arrays) and specialise it; the loaded inputs, or None."""
+    if not any(op.name == "ge.graph" for op in module.body.ops):
+        return None  # a task list: static by construction
+    from geir.backends.io_bindings import find_graph, graph_signature, load_inputs
+    from geir.passes.specialize_shapes import (bindings_from_inputs, parse_shape_bindings, resolve_bindings,
+                                               specialize_graph)
+    graph = find_graph(module)
+    if args.input_shape:
+        bindings = parse_shape_bindings(args.input_shape)
+        specialize_graph(graph, module, resolve_bindings(graph, bindings, "--input-shape"))
+    inputs = None
     if args.inputs is not None:
-        inputs = load_inputs(args.inputs, sig)
-    else:
+        inputs = load_inputs(args.inputs, graph_signature(module))
+        shapes = resolve_bindings(graph, bindings_from_inputs(graph, inputs, args.inputs), args.inputs)
+        if shapes:
+            specialize_graph(graph, module, shapes)
+    if not args.interpret:
+        from geir.diagnostics import DiagnosticError
+        from geir.passes.range_shapes import dynamic_shape_diagnostics
+        problems = dynamic_shape_diagnostics(graph)
+        if problems:  # said at its origin, before lower-to-tasks reports every op it reaches
+            raise DiagnosticError(problems)
+    return inputs
+
+
+def _interpret(module, args: argparse.Namespace, inputs=None) -> int:  # type: ignore[no-untyped-def]
+    from geir.backends.interpreter import interpret
+    from geir.backends.io_bindings import graph_signature, random_inputs, save_outputs
+    sig = graph_signature(module)
+    if inputs is None and args.inputs is None:
         inputs = random_inputs(sig, args.seed)
         sys.stderr.write(f"ge-run: random inputs, seed {args.seed}\n")
     outputs = interpret(module, inputs)
@@ -72,6 +123,56 @@ def _interpret(module, args: argparse.Namespace) -> int:  # type: ignore[no-unty
     else:
         for k, v in outputs.items():
             sys.stdout.write(f"{k}: {v.dtype}{list(v.shape)} mean={float(v.astype('float64').mean()) if v.size else 0.0:.6g}\n")
+    return 0
+
+
+def _run_gears(module, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """Emulate the smallest gear that fits --inputs; outputs trimmed back to the
+    real sizes; the report's "gear" says which ran."""
+    import json
+    from geir.diagnostics import Diagnostic, DiagnosticError
+    if args.interpret or args.inputs is None or args.input_shape:
+        why = ("--interpret runs ge graphs, and a gear module holds task lists" if args.interpret else
+               "a gear is picked from the shapes of --inputs; --input-shape does not apply" if args.input_shape
+               else "a gear module picks its gear from the shapes of --inputs; give them")
+        raise DiagnosticError(Diagnostic("error", why))
+    from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.backends.io_bindings import load_inputs, save_outputs
+    from geir.backends.rt_module import task_list_from_model
+    from geir.backends.shape_gears import gear_description, gear_signature, select_gear, trim_outputs
+    from geir.tools.ge_run_emulator import EXIT_FINDINGS, _findings, _summary
+    arrays = load_inputs(args.inputs, gear_signature(module))
+    selection = select_gear(module, arrays, args.inputs)
+    options = EmulatorOptions(device=args.device, device_params=list(args.device_param), mode=args.mode,
+                              timing_only=args.timing_only, seed=args.seed)
+    result = emulate(task_list_from_model(selection.model), selection.inputs, options)
+    report = result.report
+    report["gear"] = gear_description(selection)
+    outputs = trim_outputs(selection, result.outputs) if result.outputs is not None else None
+    if outputs is not None:
+        report["outputs"] = _summary(outputs)
+    report["inputs"] = args.inputs
+    if args.trace is not None:
+        from geir.backends.emulator.trace import trace_events
+        from geir.tools.driver import write_output
+        write_output(args.trace, json.dumps(trace_events(result.schedule), separators=(",", ":")))
+    if args.timeline is not None:
+        result.draw_timeline(args.timeline)
+    if args.output is not None and outputs is not None:
+        save_outputs(args.output, outputs)
+    if args.report == "json":
+        sys.stdout.write(json.dumps(report, indent=1) + "\n")
+    else:
+        sys.stdout.write(f"gear: {report['gear']}\n" + result.text())
+        if outputs is not None and args.output is None:
+            for name, summary in report["outputs"].items():
+                mean = f" mean={summary['mean']:.6g}" if summary["mean"] is not None else ""
+                sys.stdout.write(f"{name}: {summary['dtype']}{summary['shape']}{mean}\n")
+    found = _findings(report)
+    if found:
+        sys.stderr.write(f"ge-run: the emulator found {', '.join(found)} (see the report); exit code "
+                         f"{EXIT_FINDINGS}\n")
+        return EXIT_FINDINGS
     return 0
 
 

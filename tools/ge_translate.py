@@ -1,8 +1,17 @@
 """``ge-translate``: convert between geir IR and other formats.
 
   ge-translate --import-onnx model.onnx [--input-shape x=1x3x224x224] [--strict] -o model.mlir
+  ge-translate --import-onnx model.onnx --input-shape batch=4 -o model.mlir     # bind a symbolic dim
+  ge-translate --import-onnx model.onnx --dynamic-batch-size=1,2,4,8 -o gears.mlir
+  ge-translate --import-onnx model.onnx --dynamic-image-size="224,224;448,448" -o gears.mlir
+  ge-translate --import-onnx model.onnx --dynamic-dims="1,16;4,32" -o gears.mlir
   ge-translate --export-tasks-json tasks.mlir -o tasks.json
   ge-translate --import-tasks-json tasks.json -o tasks.mlir
+
+Without ``--input-shape``, a dynamic dim imports as ``?`` with its ONNX name in
+a ``ge.symbols`` argument attribute. A gear option (GE's ATC names) compiles one
+static task list per gear (``lower-to-tasks``) into one ``rt`` module, which
+``ge-run`` runs with the smallest gear that fits its inputs.
 """
 
 from __future__ import annotations
@@ -21,7 +30,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin)")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
-                   help="bind a dynamic input shape, e.g. x=1x3x224x224 (repeatable)")
+                   help="bind a dynamic input shape (x=1x3x224x224) or symbolic dim (batch=4); repeatable")
+    gears = p.add_mutually_exclusive_group()
+    gears.add_argument("--dynamic-batch-size", default=None, metavar="N,N,...",
+                       help="with --import-onnx: one task list per batch size (dim 0 of the inputs)")
+    gears.add_argument("--dynamic-image-size", default=None, metavar="H,W;H,W;...",
+                       help="with --import-onnx: one task list per image size (dims 2, 3 of NCHW inputs)")
+    gears.add_argument("--dynamic-dims", default=None, metavar="D,D;D,D;...",
+                       help="with --import-onnx: one task list per set of sizes of the dynamic dims, in order")
     p.add_argument("--strict", action="store_true", help="fail on ONNX ops with no native ge op")
     p.add_argument("--mlir-print-op-generic", "--print-op-generic", dest="generic", action="store_true")
     p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true")
@@ -36,30 +52,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_guarded(lambda: _run(args), "ge-translate")
 
 
-def _parse_shape_bindings(items: list[str]) -> dict[str, tuple[int, ...]]:
-    from geir.diagnostics import Diagnostic, DiagnosticError
-    out: dict[str, tuple[int, ...]] = {}
-    for item in items:
-        name, eq, dims = item.rpartition("=")
-        try:
-            if not eq or not name:
-                raise ValueError
-            out[name] = tuple(int(d) for d in dims.lower().split("x")) if dims else ()
-        except ValueError:
-            raise DiagnosticError(Diagnostic("error", f"--input-shape expects NAME=DxDxD, got '{item}'")) from None
-    return out
+def _gear_option(args: argparse.Namespace) -> tuple[str, str] | None:
+    for kind, value in (("batch", args.dynamic_batch_size), ("image", args.dynamic_image_size),
+                        ("dims", args.dynamic_dims)):
+        if value is not None:
+            return kind, value
+    return None
 
 
 def _run(args: argparse.Namespace) -> int:
     from geir.printer import PrintOptions, module_to_string
     from geir.tools.driver import read_input, write_output
     options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo, elide_constants_larger_than=args.elide)
+    gear = _gear_option(args)
     if args.import_onnx:
         from geir.onnx_importer import import_onnx
+        from geir.passes.specialize_shapes import parse_shape_bindings
+        bindings = parse_shape_bindings(args.input_shape)
+        gears = None
+        if gear is not None:
+            from geir.backends.shape_gears import parse_gears
+            gears = parse_gears(gear[0], gear[1])
         source = sys.stdin.buffer.read() if args.input == "-" else args.input
-        module = import_onnx(source, input_shapes=_parse_shape_bindings(args.input_shape), strict=args.strict)
+        module = import_onnx(source, input_shapes=bindings, strict=args.strict)
+        if gear is not None:
+            from geir.backends.shape_gears import compile_gears
+            from geir.verifier import verify
+            compile_gears(module, gear[0], gears)  # type: ignore[arg-type]
+            verify(module)
         write_output(args.output, module_to_string(module, options))
         return 0
+    if gear is not None or args.input_shape:
+        from geir.diagnostics import Diagnostic, DiagnosticError
+        raise DiagnosticError(Diagnostic("error", "--input-shape and the gear options go with --import-onnx"))
     if args.export_tasks_json:
         from geir.backends.task_json import module_to_json
         from geir.parser import parse_module

@@ -135,6 +135,88 @@ def dynamic() -> None:
     _save(_model(graph), "dynamic.onnx")
 
 
+def two_inputs() -> None:
+    """Two inputs sharing the symbolic dim 'batch': one size across both."""
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "y"], ["z"], name="add")], "two_inputs",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", 4])])
+    _save(_model(graph), "two_inputs.onnx")
+
+
+def shape_chain() -> None:
+    """An exporter's shape arithmetic on x[batch, seq, 4]: Shape -> Gather ->
+    Mul -> Concat -> Reshape, ConstantOfShape, Range -> Unsqueeze -> Expand; it
+    all folds once batch and seq are bound."""
+    rng = np.random.default_rng(1)
+    ints = {"i0": [0], "i1": [1], "four": [4], "axes": [0, 2]}
+    inits = [numpy_helper.from_array(rng.standard_normal((4, 5)).astype(np.float32), "w")]
+    inits += [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in ints.items()]
+    inits += [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in (("zero", 0), ("one", 1))]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+        helper.make_node("Gather", ["shape", "i0"], ["b"], name="batch_of", axis=0),
+        helper.make_node("Gather", ["shape", "i1"], ["s"], name="seq_of", axis=0),
+        helper.make_node("Mul", ["b", "s"], ["rows"], name="rows"),
+        helper.make_node("Concat", ["rows", "four"], ["flat_shape"], name="flat_shape", axis=0),
+        helper.make_node("Reshape", ["x", "flat_shape"], ["flat"], name="flatten"),
+        helper.make_node("MatMul", ["flat", "w"], ["mm"], name="project"),
+        helper.make_node("Relu", ["mm"], ["y"], name="relu"),
+        helper.make_node("ConstantOfShape", ["shape"], ["ones"], name="ones",
+                         value=numpy_helper.from_array(np.array([1.0], np.float32))),
+        helper.make_node("Squeeze", ["s"], ["seq_scalar"], name="seq_scalar"),
+        helper.make_node("Range", ["zero", "seq_scalar", "one"], ["positions"], name="positions"),
+        helper.make_node("Cast", ["positions"], ["positions_f"], name="to_float", to=TensorProto.FLOAT),
+        helper.make_node("Unsqueeze", ["positions_f", "axes"], ["positions_3d"], name="unsqueeze"),
+        helper.make_node("Expand", ["positions_3d", "shape"], ["position_grid"], name="expand"),
+        helper.make_node("Add", ["x", "ones"], ["shifted"], name="shift"),
+        helper.make_node("Add", ["shifted", "position_grid"], ["z"], name="add_positions"),
+    ]
+    graph = helper.make_graph(
+        nodes, "shape_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 5]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", "seq", 4])], inits)
+    _save(_model(graph), "shape_chain.onnx")
+
+
+def image() -> None:
+    """A 3x3 convolution on x[N, 3, H, W]: batch and image-size gears."""
+    rng = np.random.default_rng(2)
+    weight = numpy_helper.from_array(rng.standard_normal((2, 3, 3, 3)).astype(np.float32), "weight")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "weight"], ["conv"], name="conv", pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["conv"], ["y"], name="relu")], "image",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 2, "H", "W"])], [weight])
+    _save(_model(graph), "image.onnx")
+
+
+def nonzero() -> None:
+    """NonZero: its output size depends on the input's values, not its shape."""
+    graph = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["y"], name="where_nonzero")], "nonzero",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [2, None])])
+    _save(_model(graph), "nonzero.onnx")
+
+
+def topk() -> None:
+    """TopK whose k is a tensor computed from the input's shape (half of dim 1):
+    static once the shape is bound."""
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "i1"),
+             numpy_helper.from_array(np.array([2], np.int64), "two")]
+    graph = helper.make_graph(
+        [helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+         helper.make_node("Gather", ["shape", "i1"], ["n"], name="n", axis=0),
+         helper.make_node("Div", ["n", "two"], ["k"], name="half"),
+         helper.make_node("TopK", ["x", "k"], ["values", "indices"], name="topk", axis=1)], "topk",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "n"])],
+        [helper.make_tensor_value_info("values", TensorProto.FLOAT, ["batch", None]),
+         helper.make_tensor_value_info("indices", TensorProto.INT64, ["batch", None])], inits)
+    _save(_model(graph), "topk.onnx")
+
+
 def unknown_opset() -> None:
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"], name="relu")], "unknown_opset",
@@ -184,6 +266,11 @@ def main() -> None:
     two_unsupported()
     if_loop()
     dynamic()
+    two_inputs()
+    shape_chain()
+    image()
+    nonzero()
+    topk()
     unknown_opset()
     bad_output_type()
     channel_mismatch()

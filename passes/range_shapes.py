@@ -1,0 +1,87 @@
+"""Why a graph is not static yet, said at the op where a dynamic dim starts.
+
+``lower-to-tasks`` plans every buffer at a fixed size. A dim still ``?`` after
+``specialize-shapes`` comes from one of two places, and each needs a different
+fix, so :func:`dynamic_shape_diagnostics` reports the *origin*, not every op
+downstream of it:
+
+* an unbound input dim: bind it (``--input-shape``, ``--inputs``, a gear);
+* an op whose operands are static but whose result is not: its size depends on
+  tensor *values* (NonZero, Unique, NonMaxSuppression, TopK with a computed k,
+  Range with computed bounds, a Loop's trip count ...). GE runs such ops with
+  *range shapes* (an upper bound per dim, the actual size known after the
+  kernel); the task list has no such buffers yet, so this is refused, naming
+  the op and the dim.
+"""
+
+from __future__ import annotations
+
+from geir.diagnostics import Diagnostic, op_position
+from geir.graph_io import input_names
+from geir.operation import Block, Operation, Value
+from geir.types import TensorType
+
+__all__ = ["dynamic_shape_diagnostics"]
+
+#: at most this many origins are reported
+MAX_ORIGINS = 20
+
+
+def _dynamic_dims(v: Value) -> list[int] | None:
+    t = v.type
+    if not isinstance(t, TensorType):
+        return None
+    if t.shape is None:
+        return []  # unranked: every dim
+    dims = [k for k, d in enumerate(t.shape) if d is None]
+    return dims or None
+
+
+def dynamic_shape_diagnostics(graph: Operation) -> list[Diagnostic]:
+    """One error per place a dynamic dim of ``graph`` starts (empty when static)."""
+    from geir.passes.specialize_shapes import graph_symbols
+    block = graph.regions[0].blocks[0]
+    out: list[Diagnostic] = []
+    symbols = graph_symbols(graph)
+    for i, (name, arg) in enumerate(zip(input_names(graph), block.arguments)):
+        dims = _dynamic_dims(arg)
+        if dims is None:
+            continue
+        if not dims:
+            out.append(Diagnostic("error", f"input '{name}' has no static rank ({arg.type}); bind it with "
+                                           f"--input-shape {name}=<dims>", op_position(graph)))
+            continue
+        k = dims[0]
+        symbol = symbols[i][k] if i < len(symbols) and k < len(symbols[i]) else ""
+        how = f"--input-shape {symbol}=<size>" if symbol else f"--input-shape {name}=<dims>"
+        named = f" ('{symbol}')" if symbol else ""
+        out.append(Diagnostic("error", f"input '{name}' dim {k}{named} is dynamic ({arg.type}); bind it with "
+                                       f"{how}, or give --inputs", op_position(graph)))
+    _origins(block, out)
+    return out[:MAX_ORIGINS]
+
+
+def _origins(block: Block, out: list[Diagnostic]) -> None:
+    """Ops whose result is dynamic although nothing they read derives from an
+    unbound input (a ``ge.shape`` of a dynamic value is static in type but not
+    in value: it taints what reads it)."""
+    tainted: set[Value] = {a for a in block.arguments if _dynamic_dims(a) is not None}
+    for op in block.ops:
+        if op.name in ("ge.return", "ge.yield", "ge.none"):
+            continue
+        reads = [v for nested in op.walk() for v in nested.operands]
+        if any(v in tainted for v in reads):
+            tainted.update(op.results)
+            continue  # downstream of an unbound input, reported there
+        for k, r in enumerate(op.results):
+            dims = _dynamic_dims(r)
+            if dims is None:
+                continue
+            tainted.update(op.results)
+            dim = f"dim {dims[0]}" if dims else "rank"
+            out.append(Diagnostic(
+                "error", f"'{op.name}' op result #{k} {dim} has a data-dependent size ({r.type}): it depends on "
+                         "the values of the op's operands, not only on their shapes; lower-to-tasks plans "
+                         "fixed-size buffers (GE's range shapes, an upper bound per dim, are not supported)",
+                op_position(op)))
+            break
