@@ -22,12 +22,15 @@ T = "tensor<4x4xf32>"
 ENGINES = {"core": None, "cpu": "AICPU", "dvpp": "DVPP", "local": "GE_LOCAL", "vector": "VectorCore"}
 
 
-def graph_text(nodes: list[tuple], name: str = "g") -> str:
+def graph_text(nodes: list[tuple], outputs: list[str] | None = None, name: str = "g") -> str:
     """A ge graph from ``(name, kind, inputs[, label])`` tuples: ``hccl`` is an
     all-reduce, ``enter`` a GE loop-frame enter, ``cmo`` a prefetch, everything
     else a relu (one input) or a sum (several) on the kind's engine. A node
-    without inputs reads the graph argument."""
-    lines = [f"ge.graph @{name}(%x: {T}) -> {T} {{"]
+    without inputs reads the graph argument. The graph returns ``outputs``
+    (default: the last node with a result)."""
+    n_out = len(outputs) if outputs else 1
+    result_types = ", ".join([T] * n_out)
+    lines = [f"ge.graph @{name}(%x: {T}) -> ({result_types}) {{"]
     last = "x"
     for node in nodes:
         nm, kind, ins = node[:3]
@@ -56,18 +59,20 @@ def graph_text(nodes: list[tuple], name: str = "g") -> str:
             continue
         lines.append(f"  %{nm} = {op} {', '.join(operands)}{attr_text} : {types} -> {T}")
         last = nm
-    lines.append(f"  ge.return %{last} : ({T}) -> ()")
+    returned = ", ".join(f"%{o}" for o in (outputs or [last]))
+    lines.append(f"  ge.return {returned} : ({result_types}) -> ()")
     lines.append("}")
     return "\n".join(lines)
 
 
-def build(nodes: list[tuple], max_streams: int = 8) -> ScheduleProblem:
-    module = parse_module(graph_text(nodes))
+def build(nodes: list[tuple], max_streams: int = 8, outputs: list[str] | None = None) -> ScheduleProblem:
+    module = parse_module(graph_text(nodes, outputs))
     return ScheduleProblem.build(OpGraph.build(next(module.graphs())), max_streams, "910B2")
 
 
-def streams_of(nodes: list[tuple], strategy=plan, max_streams: int = 8) -> dict[str, int]:
-    p = build(nodes, max_streams)
+def streams_of(nodes: list[tuple], strategy=plan, max_streams: int = 8,
+               outputs: list[str] | None = None) -> dict[str, int]:
+    p = build(nodes, max_streams, outputs)
     result = strategy(p, 0.0)
     assert p.graph.is_topological(result.order)
     return {node[0]: s for node, s in zip(nodes, result.streams)}
@@ -187,6 +192,19 @@ def test_ineffective_hop_onto_another_engine_is_removed():
     assert set(streams_of([("a", "core", []), ("b", "vector", ["a"]), ("c", "core", ["b"])]).values()) == {0}
 
 
+def test_net_output_takes_part():
+    # GE's NetOutput (GE_LOCAL, attach) sits on its top-priority producer's
+    # stream, AICore's; the vector op b then lies between c and NetOutput on
+    # that stream and OptimizeIneffectiveMultiStream moves it there
+    nodes = [("a", "core", []), ("c", "core", ["a"]), ("b", "vector", ["c"])]
+    assert set(streams_of(nodes, outputs=["b", "a"]).values()) == {0}
+    notes = plan(build(nodes, outputs=["b", "a"])).notes
+    assert "ge: NetOutput on stream 0" in notes
+    # returning b alone, NetOutput follows b onto the vector stream
+    s = streams_of(nodes, outputs=["b"])
+    assert s["a"] == s["c"] != s["b"]
+
+
 def test_same_engine_diamond_is_merged_by_the_partitioner():
     # siblings merge through their common child (no second path), so GE never
     # sees a fork here, whatever max_parallel_num says
@@ -209,7 +227,7 @@ def test_fork_wraps_to_one_stream_per_engine_by_default():
     s = dict(zip("apbqc", result.streams))
     assert s["a"] == s["b"] == s["c"]
     assert any("fork rule" in note for note in result.notes)
-    assert any("wrapped" in note for note in result.notes)
+    assert any("back to an engine's existing stream" in note for note in result.notes)
 
 
 def test_fork_opens_new_streams_when_max_parallel_num_allows():
@@ -280,8 +298,8 @@ def test_empty_graph():
 
 # ------------------------------------------------------------ GE's event rule
 
-def _graph(nodes: list[tuple]) -> OpGraph:
-    return OpGraph.build(next(parse_module(graph_text(nodes)).graphs()))
+def _graph(nodes: list[tuple], outputs: list[str] | None = None) -> OpGraph:
+    return OpGraph.build(next(parse_module(graph_text(nodes, outputs)).graphs()))
 
 
 def test_events_one_per_cross_stream_edge():
@@ -309,6 +327,14 @@ def test_no_transitive_reduction():
     assert ge_event_count(g, [0, 1, 2]) == 3
 
 
+def test_net_output_events():
+    # both outputs feed NetOutput on stream 0: b's stream 1 sends it one event
+    g = _graph([("a", "core", []), ("b", "core", ["a"]), ("c", "core", ["a"])], outputs=["b", "c"])
+    assert ge_events(g, [0, 1, 0]) == [(0, 1)]
+    assert ge_events(g, [0, 1, 0], net_output_stream=0) == [(0, 1), (1, 3)]
+    assert ge_event_count(g, [0, 1, 2], net_output_stream=0) == 4
+
+
 def test_enter_sends_no_event_and_invalid_streams():
     g = _graph([("e", "enter", []), ("b", "core", ["e"])])
     assert ge_event_count(g, [0, 1]) == 0
@@ -334,7 +360,8 @@ def random_dags(draw):
         ins = sorted(draw(st.sets(st.integers(0, i - 1), max_size=3))) if i else []
         nodes.append((f"n{i}", draw(st.sampled_from(KINDS)), [f"n{j}" for j in ins],
                       draw(st.sampled_from(labels))))
-    return nodes, draw(st.integers(1, 8))
+    outputs = draw(st.lists(st.sampled_from([node[0] for node in nodes]), min_size=1, max_size=3, unique=True))
+    return nodes, outputs, draw(st.integers(1, 8))
 
 
 def _covered(g: OpGraph, streams: list[int], events: list[tuple[int, int]]) -> bool:
@@ -351,8 +378,8 @@ def _covered(g: OpGraph, streams: list[int], events: list[tuple[int, int]]) -> b
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_dags())
 def test_plans_respect_labels_order_and_budget(case):
-    nodes, max_streams = case
-    p = build(nodes, max_streams)
+    nodes, outputs, max_streams = case
+    p = build(nodes, max_streams, outputs)
     n_labels = len({node[3] for node in nodes if node[3]})
     for strategy in (plan, plan_parallel):
         result = strategy(p, 0.0)

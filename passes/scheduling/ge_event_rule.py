@@ -20,6 +20,11 @@ synchronises streams in three steps, all over the graph's topological order
    receiver that already has an event from an earlier node of this stream loses
    that earlier one — many senders on one stream, one receiver: keep the last.
 
+GE's graphs end in a NetOutput node fed by every output producer, and those
+edges get events too. ``net_output_stream`` models it: the stream GE's
+allocation put NetOutput on (``ge`` reports it in its notes), or the stream a
+plan joins its outputs onto; None leaves NetOutput out.
+
 That is all: GE has no transitive reduction (OptimizeByStreamActivate only
 applies to label streams activated by StreamActive nodes, which geir graphs do
 not have), so an event implied by a chain through a third stream is still
@@ -30,33 +35,56 @@ from __future__ import annotations
 
 from geir.passes.scheduling.op_graph import OpGraph
 
-__all__ = ["ge_events", "ge_event_count", "ENTER_OPS"]
+__all__ = ["ge_events", "ge_event_count", "output_producers", "ENTER_OPS"]
 
 #: GE's ENTER / REFENTER: they send no event unless the successor is a StreamActive
 ENTER_OPS = frozenset({"ge.enter", "ge.ref_enter"})
 _INVALID = -1
 
 
-def ge_events(graph: OpGraph, streams: list[int]) -> list[tuple[int, int]]:
+def output_producers(graph: OpGraph) -> list[int]:
+    """The nodes whose results the graph returns (NetOutput's inputs in GE)."""
+    index = {id(op): i for i, op in enumerate(graph.ops)}
+    outs: set[int] = set()
+    for op in graph.block.ops:
+        if op.name == "ge.return":
+            for v in op.operands:
+                j = index.get(id(getattr(v, "op", None)))
+                if j is not None:
+                    outs.add(j)
+    return sorted(outs)
+
+
+def ge_events(graph: OpGraph, streams: list[int], net_output_stream: int | None = None) -> list[tuple[int, int]]:
     """The (sender, receiver) node pairs GE keeps an event for, in GE's event-id
     order, when node ``i`` runs on ``streams[i]`` (-1: no stream, as GE leaves
-    skip-engine ops). ValueError when an event would go to a node without a
-    stream (GE's "stream id of next_node is invalid")."""
+    skip-engine ops). With ``net_output_stream``, node ``graph.n`` is GE's
+    NetOutput on that stream. ValueError when an event would go to a node
+    without a stream (GE's "stream id of next_node is invalid")."""
     n = graph.n
     if len(streams) != n:
         raise ValueError(f"{len(streams)} streams for {n} nodes")
+    succs = graph.succs
+    ops = [op.name for op in graph.ops]
+    if net_output_stream is not None:
+        succs = [list(ss) for ss in succs] + [[]]
+        for j in output_producers(graph):
+            succs[j].append(n)
+        streams = [*streams, net_output_stream]
+        ops.append("NetOutput")
+        n += 1
     # InsertSyncEvents: event ids in sender order, then successor order
     events: list[tuple[int, int]] = []
     for cur in range(n):
         s = streams[cur]
-        if s == _INVALID or graph.ops[cur].name in ENTER_OPS:
+        if s == _INVALID or ops[cur] in ENTER_OPS:
             continue
-        for nxt in graph.succs[cur]:
+        for nxt in succs[cur]:
             t = streams[nxt]
             if t == s:
                 continue
             if t == _INVALID:
-                raise ValueError(f"node {nxt} ({graph.ops[nxt].name}) has no stream but waits for node {cur}")
+                raise ValueError(f"node {nxt} ({ops[nxt]}) has no stream but waits for node {cur}")
             events.append((cur, nxt))
     alive = [True] * len(events)
     recv_of: list[list[int]] = [[] for _ in range(n)]
@@ -87,7 +115,7 @@ def ge_events(graph: OpGraph, streams: list[int]) -> list[tuple[int, int]]:
     return [ev for ev, keep in zip(events, alive) if keep]
 
 
-def ge_event_count(graph: OpGraph, streams: list[int]) -> int:
+def ge_event_count(graph: OpGraph, streams: list[int], net_output_stream: int | None = None) -> int:
     """How many events GE's InsertSyncEvents + OptimizeBySendEvents +
     OptimizeByRecvEvents emit for this stream assignment (see the module doc)."""
-    return len(ge_events(graph, streams))
+    return len(ge_events(graph, streams, net_output_stream))

@@ -66,16 +66,18 @@ is the block order.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 
 import attrs
 
 from geir.backends.cost_model import AICORE, AICPU, DVPP, GE_LOCAL, HCCL, SDMA, VECTOR, normalize_engine
+from geir.passes.scheduling.ge_event_rule import output_producers
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
 
-__all__ = ["plan", "plan_parallel", "plan_with_parallel_num", "allocate", "partition", "ge_engine", "EngineConf", "ENGINE_CONFS",
-           "Subgraph", "MAX_PARALLEL_NUM", "INVALID_STREAM"]
+__all__ = ["plan", "plan_parallel", "plan_with_parallel_num", "allocate", "Allocation", "partition",
+           "GeGraph", "ge_engine", "EngineConf", "ENGINE_CONFS", "Subgraph", "MAX_PARALLEL_NUM", "INVALID_STREAM"]
 
 #: GE's ``kDefaultMaxParalleNum`` (stream_utils.h): new streams per engine
 MAX_PARALLEL_NUM = 1
@@ -148,28 +150,64 @@ class Subgraph:
     reused: "Subgraph | None" = None
 
 
-def _labels(problem: ScheduleProblem) -> tuple[list[str | None], list[str | None]]:
-    """``_stream_label`` and ``_user_stream_label`` of every node."""
-    graph_name = problem.graph.graph.get_attr("sym_name") or "graph"
-    stream_labels: list[str | None] = []
-    for i, op in enumerate(problem.graph.ops):
-        label = problem.labels[i]
-        if label is None and op.name == "ge.cmo":
-            label = f"{graph_name}_Cmo"  # AttachStreamLabelPass: every Cmo op on one stream
-        stream_labels.append(label)
-    return stream_labels, list(problem.labels)
+@attrs.define(eq=False)
+class GeGraph:
+    """The graph GE allocates streams on: the task nodes (0..n-1, block order)
+    plus, when the graph returns a node's result, GE's NetOutput node (index n),
+    a GE_LOCAL op fed by every output producer. Data and Const nodes are left
+    out: GE leaves them without a stream and they neither send nor wait."""
+
+    preds: list[list[int]]
+    succs: list[list[int]]
+    engines: list[str]
+    labels: list[str | None]  # _stream_label
+    user_labels: list[str | None]  # _user_stream_label
+    has_regions: list[bool]
+    net_output: int | None
+
+    @property
+    def n(self) -> int:
+        return len(self.preds)
+
+    @classmethod
+    def build(cls, problem: ScheduleProblem, net_output: bool = True) -> "GeGraph":
+        g = problem.graph
+        graph_name = g.graph.get_attr("sym_name") or "graph"
+        labels: list[str | None] = []
+        for i, op in enumerate(g.ops):
+            label = problem.labels[i]
+            if label is None and op.name == "ge.cmo":
+                label = f"{graph_name}_Cmo"  # AttachStreamLabelPass: every Cmo op on one stream
+            labels.append(label)
+        preds = [list(ps) for ps in g.preds]
+        succs = [list(ss) for ss in g.succs]
+        engines = [ge_engine(problem, i) for i in range(g.n)]
+        user_labels = list(problem.labels)
+        has_regions = [bool(op.regions) for op in g.ops]
+        outs = output_producers(g) if net_output else []
+        net = None
+        if outs:
+            net = g.n
+            preds.append(outs)
+            succs.append([])
+            for j in outs:
+                succs[j].append(net)
+            engines.append("DNN_VM_GE_LOCAL")
+            labels.append(None)
+            user_labels.append(None)
+            has_regions.append(False)
+        return cls(preds, succs, engines, labels, user_labels, has_regions, net)
 
 
-def partition(problem: ScheduleProblem) -> list[Subgraph]:
-    """GE's engine subgraphs of ``problem``'s graph, in GE's rank order."""
-    g = problem.graph
-    n = g.n
-    engines = [ge_engine(problem, i) for i in range(n)]
-    labels, user_labels = _labels(problem)
-    rep = list(range(n))  # cluster index of each cluster slot (GE: clusters_[big] = clusters_[small])
+def partition(problem: ScheduleProblem | GeGraph) -> list[Subgraph]:
+    """GE's engine subgraphs, in GE's rank order (``EnginePartitioner::MarkClusters``
+    then ``SortSubGraphs``). From a problem: of its task nodes only, without NetOutput."""
+    gg = problem if isinstance(problem, GeGraph) else GeGraph.build(problem, net_output=False)
+    n = gg.n
+    engines, labels, user_labels = gg.engines, gg.labels, gg.user_labels
     members: list[list[int]] = [[i] for i in range(n)]
-    in_clu: list[set[int]] = [set(ps) for ps in g.preds]
-    out_clu: list[set[int]] = [set(ss) for ss in g.succs]
+    in_clu: list[set[int]] = [set(ps) for ps in gg.preds]
+    out_clu: list[set[int]] = [set(ss) for ss in gg.succs]
 
     def has_second_path(src: int, dst: int, upper: int) -> bool:
         # the direct edge is removed by the caller; clusters at or past `upper`
@@ -203,6 +241,7 @@ def partition(problem: ScheduleProblem) -> list[Subgraph]:
         return not second
 
     def merge(parent: int, child: int) -> int:
+        # GE keeps the smaller cluster index and rewires the bigger one's edges to it
         small, big = min(parent, child), max(parent, child)
         members[small].extend(members[big])
         members[big] = []
@@ -219,7 +258,6 @@ def partition(problem: ScheduleProblem) -> list[Subgraph]:
         in_clu[small].discard(small)
         out_clu[small].discard(small)
         in_clu[big], out_clu[big] = set(), set()
-        rep[big] = small
         return small
 
     for child in range(n):
@@ -242,7 +280,7 @@ def partition(problem: ScheduleProblem) -> list[Subgraph]:
             cluster_of[i] = sg.index
         subgraphs.append(sg)
     for sg in subgraphs:
-        preds = {cluster_of[j] for i in sg.nodes for j in g.preds[i]} - {sg.index}
+        preds = {cluster_of[j] for i in sg.nodes for j in gg.preds[i]} - {sg.index}
         sg.preds = sorted(preds)
         for p in sg.preds:
             subgraphs[p].succs.append(sg.index)
@@ -260,14 +298,25 @@ class _Stats:
     ineffective: int = 0
 
 
-def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = None
-             ) -> tuple[list[int], list[Subgraph], _Stats]:
-    """GE's logical streams of every node (``INVALID_STREAM`` for what GE leaves
-    without one), before RefreshContinuousStreams. ``max_parallel`` maps GE
-    engine names to ``ge.streamMaxParallelNum`` (default :data:`MAX_PARALLEL_NUM`)."""
+@attrs.define(eq=False)
+class Allocation:
+    """What GE's logical allocator decides: ``streams[i]`` for every node of
+    ``graph`` (the task nodes, then NetOutput if any; ``INVALID_STREAM`` where
+    GE leaves a node without a stream), before RefreshContinuousStreams."""
+
+    graph: GeGraph
+    subgraphs: list[Subgraph]
+    streams: list[int]
+    stats: _Stats
+
+
+def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = None) -> Allocation:
+    """GE's logical stream allocation of ``problem``'s graph. ``max_parallel``
+    maps GE engine names to ``ge.streamMaxParallelNum`` (default
+    :data:`MAX_PARALLEL_NUM` for every engine)."""
     max_parallel = max_parallel or {}
-    g = problem.graph
-    subgraphs = partition(problem)
+    gg = GeGraph.build(problem)
+    subgraphs = partition(gg)
     stats = _Stats()
     next_stream = 0
 
@@ -353,77 +402,73 @@ def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = Non
         sg.stream = root.stream
 
     # NodeStreamUpdatePass
-    streams = [INVALID_STREAM] * g.n
-    node_sg = [0] * g.n
+    streams = [INVALID_STREAM] * gg.n
     for sg in subgraphs:
         for i in sg.nodes:
             streams[i] = sg.stream
-            node_sg[i] = sg.index
 
     # UpdateForSkippedEnginePass
     candidates = {i for sg in subgraphs if sg.engine.skip and sg.label is None for i in sg.nodes
                   if streams[i] != INVALID_STREAM}
-    for i in range(g.n):
+    for i in range(gg.n):
         if i not in candidates:
             continue
-        if not g.ops[i].regions and all(streams[j] == INVALID_STREAM for j in g.preds[i]):
+        if not gg.has_regions[i] and all(streams[j] == INVALID_STREAM for j in gg.preds[i]):
             streams[i] = INVALID_STREAM
             stats.skipped_invalid += 1
-        elif g.succs[i]:
-            around = {streams[j] for j in (*g.preds[i], *g.succs[i])} - {INVALID_STREAM}
+        elif gg.succs[i]:
+            around = {streams[j] for j in (*gg.preds[i], *gg.succs[i])} - {INVALID_STREAM}
             if len(around) == 1:
                 (s,) = around
                 if s != streams[i]:
                     stats.skipped_moved += 1
                 streams[i] = s
 
-    _optimize_ineffective(problem, streams, stats)
-    return streams, subgraphs, stats
+    _optimize_ineffective(gg, streams, stats)
+    return Allocation(gg, subgraphs, streams, stats)
 
 
-def _optimize_ineffective(problem: ScheduleProblem, streams: list[int], stats: _Stats) -> None:
+def _optimize_ineffective(gg: GeGraph, streams: list[int], stats: _Stats) -> None:
     """GE's OptimizeIneffectiveMultiStreamPass, in place."""
-    g = problem.graph
-    labels, _ = _labels(problem)
-    on_stream: dict[int, list[int]] = {}  # stream -> its nodes, sorted
+    on_stream: dict[int, list[int]] = {}  # stream -> its nodes, sorted (GE: topo ids per stream)
     label_streams: set[int] = set()
     for i, s in enumerate(streams):
         if s == INVALID_STREAM:
             continue
         on_stream.setdefault(s, []).append(i)
-        if labels[i] is not None:
+        if gg.labels[i] is not None:
             label_streams.add(s)
-    members = {s: set(ns) for s, ns in on_stream.items()}
-    for i in range(g.n):
+    for i in range(gg.n):
         cur = streams[i]
-        if labels[i] is not None or cur == INVALID_STREAM:
+        if gg.labels[i] is not None or cur == INVALID_STREAM:
             continue
-        if any(streams[j] == cur for j in g.preds[i]) or any(streams[j] == cur for j in g.succs[i]):
-            continue
-        io: dict[int, list[int | None]] = {}  # stream -> [closest input, closest output]
-        for j in g.preds[i]:
+        preds, succs = gg.preds[i], gg.succs[i]
+        if any(streams[j] == cur for j in preds) or any(streams[j] == cur for j in succs):
+            continue  # moving it would not remove an event
+        io: dict[int, list[int]] = {}  # stream -> [closest input, closest output] (-1: none)
+        for j in preds:
             s = streams[j]
             if s != INVALID_STREAM:
-                pair = io.setdefault(s, [None, None])
-                if pair[0] is None or j > pair[0]:
+                pair = io.setdefault(s, [-1, -1])
+                if j > pair[0]:
                     pair[0] = j
-        for j in g.succs[i]:
+        for j in succs:
             s = streams[j]
             if s != INVALID_STREAM:
-                pair = io.setdefault(s, [None, None])
-                if pair[1] is None or j < pair[1]:
+                pair = io.setdefault(s, [-1, -1])
+                if pair[1] < 0 or j < pair[1]:
                     pair[1] = j
-        for s in sorted(io):
-            if s in label_streams:
-                continue
+        for s in sorted(io):  # GE does not stop at the first move
             before, after = io[s]
-            if before is None or after is None:
+            if s in label_streams or before < 0 or after < 0:
                 continue
-            # adjacent on s: no node of s between them (ids in topological order)
-            if any(before < k < after for k in members[s]):
-                continue
-            members[streams[i]].discard(i)
-            members[s].add(i)
+            ids = on_stream[s]
+            k = bisect.bisect_right(ids, before)
+            if k == len(ids) or ids[k] != after:
+                continue  # another node of s runs between them
+            old = on_stream[streams[i]]
+            del old[bisect.bisect_left(old, i)]
+            bisect.insort(ids, i)
             streams[i] = s
             stats.ineffective += 1
 
@@ -434,18 +479,18 @@ def _refresh(streams: list[int]) -> list[int]:
     return [ids.get(s, 0) for s in streams]
 
 
-def _cap(problem: ScheduleProblem, streams: list[int], notes: list[str]) -> list[int]:
-    """Merge the least-loaded unlabelled streams until the budget holds."""
-    labels, _ = _labels(problem)
-    label_streams = {streams[i] for i in range(problem.n) if labels[i] is not None}
+def _cap(problem: ScheduleProblem, gg: GeGraph, streams: list[int], notes: list[str], tag: str) -> list[int]:
+    """Merge the two least-loaded unlabelled streams until the budget holds
+    (GE has no cap of its own). ``streams`` covers the task nodes."""
+    label_streams = {streams[i] for i in range(problem.n) if gg.labels[i] is not None}
     budget = max(problem.max_streams - len(label_streams), 1)
     load: dict[int, float] = {}
     for i, s in enumerate(streams):
         if s not in label_streams:
             load[s] = load.get(s, 0.0) + problem.costs[i].duration_us
-    before = len(set(streams))
     if len(load) <= budget:
         return streams
+    before = len(set(streams))
     target = {s: s for s in load}
     while len(load) > budget:
         (a, _), (b, _) = sorted(load.items(), key=lambda kv: (kv[1], kv[0]))[:2]
@@ -454,10 +499,9 @@ def _cap(problem: ScheduleProblem, streams: list[int], notes: list[str]) -> list
         for s, t in target.items():
             if t == gone:
                 target[s] = keep
-    merged = [target.get(s, s) for s in streams]
-    notes.append(f"ge: GE has no logical-stream cap and would use {before} streams; merged the least-loaded "
-                 f"unlabelled streams to fit max-streams={problem.max_streams}")
-    return _refresh(merged)
+    notes.append(f"{tag}: GE has no logical-stream cap and would use {before} streams; merged the "
+                 f"least-loaded unlabelled streams to fit max-streams={problem.max_streams}")
+    return _refresh([target.get(s, s) for s in streams])
 
 
 def plan_with_parallel_num(problem: ScheduleProblem, max_parallel: dict[str, int], tag: str = "ge") -> StreamPlan:
@@ -466,30 +510,44 @@ def plan_with_parallel_num(problem: ScheduleProblem, max_parallel: dict[str, int
     :data:`MAX_PARALLEL_NUM`), capped to ``problem.max_streams``."""
     if problem.n == 0:
         return StreamPlan([], [], [f"{tag}: empty graph"])
-    raw, subgraphs, stats = allocate(problem, max_parallel)
+    alloc = allocate(problem, max_parallel)
+    subgraphs, stats, gg = alloc.subgraphs, alloc.stats, alloc.graph
     notes: list[str] = []
     by_engine = Counter(sg.engine.name for sg in subgraphs)
     notes.append(f"{tag}: {len(subgraphs)} engine subgraphs ("
-                 + ", ".join(f"{k} {name}" for name, k in sorted(by_engine.items())) + ")")
+                 + ", ".join(f"{k} {name}" for name, k in sorted(by_engine.items())) + ")"
+                 + (", NetOutput included" if gg.net_output is not None else ""))
     labels = sorted({sg.label for sg in subgraphs if sg.label is not None})
     if labels:
         notes.append(f"{tag}: {len(labels)} stream label(s) on their own streams: {', '.join(labels)}")
-    hccl = {raw[i] for sg in subgraphs if sg.engine.independent for i in sg.nodes}
+    hccl = {alloc.streams[i] for sg in subgraphs if sg.engine.independent for i in sg.nodes}
     if hccl:
         notes.append(f"{tag}: HCCL on its own stream" + ("s" if len(hccl) > 1 else ""))
     if stats.forks:
         notes.append(f"{tag}: fork rule (SubGraphCouldReuse) refused reuse {stats.forks} time(s)")
     if stats.wraps:
         limits = ", ".join(f"{k}:{v}" for k, v in sorted(max_parallel.items())) or f"{MAX_PARALLEL_NUM} per engine"
-        notes.append(f"{tag}: max_parallel_num ({limits}) wrapped {stats.wraps} new stream(s) onto an "
-                     "engine's existing stream")
-    if stats.skipped_invalid or stats.skipped_moved:
+        notes.append(f"{tag}: max_parallel_num ({limits}) sent {stats.wraps} new-stream request(s) back to "
+                     "an engine's existing stream")
+    real_invalid = sum(1 for s in alloc.streams[:problem.n] if s == INVALID_STREAM)
+    if stats.skipped_moved or real_invalid:
         notes.append(f"{tag}: GE_LOCAL ops: {stats.skipped_moved} took their neighbours' stream, "
-                     f"{stats.skipped_invalid} left without one (stream 0, no task)")
+                     f"{real_invalid} left without one (stream 0, no event)")
     if stats.ineffective:
         notes.append(f"{tag}: OptimizeIneffectiveMultiStream moved {stats.ineffective} op(s) onto a "
                      "neighbour's stream")
-    streams = _cap(problem, _refresh(raw), notes)
+    # RefreshContinuousStreams counts NetOutput's stream too; the plan holds the task nodes
+    refreshed = _refresh(alloc.streams)
+    streams = _cap(problem, gg, refreshed[:problem.n], notes, tag)
+    streams = _refresh(streams)  # dense again without NetOutput's stream
+    if gg.net_output is not None:
+        net = alloc.streams[gg.net_output]
+        shared = [i for i in range(problem.n) if alloc.streams[i] == net != INVALID_STREAM]
+        if net == INVALID_STREAM:
+            notes.append(f"{tag}: NetOutput without a stream")
+        else:
+            notes.append(f"{tag}: NetOutput on stream {streams[shared[0]]}" if shared
+                         else f"{tag}: NetOutput on a stream of its own (no task; not in the plan)")
     notes.append(f"{tag}: {len(set(streams))} stream(s)")
     return StreamPlan(streams, list(range(problem.n)), notes)
 
