@@ -19,7 +19,8 @@ __all__ = [
     "Attribute", "IntegerAttr", "FloatAttr", "BoolAttr", "StringAttr", "UnitAttr",
     "ArrayAttr", "DictionaryAttr", "SymbolRefAttr", "TypeAttr", "DenseElementsAttr",
     "DenseArrayAttr", "DenseResourceAttr", "ResourceBlob", "Location", "UnknownLoc",
-    "FileLineColLoc", "NameLoc", "FusedLoc", "CallSiteLoc", "escape_string",
+    "FileLineColLoc", "NameLoc", "FusedLoc", "CallSiteLoc", "OpaqueAttr", "ResourceEntry",
+    "FileMetadata", "escape_string",
     "format_float", "to_attribute", "UNIT", "UNKNOWN_LOC",
 ]
 
@@ -475,12 +476,22 @@ UNKNOWN_LOC = UnknownLoc()
 
 @attrs.frozen(repr=False)
 class FileLineColLoc(Location):
+    """``"file":line:col``, or MLIR's range form ``"file":l:c to :c2`` / ``to l2:c2``
+    when ``end_col`` is set (kept only when the range is not a single point)."""
+
     file: str
     line: int
     col: int
+    end_line: int | None = None
+    end_col: int | None = None
 
     def body(self) -> str:
-        return f"{escape_string(self.file)}:{self.line}:{self.col}"
+        text = f"{escape_string(self.file)}:{self.line}:{self.col}"
+        if self.end_col is None:
+            return text
+        if self.end_line is None or self.end_line == self.line:
+            return f"{text} to :{self.end_col}"
+        return f"{text} to {self.end_line}:{self.end_col}"
 
     def __repr__(self) -> str:
         return f"FileLineColLoc({self.body()})"
@@ -494,7 +505,8 @@ class NameLoc(Location):
     child: Location | None = None
 
     def body(self) -> str:
-        inner = "" if self.child is None else f"({self.child.body()})"
+        # MLIR leaves out an unknown child.
+        inner = "" if self.child is None or isinstance(self.child, UnknownLoc) else f"({self.child.body()})"
         return escape_string(self.name) + inner
 
     def __repr__(self) -> str:
@@ -524,6 +536,91 @@ class CallSiteLoc(Location):
 
     def __repr__(self) -> str:
         return f"CallSiteLoc({self.body()})"
+
+
+# ------------------------------------------------------- opaque attributes
+
+
+class OpaqueAttr(Attribute):
+    """An attribute geir does not interpret, kept verbatim: a dialect attribute
+    (``#arith.fastmath<none>``, ``#foo<"x">``), a builtin one we do not model
+    (``affine_map<...>``, ``strided<...>``) or ``dense<...>`` of a non-tensor type.
+
+    ``text`` is the inline (``--mlir-print-local-scope``) spelling and is what two
+    opaque attributes compare by. ``pieces`` splits it where it refers to other
+    attributes or types (an alias ``#map`` in the source, a nested affine map),
+    so the printer can print those through their aliases again. ``alias`` is the
+    alias name the source gave it (its trailing counter dropped), if any.
+    """
+
+    __slots__ = ("text", "pieces", "alias")
+
+    def __init__(self, text: str, pieces: tuple[Any, ...] = (), alias: str | None = None) -> None:
+        self.text = text
+        self.pieces = pieces
+        self.alias = alias
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"OpaqueAttr({self.text})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OpaqueAttr) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    @property
+    def children(self) -> Iterator[Any]:
+        """The attributes and types this one refers to, in text order."""
+        return (p for p in self.pieces if not isinstance(p, str))
+
+    def default_alias(self) -> str | None:
+        """The alias MLIR gives this attribute: ``map``/``set`` for affine maps
+        and sets, else the name the source used."""
+        if self.alias is not None:
+            return self.alias
+        if self.text.startswith("affine_map<"):
+            return "map"
+        if self.text.startswith("affine_set<"):
+            return "set"
+        return None
+
+
+# ----------------------------------------------------------- file metadata
+
+
+@attrs.frozen
+class ResourceEntry:
+    """One ``key: value`` of a ``{-# ... #-}`` resource group that geir does not
+    interpret (another dialect's resources, ``external_resources``). ``value``
+    is a bool, a string, or bytes for a blob (its 4-byte alignment header
+    included), printed back as MLIR prints each."""
+
+    key: str
+    value: bool | str | bytes | int
+
+    def value_text(self) -> str:
+        if isinstance(self.value, bool):
+            return "true" if self.value else "false"
+        if isinstance(self.value, bytes):
+            return '"0x' + self.value.hex().upper() + '"'
+        if isinstance(self.value, int):
+            return str(self.value)
+        return escape_string(self.value)
+
+
+@attrs.define
+class FileMetadata:
+    """The ``{-# ... #-}`` dictionary at the end of a file, besides the builtin
+    blobs (which live in :attr:`Module.resources`): the order of the dialect
+    groups, other dialects' resources and ``external_resources``, all kept."""
+
+    dialect_order: list[str] = attrs.field(factory=list)
+    dialect_resources: dict[str, list[ResourceEntry]] = attrs.field(factory=dict)
+    external_resources: dict[str, list[ResourceEntry]] = attrs.field(factory=dict)
 
 
 # ------------------------------------------------------------ python -> attr

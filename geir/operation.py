@@ -82,14 +82,17 @@ class OpResult(Value):
 
 
 class BlockArgument(Value):
-    """The ``index``-th argument of ``block``."""
+    """The ``index``-th argument of ``block``; ``location`` is printed in the
+    generic form with ``--mlir-print-debuginfo``, as MLIR does."""
 
-    __slots__ = ("block", "index")
+    __slots__ = ("block", "index", "location")
 
-    def __init__(self, type: Type, block: "Block", index: int, name_hint: str | None = None) -> None:
+    def __init__(self, type: Type, block: "Block", index: int, name_hint: str | None = None,
+                 location: Location = UNKNOWN_LOC) -> None:
         super().__init__(type, name_hint)
         self.block = block
         self.index = index
+        self.location = location
 
     @property
     def owner(self) -> "Block":
@@ -102,6 +105,10 @@ class BlockArgument(Value):
 class Operation:
     """A generic operation: a name, operands, results, attributes and regions.
 
+    ``properties`` is MLIR's ``<{...}>`` (an unregistered op's inherent
+    attributes, kept apart from ``attributes`` so they print back where they
+    were); ``successors`` are the blocks a terminator branches to (``[^bb1]``).
+
     What an op *means* (arity, attributes, type inference, engine, cost) is its
     :class:`~geir.opdef.OpDef`, looked up by name in the dialect registry.
     """
@@ -109,11 +116,12 @@ class Operation:
     # ``source`` is where the op was parsed (for diagnostics), kept apart from
     # ``location`` so an explicit ``loc("onnx_node")`` still prints unchanged.
     __slots__ = ("name", "operands", "results", "attributes", "regions", "location",
-                 "parent", "prev", "next", "source", "__weakref__")
+                 "parent", "prev", "next", "source", "properties", "successors", "__weakref__")
 
     def __init__(self, name: str, operands: Sequence[Value] = (), result_types: Sequence[Type] = (),
                  attributes: dict[str, Attribute] | None = None, regions: Sequence["Region"] = (),
-                 location: Location = UNKNOWN_LOC, result_names: Sequence[str | None] | None = None) -> None:
+                 location: Location = UNKNOWN_LOC, result_names: Sequence[str | None] | None = None,
+                 properties: Attribute | None = None, successors: Sequence["Block"] = ()) -> None:
         self.name = name
         self.operands: list[Value] = list(operands)
         for i, v in enumerate(self.operands):
@@ -129,6 +137,8 @@ class Operation:
         self.prev: Operation | None = None
         self.next: Operation | None = None
         self.source: FileLineColLoc | None = None
+        self.properties: Attribute | None = properties
+        self.successors: list[Block] = list(successors)
 
     # --- structure -------------------------------------------------------
     @property
@@ -241,8 +251,8 @@ class Block:
     def terminator(self) -> Operation | None:
         return self.last_op
 
-    def add_argument(self, type: Type, name: str | None = None) -> BlockArgument:
-        arg = BlockArgument(type, self, len(self.arguments), name)
+    def add_argument(self, type: Type, name: str | None = None, location: Location = UNKNOWN_LOC) -> BlockArgument:
+        arg = BlockArgument(type, self, len(self.arguments), name, location)
         self.arguments.append(arg)
         return arg
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import struct
 from functools import lru_cache
 from typing import Any, Callable, Sequence
@@ -21,8 +22,9 @@ from lark import Lark
 
 from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseArrayAttr,
                              DenseElementsAttr, DenseResourceAttr, DictionaryAttr, FileLineColLoc,
-                             FloatAttr, FusedLoc, IntegerAttr, Location, NameLoc, ResourceBlob,
-                             StringAttr, SymbolRefAttr, TypeAttr, UNIT, UNKNOWN_LOC)
+                             FileMetadata, FloatAttr, FusedLoc, IntegerAttr, Location, NameLoc,
+                             OpaqueAttr, ResourceBlob, ResourceEntry, StringAttr, SymbolRefAttr,
+                             TypeAttr, UNIT, UNKNOWN_LOC, UnknownLoc)
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
 from geir.operation import Block, Operation, Region, Value
@@ -59,12 +61,19 @@ def _unescape(token_text: str) -> str:
     return out.decode("utf-8", errors="surrogateescape")
 
 
+#: builtin scalar types MLIR has and geir keeps as opaque text
+_UNMODELED_SCALARS = frozenset({"f80", "f128", "tf32", "f8E4M3", "f8E4M3B11FNUZ", "f8E3M4", "f8E8M0FNU",
+                                "f6E2M3FN", "f6E3M2FN", "f4E2M1FN"})
+
+
 @lru_cache(maxsize=None)
-def _tensor_type(text: str) -> TensorType:
+def _tensor_type(text: str) -> Type:
     body = text[7:-1]
     *dims, elem = body.split("x") if not body.startswith("*x") else ("*", body[2:])
     et = parse_element_type(elem)
     if et is None:
+        if elem in _UNMODELED_SCALARS:  # a builtin element type geir does not model: kept verbatim
+            return OpaqueType(text)
         raise ValueError(f"unknown element type '{elem}'")
     if dims == ["*"]:
         return TensorType(None, et)
@@ -76,8 +85,7 @@ def _scalar_type(text: str) -> Type:
     if text == "none":
         return NONE
     et = parse_element_type(text)
-    assert et is not None
-    return et
+    return OpaqueType(text) if et is None else et
 
 
 @lru_cache(maxsize=4096)
@@ -99,9 +107,12 @@ def _any_type(text: str) -> Type:
 class _Frame:
     """The values visible in one region while it is being parsed."""
 
-    __slots__ = ("defs", "forward", "region", "block", "pending_args")
+    __slots__ = ("defs", "forward", "region", "block", "pending_args", "labels", "undefined_blocks")
 
     def __init__(self, region: Region | None) -> None:
+        # ^label -> block, and the labels branched to before their block was seen
+        self.labels: dict[str, Block] = {}
+        self.undefined_blocks: dict[str, Any] = {}
         self.defs: dict[str, Value | tuple[Value, ...]] = {}
         # name -> (placeholder, token) for uses seen before their definition
         self.forward: dict[str, tuple[Value, Any]] = {}
@@ -116,6 +127,24 @@ class _Forward(Value):
     __slots__ = ()
 
 
+class _DeferredLoc(Location):
+    """``loc(#name)`` before ``#name = loc(...)`` (MLIR prints location aliases at
+    the end of the file); replaced once the whole file is read."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: Any) -> None:
+        self.token = token
+
+    def body(self) -> str:
+        return self.token.value
+
+
+#: `#name` / `!name` alias references, strings (skipped) and nested affine maps
+#: inside the body of an opaque attribute or type
+_REF_RE = re.compile(r'"(?:\\.|[^"\\])*"|([#!])([A-Za-z_][A-Za-z0-9_$\-]*)(?![A-Za-z0-9_$.\-<])|affine_(?:map|set)(?=<)')
+
+
 class _Builder:
     """The callbacks Lark calls as it reduces each rule."""
 
@@ -128,6 +157,10 @@ class _Builder:
         self.blobs: dict[str, ResourceBlob] = {}
         self.pending_graph_args: list[tuple[Any, Type, Any, Location | None]] | None = None
         self.unregistered_ok = unregistered_ok
+        self.type_aliases: dict[str, Type] = {}
+        self.deferred_locs: list[_DeferredLoc] = []
+        self.opaque_attrs: dict[str, OpaqueAttr] = {}
+        self.metadata = FileMetadata()
 
     # ------------------------------------------------------------ errors
     def error(self, token: Any, message: str, note: tuple[str, Any] | None = None) -> DiagnosticError:
@@ -217,8 +250,8 @@ class _Builder:
                 raise AssertionError("ops outside a region go to top_ops")
             block = Block()
             if frame.pending_args:
-                for tok, t, _ in frame.pending_args:
-                    arg = block.add_argument(t, tok.value[1:])
+                for tok, t, loc in frame.pending_args:
+                    arg = block.add_argument(t, tok.value[1:], loc if loc is not None else self.pos(tok))
                     self.define(tok, arg, tok.value[1:])
                 frame.pending_args = None
             frame.region.add_block(block)
@@ -238,7 +271,18 @@ class _Builder:
         return None
 
     def alias_def(self, name: Any, attr: Attribute) -> None:
+        if name.value in self.aliases:
+            raise self.error(name, f"redefinition of attribute alias id '{name.value[1:]}'")
+        if isinstance(attr, OpaqueAttr) and attr.alias is None and not attr.text.startswith("affine_"):
+            attr.alias = _alias_base(name.value[1:])  # the name MLIR's dialect gave it
         self.aliases[name.value] = attr
+
+    def type_alias_def(self, name: Any, t: Type) -> None:
+        if name.value in self.type_aliases:
+            raise self.error(name, f"redefinition of type alias id '{name.value[1:]}'")
+        if isinstance(t, OpaqueType) and t.alias is None:
+            t.alias = _alias_base(name.value[1:])
+        self.type_aliases[name.value] = t
 
     def alias_attr(self, name: Any) -> Attribute:
         try:
@@ -246,7 +290,71 @@ class _Builder:
         except KeyError:
             raise self.error(name, f"undefined symbol alias id '{name.value[1:]}'") from None
 
-    loc_alias = alias_attr
+    def loc_alias(self, name: Any) -> Location:
+        attr = self.aliases.get(name.value)
+        if attr is None:  # defined later in the file: resolved at the end
+            d = _DeferredLoc(name)
+            self.deferred_locs.append(d)
+            return d
+        if not isinstance(attr, Location):
+            raise self.error(name, f"expected location, but '{name.value}' is an alias of '{attr}'")
+        return attr
+
+    def type_alias(self, name: Any) -> Type:
+        try:
+            return self.type_aliases[name.value]
+        except KeyError:
+            raise self.error(name, f"undefined symbol alias id '{name.value[1:]}'") from None
+
+    def opaque_attr(self, token: Any) -> Attribute:
+        text = token.value
+        attr = self.opaque_attrs.get(text)
+        if attr is None:
+            inline, pieces = self.opaque_pieces(token)
+            attr = self.opaque_attrs.get(inline)
+            if attr is None:
+                attr = self.opaque_attrs[inline] = OpaqueAttr(inline, pieces)
+            self.opaque_attrs[text] = attr
+        return attr
+
+    def opaque_pieces(self, token: Any, start: int = 0) -> tuple[str, tuple[Any, ...]]:
+        """The inline spelling of an opaque body and its pieces (text, and the
+        attributes/types it names through aliases or nests as affine maps)."""
+        text = token.value
+        if "#" not in text[start + 1:] and "!" not in text[start + 1:] and "affine_" not in text[start + 1:]:
+            return text, ()
+        pieces: list[Any] = []
+        last = 0
+        pos = start + 1
+        while True:
+            m = _REF_RE.search(text, pos)
+            if m is None:
+                break
+            if m.group(0).startswith('"'):
+                pos = m.end()
+                continue
+            if m.group(1) is None:  # a nested affine_map<...> / affine_set<...>
+                body = _body_re().match(text, m.end())
+                if body is None:
+                    pos = m.end()
+                    continue
+                end = body.end()
+                child: Any = self.opaque_attrs.get(text[m.start():end])
+                if child is None:
+                    child = self.opaque_attrs[text[m.start():end]] = OpaqueAttr(text[m.start():end])
+            else:
+                end = m.end()
+                table: dict[str, Any] = self.aliases if m.group(1) == "#" else self.type_aliases  # type: ignore[assignment]
+                child = table.get(m.group(0))
+                if child is None:
+                    raise self.error(_offset_pos(token, m.start()), f"undefined symbol alias id '{m.group(2)}'")
+            pieces += [text[last:m.start()], child]
+            last = pos = end
+        if not pieces:
+            return text, ()
+        pieces.append(text[last:])
+        pieces = [p for p in pieces if not (isinstance(p, str) and not p)]
+        return "".join(str(p) for p in pieces), tuple(pieces)
 
     def result_group(self, token: Any, count: Any) -> tuple[Any, int]:
         if "#" in token.value:
@@ -312,17 +420,52 @@ class _Builder:
         op.location = op.source
         return op
 
-    def generic_body(self, name: Any, operands: Any, props: Any, regions: Any, attributes: Any,
+    def generic_body(self, name: Any, operands: Any, successors: Any, props: Any, regions: Any, attributes: Any,
                      ftype: FunctionType) -> Operation:
-        if props:
-            attributes = {**props, **(attributes or {})}
-        return self._make_op(name, _unescape(name.value), operands, regions, attributes, ftype)
+        return self._op_with_extras(name, _unescape(name.value), operands, successors, props, regions,
+                                    attributes, ftype)
 
-    def custom_body(self, name: Any, operands: Any, regions: Any, attributes: Any, ftype: Any) -> Operation:
-        return self._make_op(name, name.value, operands, regions, attributes, ftype)
+    def custom_body(self, name: Any, operands: Any, successors: Any, props: Any, regions: Any, attributes: Any,
+                    ftype: Any) -> Operation:
+        return self._op_with_extras(name, name.value, operands, successors, props, regions, attributes, ftype)
 
-    def properties(self, attributes: dict[str, Attribute]) -> dict[str, Attribute]:
-        return attributes
+    def _op_with_extras(self, name_token: Any, name: str, operands: Any, successors: Any, props: Any,
+                        regions: Any, attributes: Any, ftype: Any) -> Operation:
+        """An op with its successors and properties. A registered (ge) op's
+        properties are attributes like any other; an unregistered op keeps
+        them apart, so they print back as ``<{...}>``."""
+        registered = False
+        if props is not None:
+            from geir.dialect_registry import lookup_op
+            registered = lookup_op(name) is not None
+            if registered:
+                if not isinstance(props, DictionaryAttr):
+                    raise self.error(name_token, f"expected a dictionary of properties for '{name}', got '{props}'")
+                attributes = {**props.as_dict(), **(attributes or {})}
+        op = self._make_op(name_token, name, operands, regions, attributes, ftype)
+        if props is not None and not registered:
+            op.properties = props
+        if successors:
+            op.successors = [self.block_ref(t) for t in successors]
+        return op
+
+    def properties(self, attr: Attribute) -> Attribute:
+        return attr
+
+    def successor_list(self, *labels: Any) -> list[Any]:
+        return list(labels)
+
+    def block_ref(self, token: Any) -> Block:
+        """The block ``^label`` names in the region being read (perhaps not seen yet)."""
+        frame = self.frames[-1]
+        if frame.region is None:
+            raise self.error(token, f"branch to '{token.value}' outside of any region")
+        block = frame.labels.get(token.value)
+        if block is None:
+            block = frame.labels[token.value] = Block()
+            block.label = token.value[1:]
+            frame.undefined_blocks[token.value] = token
+        return block
 
     def graph_arg(self, token: Any, t: Type, attributes: Any, loc: Any) -> tuple[Any, Type, Any]:
         if self.pending_graph_args is None:
@@ -379,6 +522,8 @@ class _Builder:
             self.frames.append(frame)
             self.current_block()
             self.frames.pop()
+        for label, token in frame.undefined_blocks.items():
+            raise self.error(token, f"reference to an undefined block '{label}'")
         if frame.forward:
             # Uses not yet defined may be defined later in an enclosing region.
             parent = self.frames[-1]
@@ -396,8 +541,12 @@ class _Builder:
 
     def block_header(self, label: Any, *args: Any) -> Block:
         frame = self.frames[-1]
-        block = Block()
-        block.label = label.value[1:]
+        block = frame.labels.get(label.value)
+        if block is None:
+            block = frame.labels[label.value] = Block()
+            block.label = label.value[1:]
+        elif frame.undefined_blocks.pop(label.value, None) is None:
+            raise self.error(label, f"redefinition of block '{label.value}'")
         assert frame.region is not None
         frame.region.add_block(block)
         frame.block = block
@@ -405,8 +554,8 @@ class _Builder:
         for a in args:
             if a is None:
                 continue
-            tok, t, _ = a
-            arg = block.add_argument(t, tok.value[1:])
+            tok, t, loc = a
+            arg = block.add_argument(t, tok.value[1:], loc if loc is not None else self.pos(tok))
             self.define(tok, arg, tok.value[1:])
         return block
 
@@ -428,9 +577,12 @@ class _Builder:
                 return _tensor_type(text)
             if kind == "SCALAR_TYPE":
                 return _scalar_type(text)
-            return OpaqueType(text)
+            if kind == "BUILTIN_TYPE" and _SIMPLE_TENSOR_RE.match(text):
+                return _tensor_type(text)
         except ValueError as e:
             raise self.error(token, str(e)) from None
+        inline, pieces = self.opaque_pieces(token)
+        return OpaqueType(inline, pieces)
 
     def function_type(self, *children: Any) -> FunctionType:
         *inputs, results = children
@@ -514,6 +666,9 @@ class _Builder:
 
     def dense_attr(self, body: Any, t: Type) -> Attribute:
         at = _first_token(body)
+        if isinstance(t, OpaqueType):  # dense<...> of a vector, a complex tensor: kept verbatim
+            pieces = (f"dense<{_dense_text(body)}> : ", t)
+            return OpaqueAttr("".join(map(str, pieces)), pieces if t.pieces or t.alias else ())
         if not isinstance(t, TensorType) or not t.is_static:
             message = f"dense elements need a static tensor type, got '{t}'"
         else:
@@ -527,6 +682,9 @@ class _Builder:
 
     def dense_list(self, *items: Any) -> list[Any]:
         return [i for i in items if i is not None]
+
+    def dense_complex(self, re_part: Any, im_part: Any) -> Any:
+        return _Complex(re_part, im_part)
 
     def dense_hex(self, token: Any) -> Any:
         return _HexBlob(_unescape(token.value))
@@ -566,11 +724,17 @@ class _Builder:
     def loc_unknown(self) -> Location:
         return UNKNOWN_LOC
 
-    def loc_file(self, file: Any, line: Any, col: Any) -> Location:
-        return FileLineColLoc(_unescape(file.value), int(line.value), int(col.value))
+    def loc_file(self, file: Any, line: Any, col: Any, end_line: Any, end_col: Any) -> Location:
+        l, c = int(line.value), 0 if col is None else int(col.value)
+        if end_col is None:
+            return FileLineColLoc(_unescape(file.value), l, c)
+        el, ec = l if end_line is None else int(end_line.value), int(end_col.value)
+        if (el, ec) == (l, c):
+            return FileLineColLoc(_unescape(file.value), l, c)
+        return FileLineColLoc(_unescape(file.value), l, c, el, ec)
 
     def loc_name(self, name: Any, child: Location | None) -> Location:
-        return NameLoc(_unescape(name.value), child)
+        return NameLoc(_unescape(name.value), None if isinstance(child, UnknownLoc) else child)
 
     def loc_fused(self, meta: Attribute | None, *locs: Location | None) -> Location:
         return FusedLoc(tuple(l for l in locs if l is not None), meta)
@@ -579,18 +743,61 @@ class _Builder:
         return CallSiteLoc(callee, caller)
 
     # ------------------------------------------------------------ resources
-    def resources(self, *groups: Any) -> None:
+    def file_metadata(self, *sections: Any) -> None:
         return None
 
-    def resource_group(self, kind: Any, *dialects: Any) -> None:
-        return None
+    def resource_section(self, kind: Any, *groups: Any) -> None:
+        if kind.value not in ("dialect_resources", "external_resources"):
+            raise self.error(kind, f"unknown key '{kind.value}' in file metadata dictionary")
+        md = self.metadata
+        for g in groups:
+            if g is None:
+                continue
+            name_token, entries = g
+            name = _key_text(name_token)
+            if kind.value == "external_resources":
+                md.external_resources.setdefault(name, []).extend(self.resource_value(e) for e in entries)
+                continue
+            if name not in md.dialect_order:
+                md.dialect_order.append(name)
+            if name == "builtin":
+                for key_token, value in entries:
+                    self.builtin_blob(key_token, value)
+            else:
+                md.dialect_resources.setdefault(name, []).extend(self.resource_value(e) for e in entries)
 
-    def resource_dialect(self, dialect: Any, *entries: Any) -> None:
-        return None
+    def resource_group(self, name: Any, *entries: Any) -> tuple[Any, list[Any]]:
+        return name, [e for e in entries if e is not None]
 
-    def resource_entry(self, name: Any, value: Any = None) -> None:
-        if value is None or value.type != "STRING":
-            return None
+    def resource_entry(self, key: Any, value: Any) -> tuple[Any, Any]:
+        return key, value
+
+    def resource_true(self) -> bool:
+        return True
+
+    def resource_false(self) -> bool:
+        return False
+
+    def resource_value(self, entry: tuple[Any, Any]) -> ResourceEntry:
+        """Another dialect's (or an external) resource entry, kept as MLIR keeps it:
+        a string starting with ``0x`` is a blob."""
+        key_token, value = entry
+        key = _key_text(key_token)
+        if isinstance(value, bool):
+            return ResourceEntry(key, value)
+        if value.type == "INT":
+            return ResourceEntry(key, int(value.value))
+        text = _unescape(value.value)
+        if text.startswith("0x"):
+            try:
+                return ResourceEntry(key, bytes.fromhex(text[2:]))
+            except ValueError:
+                raise self.error(value, "malformed hex in resource blob") from None
+        return ResourceEntry(key, text)
+
+    def builtin_blob(self, name: Any, value: Any) -> None:
+        if isinstance(value, bool) or value.type != "STRING":
+            raise self.error(name, f"expected a hex blob \"0x...\" for resource '{_key_text(name)}'")
         text = _unescape(value.value)
         if not text.startswith("0x"):
             raise self.error(value, "expected a hex blob \"0x...\" for a resource")
@@ -600,11 +807,123 @@ class _Builder:
             raise self.error(value, "malformed hex in resource blob") from None
         if len(raw) < 4:
             raise self.error(value, "resource blob is missing its 4-byte alignment header")
-        blob = self.blobs.get(name.value)
+        key = _key_text(name)
+        blob = self.blobs.get(key)
         if blob is None:
-            blob = self.blobs[name.value] = ResourceBlob(name.value)
+            blob = self.blobs[key] = ResourceBlob(key)
         blob.alignment = struct.unpack("<I", raw[:4])[0]
         blob.data = raw[4:]
+
+    # ------------------------------------------------------------ end of file
+    def resolve_deferred_locations(self) -> None:
+        """Replace each ``loc(#name)`` read before ``#name`` was defined."""
+        memo: dict[int, Location] = {}
+
+        def resolve(loc: Location, depth: int = 0) -> Location:
+            if isinstance(loc, _DeferredLoc):
+                target = self.aliases.get(loc.token.value)
+                if target is None:
+                    raise self.error(loc.token, f"location alias '{loc.token.value}' is never defined")
+                if not isinstance(target, Location):
+                    raise self.error(loc.token, f"expected location, but '{loc.token.value}' is an alias of '{target}'")
+                if depth > 64:
+                    raise self.error(loc.token, f"location alias '{loc.token.value}' refers to itself")
+                return resolve(target, depth + 1)
+            if isinstance(loc, (UnknownLoc, FileLineColLoc)):
+                return loc
+            done = memo.get(id(loc))
+            if done is not None:
+                return done
+            if isinstance(loc, NameLoc) and loc.child is not None:
+                out: Location = NameLoc(loc.name, resolve(loc.child, depth + 1))
+            elif isinstance(loc, CallSiteLoc):
+                out = CallSiteLoc(resolve(loc.callee, depth + 1), resolve(loc.caller, depth + 1))
+            elif isinstance(loc, FusedLoc):
+                out = FusedLoc(tuple(resolve(l, depth + 1) for l in loc.locations), loc.metadata)
+            else:
+                out = loc
+            memo[id(loc)] = out
+            return out
+
+        for name, attr in list(self.aliases.items()):
+            if isinstance(attr, Location):
+                self.aliases[name] = resolve(attr)
+        for top in self.top_ops:
+            for op in top.walk():
+                op.location = resolve(op.location)
+                for region in op.regions:
+                    for block in region.blocks:
+                        for arg in block.arguments:
+                            arg.location = resolve(arg.location)
+
+
+def _body_regex(depth: int = 10) -> str:
+    """A bracketed body as MLIR's lexer reads a dialect symbol body: brackets
+    nest (up to ``depth``), strings are opaque, ``->`` and ``>=`` close nothing.
+
+    Every alternative starts with a different character, so a failing match
+    backtracks in linear time."""
+    string = r'"(?:\\.|[^"\\\n])*"'
+    plain = r'[^<>()\[\]{}"\-]'
+    atom = rf'{plain}+(?!{plain})|{string}|->|-(?!>)|>='
+    body = rf'(?:{atom})*'
+    for _ in range(depth):
+        body = rf'(?:{atom}|[<(\[{{]{body}[>)\]}}])*'
+    return body
+
+
+@lru_cache(maxsize=1)
+def _body_re() -> "re.Pattern[str]":
+    """``<body>`` at a position (for affine maps nested in an opaque body)."""
+    return re.compile("<" + _body_regex() + ">")
+
+
+_SIMPLE_TENSOR_RE = re.compile(r"tensor<(\*x|([0-9]+x|\?x)*)([A-Za-z_][A-Za-z0-9_]*|![A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z0-9_$.]*)>\Z")
+
+
+def _alias_base(name: str) -> str:
+    """An alias name without MLIR's counter (``map12`` -> ``map``); MLIR never
+    ends a base name with a digit (it appends ``_``)."""
+    base = name.rstrip("0123456789")
+    return base or name
+
+
+def _key_text(token: Any) -> str:
+    return _unescape(token.value) if token.type == "STRING" else token.value
+
+
+def _offset_pos(token: Any, offset: int) -> "_Pos":
+    """The position ``offset`` characters into ``token``."""
+    before = token.value[:offset]
+    newlines = before.count("\n")
+    if newlines:
+        return _Pos(token.line + newlines, offset - before.rfind("\n"))
+    return _Pos(token.line, token.column + offset)
+
+
+class _Complex:
+    """``(re, im)`` in a dense literal (only kept as text)."""
+
+    __slots__ = ("re", "im")
+
+    def __init__(self, re_part: Any, im_part: Any) -> None:
+        self.re, self.im = re_part, im_part
+
+
+def _dense_text(body: Any) -> str:
+    """A dense literal's elements spelled as they were read (canonical when
+    they came from MLIR)."""
+    if body is None:
+        return ""
+    if isinstance(body, list):
+        return "[" + ", ".join(_dense_text(b) for b in body) + "]"
+    if isinstance(body, _Complex):
+        return f"({_dense_text(body.re)},{_dense_text(body.im)})"
+    if isinstance(body, bool):
+        return "true" if body else "false"
+    if isinstance(body, _HexBlob):
+        return f'"{body}"'
+    return body.value
 
 
 class _Pos:
@@ -693,14 +1012,16 @@ _TERMINAL_NAMES = {
     "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
     "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "LESSTHAN": "'<'", "MORETHAN": "'>'",
     "__ANON_0": "'->'", "__ANON_1": "'::'", "_MODULE": "'module'", "_ATTRIBUTES": "'attributes'",
-    "_LOC": "'loc'", "$END": "end of input",
+    "_LOC": "'loc'", "$END": "end of input", "TYPE_ALIAS": "a type alias (!name)",
+    "DIALECT_ATTR": "a dialect attribute (#dialect.name<...>)", "BUILTIN_ATTR": "an attribute",
+    "BUILTIN_TYPE": "a type", "_TO": "'to'",
 }
 
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     with open(_GRAMMAR_PATH) as f:
-        grammar = f.read()
+        grammar = f.read().replace("__BODY__", _body_regex().replace("/", "\\/"))
     try:  # lark-cython runs the same tables about twice as fast
         import lark_cython
         plugins: dict[str, Any] = {"_plugins": lark_cython.plugins}
@@ -800,7 +1121,13 @@ def parse_module(text: str, filename: str = "<stdin>", *, allow_unregistered: bo
             gc.enable()
     for key, (_, token) in builder.frames[0].forward.items():
         raise builder.error(token, f"use of undeclared SSA value name '{key}'")
-    return Module.from_top_level(builder.top_ops, builder.blobs, SourceFile(filename, padded))
+    if builder.deferred_locs:
+        builder.resolve_deferred_locations()
+    module = Module.from_top_level(builder.top_ops, builder.blobs, SourceFile(filename, padded))
+    md = builder.metadata
+    if md.dialect_order or md.external_resources:
+        module.file_metadata = md  # type: ignore[attr-defined]
+    return module
 
 
 def parse_file(path: str, **kwargs: Any) -> Module:

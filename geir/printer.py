@@ -2,8 +2,11 @@
 
 The generic form is byte for byte what ``mlir-opt --mlir-print-op-generic``
 prints (MLIR's value numbering, sorted attributes, ``%0:2``/``%0#1``, ``^bb0``
-labels), so golden files can be checked against upstream MLIR. The custom form
-keeps the SSA names of the input. Output is deterministic.
+labels, properties, successors and predecessor comments, attribute and type
+aliases, and with ``--mlir-print-debuginfo`` block argument locations and the
+``#loc`` aliases at the end of the file), so golden files can be checked
+against upstream MLIR. The custom form keeps the SSA names of the input and
+prints locations inline. Output is deterministic.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ from typing import TextIO
 
 import attrs
 
-from geir.attributes import (Attribute, DenseElementsAttr, DenseResourceAttr,
-                             Location, StringAttr, TypeAttr, escape_string,
-                             format_attr_entry)
+from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseArrayAttr,
+                             DenseElementsAttr, DenseResourceAttr, DictionaryAttr, FileLineColLoc,
+                             FileMetadata, FloatAttr, FusedLoc, IntegerAttr, Location, NameLoc,
+                             OpaqueAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, UnknownLoc,
+                             escape_string, format_attr_entry)
 from geir.graph_io import attribute_dicts
 from geir.module import Module
-from geir.operation import Operation, Region, Value
-from geir.types import FunctionType
+from geir.operation import Block, Operation, Region, Value
+from geir.types import (I64, F64, FloatType, FunctionType, IndexType, IntegerType, NoneType, OpaqueType,
+                        TensorType, Type)
 
 __all__ = ["PrintOptions", "print_module", "print_op", "module_to_string"]
 
@@ -35,6 +41,9 @@ class PrintOptions:
 
     generic: bool = False
     debuginfo: bool = False
+    #: ``--mlir-print-local-scope``: no aliases; every attribute, type and
+    #: location printed where it is used
+    local_scope: bool = False
     #: print constants with more elements than this as ``dense_resource<__elided__>``
     elide_constants_larger_than: int | None = None
 
@@ -90,6 +99,154 @@ def _bind_results(op: Operation, base: str, names: _Names) -> None:
         names.groups[op] = (base, len(op.results))
         for i, r in enumerate(op.results):
             names.names[r] = f"{base}#{i}"
+
+
+# ------------------------------------------------------------------ aliases
+
+#: attributes and types that never have an alias nor hold one
+_LEAVES = frozenset({IntegerAttr, FloatAttr, BoolAttr, StringAttr, UnitAttr, SymbolRefAttr, DenseArrayAttr,
+                     DenseResourceAttr, DenseElementsAttr, IntegerType, FloatType, IndexType, NoneType})
+_LOCATIONS = (UnknownLoc, FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc)
+#: the kinds an alias can name; they are keyed by value (equal ones share an alias)
+_ALIASABLE = frozenset({*_LOCATIONS, OpaqueAttr, OpaqueType})
+
+
+class _AliasInfo:
+    __slots__ = ("obj", "name", "depth", "is_type", "deferrable", "children")
+
+    def __init__(self, obj: object, name: str | None, is_type: bool, deferrable: bool) -> None:
+        self.obj = obj
+        self.name = name
+        self.depth = 1 if name is not None else 0
+        self.is_type = is_type
+        self.deferrable = deferrable
+        self.children: list[object] = []
+
+
+def _key(obj: object) -> object:
+    return obj if type(obj) in _ALIASABLE else id(obj)
+
+
+class _AliasState:
+    """MLIR's AliasInitializer: walk what will be printed (in the order of its
+    dummy printer), give ``loc``/``map``/``set`` and the source's dialect alias
+    names to the values that take one, order them by nesting depth, then types
+    first, then name, number equal names ``#map``, ``#map1``, ... and split
+    them into the aliases printed before the module and the ones (locations of
+    ops only) that may be printed after it."""
+
+    def __init__(self, root: Operation, locations: bool) -> None:
+        self.locations = locations
+        self.infos: dict[object, _AliasInfo] = {}
+        self.visit_op(root)
+        named = [i for i in self.infos.values() if i.name is not None]
+        named.sort(key=lambda i: (i.depth, not i.is_type, i.name))
+        counts: dict[str, int] = {}
+        self.names: dict[object, str] = {}
+        self.ordered: list[tuple[_AliasInfo, str]] = []
+        for info in named:
+            n = counts.get(info.name, 0)  # type: ignore[arg-type]
+            counts[info.name] = n + 1  # type: ignore[index]
+            text = ("!" if info.is_type else "#") + info.name + (str(n) if n else "")  # type: ignore[operator]
+            self.names[info.obj] = text
+            self.ordered.append((info, text))
+
+    def lookup(self, obj: object) -> str | None:
+        if type(obj) not in _ALIASABLE:
+            return None
+        return self.names.get(obj)
+
+    # the walk: an op's location, its regions (block argument types and
+    # locations, then the ops), operand and result types, then its attributes
+    def visit_op(self, op: Operation) -> None:
+        if self.locations:
+            self.visit(op.location, True)
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    self.visit_type(arg.type)
+                    if self.locations:
+                        self.visit(arg.location, False)
+                for inner in block.ops:
+                    self.visit_op(inner)
+        for v in op.operands:
+            self.visit_type(v.type)
+        for r in op.results:
+            self.visit_type(r.type)
+        props = op.properties
+        if isinstance(props, DictionaryAttr):
+            items = sorted([*props.value, *op.attributes.items()], key=lambda kv: kv[0])
+        else:
+            if props is not None:
+                self.visit(props, False)
+            items = list(op.attributes.items())
+        for _, a in items:
+            if type(a) not in _LEAVES:
+                self.visit(a, False)
+
+    def visit_type(self, t: Type) -> None:
+        tt = type(t)
+        if tt in _LEAVES or tt is TensorType and type(t.element_type) is not OpaqueType:  # type: ignore[attr-defined]
+            return
+        self.visit(t, False)
+
+    def visit(self, obj: object, deferrable: bool) -> int:
+        k = _key(obj)
+        info = self.infos.get(k)
+        if info is not None:
+            if not deferrable:
+                self.mark_non_deferrable(info)
+            return info.depth
+        info = self.infos[k] = _AliasInfo(obj, self.alias_name(obj), isinstance(obj, Type), deferrable)
+        deepest = 0
+        for child in _children(obj):
+            if type(child) in _LEAVES:
+                continue
+            deepest = max(deepest, self.visit(child, deferrable))
+            info.children.append(_key(child))
+        if deepest:
+            info.depth = deepest + 1
+        return info.depth
+
+    def mark_non_deferrable(self, info: _AliasInfo) -> None:
+        if not info.deferrable:
+            return
+        info.deferrable = False
+        for k in info.children:
+            self.mark_non_deferrable(self.infos[k])
+
+    @staticmethod
+    def alias_name(obj: object) -> str | None:
+        if isinstance(obj, Location):
+            return "loc"
+        if isinstance(obj, OpaqueAttr):
+            return obj.default_alias()
+        if isinstance(obj, OpaqueType):
+            return obj.alias
+        return None
+
+
+def _children(obj: object) -> list[object]:
+    """What printing ``obj`` prints of other attributes and types, in order."""
+    if isinstance(obj, (OpaqueAttr, OpaqueType)):
+        return [p for p in obj.pieces if not isinstance(p, str)]
+    if isinstance(obj, ArrayAttr):
+        return list(obj.value)
+    if isinstance(obj, DictionaryAttr):
+        return [v for _, v in obj.value]
+    if isinstance(obj, TypeAttr):
+        return [obj.value]
+    if isinstance(obj, FunctionType):
+        return [*obj.inputs, *obj.results]
+    if isinstance(obj, TensorType):
+        return [obj.element_type]
+    if isinstance(obj, NameLoc):
+        return [] if obj.child is None or isinstance(obj.child, UnknownLoc) else [obj.child]
+    if isinstance(obj, CallSiteLoc):
+        return [obj.callee, obj.caller]
+    if isinstance(obj, FusedLoc):
+        return ([obj.metadata] if obj.metadata is not None else []) + list(obj.locations)
+    return []
 
 
 class _CustomNamer:
@@ -155,6 +312,10 @@ class _Printer:
         self.names = _Names()
         self.namer = _CustomNamer(self.names) if not options.generic else None
         self.elided: set[int] = set()
+        self.aliases: _AliasState | None = None
+        self.block_names: dict[Block, str] = {}
+        #: MLIR's form of locations: aliases, and block arguments' locations
+        self.mlir_locations = options.debuginfo and options.generic
 
     # --------------------------------------------------------- values
     def value(self, v: Value) -> str:
@@ -177,7 +338,84 @@ class _Printer:
             if isinstance(a, DenseResourceAttr) and (a.type.num_elements or 0) > limit:
                 self.elided.add(id(a.blob))
                 return f"dense_resource<__elided__> : {a.type}"
+        if self.aliases is None or type(a) in _LEAVES:
+            return str(a)
+        return self.render_attr(a)
+
+    def render_attr(self, a: Attribute, top: bool = False) -> str:
+        """``a`` with the aliases of what it holds (and its own unless ``top``)."""
+        assert self.aliases is not None
+        if not top:
+            name = self.aliases.lookup(a)
+            if name is not None:
+                return name
+        kind = type(a)
+        if kind in _LEAVES:
+            return str(a)
+        if kind is ArrayAttr:
+            return "[" + ", ".join(self.render_element(e) for e in a.value) + "]"  # type: ignore[attr-defined]
+        if kind is DictionaryAttr:
+            return "{" + ", ".join(format_attr_entry(k, v if isinstance(v, UnitAttr) else _Raw(self.render_attr(v)))
+                                   for k, v in a.value) + "}"  # type: ignore[attr-defined]
+        if kind is TypeAttr:
+            return self.render_type(a.value)  # type: ignore[attr-defined]
+        if kind is OpaqueAttr:
+            return self.render_pieces(a) if a.pieces else a.text  # type: ignore[attr-defined]
+        if isinstance(a, Location):
+            return "loc(" + self.render_loc(a, top=True) + ")"
         return str(a)
+
+    def render_element(self, a: Attribute) -> str:
+        # Inside arrays MLIR elides the default types, i64 and f64.
+        if isinstance(a, IntegerAttr) and a.type is I64:
+            return str(a.value)
+        if isinstance(a, FloatAttr):
+            return a.elided()
+        return self.render_attr(a)
+
+    def render_pieces(self, obj: OpaqueAttr | OpaqueType) -> str:
+        return "".join(p if isinstance(p, str) else self.render_type(p) if isinstance(p, Type) else self.render_attr(p)
+                       for p in obj.pieces)
+
+    def type_text(self, t: Type) -> str:
+        return str(t) if self.aliases is None else self.render_type(t)
+
+    def render_type(self, t: Type, top: bool = False) -> str:
+        kind = type(t)
+        if kind in _LEAVES or self.aliases is None:
+            return str(t)
+        if kind is OpaqueType:
+            if not top:
+                name = self.aliases.lookup(t)
+                if name is not None:
+                    return name
+            return self.render_pieces(t) if t.pieces else str(t)  # type: ignore[attr-defined]
+        if kind is FunctionType:
+            ins = ", ".join(self.render_type(i) for i in t.inputs)  # type: ignore[attr-defined]
+            rs = t.results  # type: ignore[attr-defined]
+            if len(rs) == 1 and not isinstance(rs[0], FunctionType):
+                return f"({ins}) -> {self.render_type(rs[0])}"
+            return f"({ins}) -> (" + ", ".join(self.render_type(r) for r in rs) + ")"
+        return str(t)
+
+    def render_loc(self, loc: Location, top: bool = False) -> str:
+        """A location's body (inside ``loc(...)``), nested locations through their aliases."""
+        if self.aliases is None:
+            return loc.body()
+        if not top:
+            name = self.aliases.lookup(loc)
+            if name is not None:
+                return name
+        if isinstance(loc, NameLoc):
+            child = loc.child
+            inner = "" if child is None or isinstance(child, UnknownLoc) else f"({self.render_loc(child)})"
+            return escape_string(loc.name) + inner
+        if isinstance(loc, CallSiteLoc):
+            return f"callsite({self.render_loc(loc.callee)} at {self.render_loc(loc.caller)})"
+        if isinstance(loc, FusedLoc):
+            meta = "" if loc.metadata is None else f"<{self.render_attr(loc.metadata)}>"
+            return f"fused{meta}[" + ", ".join(self.render_loc(l) for l in loc.locations) + "]"
+        return loc.body()
 
     def attr_dict(self, attributes: dict[str, Attribute], skip: tuple[str, ...] = (), keyword: bool = False) -> str:
         items = sorted((k, v) for k, v in attributes.items() if k not in skip)
@@ -189,7 +427,16 @@ class _Printer:
     def location(self, loc: Location) -> str:
         if not self.opts.debuginfo:
             return ""
+        if self.mlir_locations and self.aliases is not None:
+            name = self.aliases.lookup(loc)
+            return f" loc({name})" if name is not None else f" loc({self.render_loc(loc, top=True)})"
         return f" {loc}"
+
+    def arg_location(self, loc: Location) -> str:
+        # MLIR prints block arguments' locations without an alias of their own.
+        if not self.mlir_locations:
+            return ""
+        return f" loc({self.render_loc(loc, top=True)})"
 
     # --------------------------------------------------------- ops
     def op(self, op: Operation, indent: int) -> None:
@@ -198,7 +445,7 @@ class _Printer:
         pad = " " * indent
         if self.opts.generic:
             self.generic_op(op, pad, indent)
-        elif op.name == "builtin.module":
+        elif op.name == "builtin.module" and op.properties is None and not op.successors:
             self.module_op(op, pad, indent)
         elif op.name == "ge.graph" and _graph_is_printable(op):
             self.graph_op(op, pad, indent)
@@ -209,6 +456,7 @@ class _Printer:
         w = self.out.write
         w(pad + self.results_prefix(op))
         w(escape_string(op.name) + "(" + ", ".join(self.value(v) for v in op.operands) + ")")
+        self.successors_and_properties(op)
         self.regions_and_tail(op, indent)
 
     def custom_op(self, op: Operation, pad: str, indent: int) -> None:
@@ -216,7 +464,18 @@ class _Printer:
         w(pad + self.results_prefix(op) + op.name)
         if op.operands:
             w(" " + ", ".join(self.value(v) for v in op.operands))
+        if op.successors:
+            w(" ")
+        self.successors_and_properties(op)
         self.regions_and_tail(op, indent)
+
+    def successors_and_properties(self, op: Operation) -> None:
+        """``[^bb1, ^bb2] <{...}>``: MLIR prints successors right after the operands."""
+        w = self.out.write
+        if op.successors:
+            w("[" + ", ".join(self.block_names.get(b, "^<<UNKNOWN BLOCK>>") for b in op.successors) + "]")
+        if op.properties is not None:
+            w(" <" + self.attribute(op.properties) + ">")
 
     def regions_and_tail(self, op: Operation, indent: int) -> None:
         """`` ({...}, {...}) {attrs} : (types) -> types loc(...)``: the part both forms share."""
@@ -230,9 +489,17 @@ class _Printer:
                             scoped=_is_isolated(op))
             w(")")
         w(self.attr_dict(op.attributes))
-        w(" : " + _functional_type(op))
+        w(" : " + self.functional_type(op))
         w(self.location(op.location))
 
+    def functional_type(self, op: Operation) -> str:
+        if self.aliases is None:
+            return _functional_type(op)
+        ins = ", ".join(self.render_type(v.type) for v in op.operands)
+        rs = op.results
+        if len(rs) == 1 and not isinstance(rs[0].type, FunctionType):
+            return f"({ins}) -> {self.render_type(rs[0].type)}"
+        return f"({ins}) -> (" + ", ".join(self.render_type(r.type) for r in rs) + ")"
     def module_op(self, op: Operation, pad: str, indent: int) -> None:
         w = self.out.write
         w(pad + "module")
@@ -289,23 +556,20 @@ class _Printer:
             self.namer.push()
         w("{\n")
         for i, block in enumerate(region.blocks):
+            self.block_names[block] = f"^bb{i}"
+        preds = _predecessors(region) if len(region.blocks) > 1 or region.blocks and region.blocks[0].label else {}
+        for i, block in enumerate(region.blocks):
             if self.namer is not None:
                 for a in block.arguments:
                     if a not in self.names.names:
                         self.names.names[a] = "%" + self.namer.fresh(a.name_hint)
-                if block.label is None or i == 0:
-                    block_label = f"^bb{i}"
-                else:
-                    block_label = f"^bb{i}"
-            else:
-                block_label = f"^bb{i}"
             show_header = i > 0 or (print_entry_args and block.arguments) or (print_empty_block and block.is_empty)
             if show_header:
-                w(" " * indent + block_label)
+                w(" " * indent + self.block_names[block])
                 if block.arguments:
-                    w("(" + ", ".join(f"{self.names[a]}: {a.type}" for a in block.arguments) + ")")
-                # MLIR notes blocks that nothing branches to (we have no branches).
-                w(":  // no predecessors\n" if i > 0 else ":\n")
+                    w("(" + ", ".join(f"{self.names[a]}: {self.type_text(a.type)}{self.arg_location(a.location)}"
+                                      for a in block.arguments) + ")")
+                w(":" + self.predecessor_comment(block, i, preds.get(block)) + "\n")
             for op in block.ops:
                 self.op(op, indent + 2)
                 w("\n")
@@ -313,27 +577,108 @@ class _Printer:
         if self.namer is not None and scoped:
             self.namer.pop()
 
+    def predecessor_comment(self, block: Block, index: int, preds: list[tuple[int, Block]] | None) -> str:
+        """MLIR's ``// pred: ^bb0`` / ``// 2 preds: ^bb0, ^bb1`` / ``// no predecessors``."""
+        if not preds:
+            return "" if index == 0 else "  // no predecessors"
+        if len({id(b) for _, b in preds}) == 1:
+            return "  // pred: " + self.block_names[preds[0][1]]
+        ordered = sorted(preds, key=lambda p: p[0])
+        return f"  // {len(ordered)} preds: " + ", ".join(self.block_names[b] for _, b in ordered)
+
     # --------------------------------------------------------- module
     def top(self, root: Operation) -> None:
         if self.opts.generic:
             _number_generic(root, self.names)
+        if self.module is not None and not self.opts.local_scope:
+            aliases = _AliasState(root, self.mlir_locations)
+            if aliases.ordered:
+                self.aliases = aliases
+        self.alias_definitions(deferred=False)
         self.op(root, 0)
         self.out.write("\n")
+        self.alias_definitions(deferred=True)
         if self.module is not None:
             self.resources()
             self.out.write("\n")  # mlir-opt ends its output with a blank line
 
-    def resources(self) -> None:
-        assert self.module is not None
-        blobs = [b for b in self.module.used_resources() if b.data is not None and id(b) not in self.elided
-                 and b.name != "__elided__"]
-        if not blobs:
+    def alias_definitions(self, deferred: bool) -> None:
+        if self.aliases is None:
             return
         w = self.out.write
-        w("\n{-#\n  dialect_resources: {\n    builtin: {\n")
-        for i, b in enumerate(blobs):
-            w(f"      {b.name}: \"{b.to_hex()}\"" + (",\n" if i + 1 < len(blobs) else "\n"))
-        w("    }\n  }\n#-}\n")
+        for info, name in self.aliases.ordered:
+            # Only op locations may be defined after their use, as MLIR does.
+            if info.deferrable != deferred:
+                continue
+            obj = info.obj
+            if isinstance(obj, Location):
+                w(f"{name} = loc({self.render_loc(obj, top=True)})\n")
+            elif isinstance(obj, Type):
+                w(f"{name} = {self.render_type(obj, top=True)}\n")
+            else:
+                w(f"{name} = {self.render_attr(obj, top=True)}\n")  # type: ignore[arg-type]
+
+    def resources(self) -> None:
+        """The ``{-# ... #-}`` dictionary: the builtin blobs ops use, other
+        dialects' resources and ``external_resources``, laid out as MLIR does."""
+        assert self.module is not None
+        blobs = [b for b in _used_blobs(self.module) if b.data is not None and id(b) not in self.elided
+                 and b.name != "__elided__"]
+        md: FileMetadata = getattr(self.module, "file_metadata", None) or FileMetadata()
+        groups: dict[str, list[tuple[str, str]]] = {}
+        order = md.dialect_order if "builtin" in md.dialect_order else ["builtin", *md.dialect_order]
+        for dialect in order:
+            if dialect == "builtin":
+                entries = [(b.name, f'"{b.to_hex()}"') for b in blobs]
+            else:
+                entries = [(_resource_key(e.key), e.value_text()) for e in md.dialect_resources.get(dialect, [])]
+            if entries:
+                groups[dialect] = entries
+        external = {name: [(_resource_key(e.key), e.value_text()) for e in entries]
+                    for name, entries in md.external_resources.items() if entries}
+        sections = [(kind, g) for kind, g in (("dialect", groups), ("external", external)) if g]
+        if not sections:
+            return
+        w = self.out.write
+        w("\n{-#\n")
+        w(",\n".join(f"  {kind}_resources: {{\n" + ",\n".join(
+            f"    {_resource_key(name)}: {{\n" + ",\n".join(f"      {k}: {v}" for k, v in entries) + "\n    }"
+            for name, entries in g.items()) + "\n  }" for kind, g in sections))
+        w("\n#-}\n")
+
+
+def _used_blobs(module: Module) -> list:
+    """The blobs ops refer to, in first-use order, from their attributes and
+    their properties (``arith.constant``'s value is a property)."""
+    seen: dict[int, object] = {}
+    stack: list[Attribute] = []
+    for op in module.walk():
+        stack.extend(reversed(op.attributes.values()))
+        if op.properties is not None:
+            stack.append(op.properties)
+        while stack:
+            attr = stack.pop()
+            if isinstance(attr, DenseResourceAttr):
+                seen.setdefault(id(attr.blob), attr.blob)
+            elif isinstance(attr, ArrayAttr):
+                stack.extend(reversed(attr.value))
+            elif isinstance(attr, DictionaryAttr):
+                stack.extend(v for _, v in reversed(attr.value))
+    return list(seen.values())
+
+
+def _predecessors(region: Region) -> dict[Block, list[tuple[int, Block]]]:
+    """For each block of ``region``, the (index, block) of each branch to it."""
+    preds: dict[Block, list[tuple[int, Block]]] = {}
+    for i, block in enumerate(region.blocks):
+        for op in block.ops:
+            for succ in op.successors:
+                preds.setdefault(succ, []).append((i, block))
+    return preds
+
+
+def _resource_key(key: str) -> str:
+    return key if re.match(r"[A-Za-z_][A-Za-z0-9_$.\-]*\Z", key) else escape_string(key)
 
 
 class _Raw(Attribute):

@@ -139,19 +139,30 @@ class NoneType(Type):
 
 
 class OpaqueType(ElementType):
-    """A dialect type we do not interpret, e.g. ``!ge.string``; kept verbatim."""
+    """A type we do not interpret, kept verbatim: a dialect type (``!ge.string``,
+    ``!foo.bar<"x", [1]>``) or a builtin one we do not model (``memref<...>``,
+    ``vector<4xf32>``, ``complex<f32>``).
 
-    __slots__ = ()
+    The text is the inline spelling. ``pieces`` splits it where it refers to
+    aliased attributes or types (``memref<4xf32, #map>``), so the printer can
+    print those through their aliases; ``alias`` is the type alias name the
+    source gave it, if any. Interned by text like every type."""
+
+    __slots__ = ("pieces", "alias")
     _cache: ClassVar[dict[str, "OpaqueType"]] = {}
 
-    def __new__(cls, text: str) -> "OpaqueType":
+    def __new__(cls, text: str, pieces: tuple = ()) -> "OpaqueType":
         self = cls._cache.get(text)
         if self is None:
             self = object.__new__(cls)
             self._text = text
             self.numpy_dtype = np.dtype(object) if text == "!ge.string" else None
             self.bitwidth = 0
+            self.pieces = pieces
+            self.alias = None
             cls._cache[text] = self
+        elif pieces and not self.pieces:
+            self.pieces = pieces
         return self
 
     def __reduce__(self):

@@ -59,6 +59,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-op-generic", "--print-op-generic", dest="generic", action="store_true",
                    help="print MLIR's generic form")
     p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true", help="print op locations")
+    p.add_argument("--mlir-print-local-scope", dest="local_scope", action="store_true",
+                   help="print no aliases: attributes, types and locations inline where used")
     p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None,
                    metavar="N", help="print constants of more than N (16) elements as dense_resource<__elided__>")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops no dialect defines")
@@ -124,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
         except re.error as e:
             sys.stderr.write(f"ge-opt: error: -Rpass='{args.remarks}' is not a valid regular expression: {e}\n")
             return 1
-    options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo,
+    options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo, local_scope=args.local_scope,
                            elide_constants_larger_than=args.elide)
     sources = SourceManager()
     chunks: list[tuple[str, str, int]] = []
