@@ -4,7 +4,10 @@ and the order the streams issue them in — GE's second multi-stream step.
 The strategy (``strategy=``) decides; see :mod:`geir.passes.scheduling.strategies`:
 
 * ``single`` — everything on stream 0 (GE's single-stream mode);
-* ``ge`` — GE's LogicalStreamAllocator, faithfully: the baseline;
+* ``ge`` — GE's LogicalStreamAllocator, faithfully: the baseline (GE's default
+  ``max_parallel_num`` of 1 gives each engine one stream);
+* ``ge-parallel`` — the same with ``ge.streamMaxParallelNum=AIcoreEngine:N``
+  for N = ``max-streams``, what a GE user tuning it gets;
 * ``chain-cover`` — Nimble's minimum chain cover of the transitive reduction,
   merged by load to ``max-streams``;
 * ``cost`` — list scheduling on the emulator's cost model, the fastest of a
@@ -66,10 +69,10 @@ class PartitionStreams(ModulePass):
     """Give every task op a stream."""
 
     name = "partition-streams"
-    summary = "give every op a stream (strategies: single, ge, chain-cover, cost, optimal)"
+    summary = "give every op a stream (strategies: single, ge, ge-parallel, chain-cover, cost, optimal)"
 
     max_streams: int = option(DEFAULT_MAX_STREAMS, "most streams for unlabelled ops (GE's kDefaultMaxStreamNum)")
-    strategy: str = option("cost", "single | ge | chain-cover | cost | optimal")
+    strategy: str = option("cost", "single | ge | ge-parallel | chain-cover | cost | optimal")
     device: str = option("910B2", "device profile the costs come from (a name or a JSON path)")
     time_limit: float = option(10.0, "seconds the optimal strategy may search")
     ac_parallel_enable: bool = option(True, "AICPU ops may take a stream of their own (GE's ac_parallel_enable)")

@@ -4,7 +4,7 @@
 // RUN: not ge-opt %s --partition-streams='max-streams=0' -o /dev/null 2>&1 | filecheck %s --check-prefix=MAX
 // RUN: not ge-opt %s --partition-streams='max-streams=many' -o /dev/null 2>&1 | filecheck %s --check-prefix=TYPE
 
-// STRAT: error: partition-streams: unknown strategy 'fastest'; strategies: single, ge, chain-cover, cost, optimal
+// STRAT: error: partition-streams: unknown strategy 'fastest'; strategies: single, ge, ge-parallel, chain-cover, cost, optimal
 // MAX: error: partition-streams: max-streams must be at least 1, got 0
 // TYPE: ge-opt: error: option 'max-streams' of pass 'partition-streams' expects an integer, got 'many'
 

@@ -11,7 +11,10 @@ the device: the largest of
 * each pool's work ``sum(duration x units) / capacity`` (AICore, vector cores,
   AICPU, DVPP, HCCL ...),
 * all HBM traffic over the device's HBM bandwidth (concurrent kernels share
-  it), with each task's overheads discounted.
+  it),
+* the streams' capacity: a stream runs one task at a time, so the sum of all
+  durations over the streams a plan may use (``max-streams`` plus one per
+  ``stream_label``) bounds it too.
 """
 
 from __future__ import annotations
@@ -32,11 +35,12 @@ class GraphBound:
     critical_path_us: float
     pool_work_us: dict[str, float]
     hbm_us: float
+    streams_us: float = 0.0
 
     @property
     def binding(self) -> str:
         """Which term is the bound."""
-        terms = {"critical path": self.critical_path_us, "HBM bandwidth": self.hbm_us,
+        terms = {"critical path": self.critical_path_us, "HBM bandwidth": self.hbm_us, "streams": self.streams_us,
                  **{f"{p} work": v for p, v in self.pool_work_us.items()}}
         return max(terms, key=lambda k: terms[k])
 
@@ -59,5 +63,7 @@ def graph_lower_bound(problem: ScheduleProblem) -> GraphBound:
     pool_work = {p: w / problem.capacity(p) for p, w in work.items()}
     hbm_bytes = sum(getattr(c, "hbm_bytes", 0.0) for c in problem.costs)
     hbm = hbm_bytes / problem.model.hbm_bw if problem.model.hbm_bw > 0 else 0.0
-    bound = max([critical, hbm, *pool_work.values()])
-    return GraphBound(bound, critical, pool_work, hbm)
+    streams = problem.max_streams + len({lb for lb in problem.labels if lb is not None})
+    stream_us = sum(c.duration_us for c in problem.costs if c.pool != GE_LOCAL) / max(1, streams)
+    bound = max([critical, hbm, stream_us, *pool_work.values()])
+    return GraphBound(bound, critical, pool_work, hbm, stream_us)

@@ -24,6 +24,7 @@ Strategy = Callable[[ScheduleProblem, float], StreamPlan]
 STRATEGIES: dict[str, str] = {
     "single": "geir.passes.scheduling.strategies.single:plan",
     "ge": "geir.passes.scheduling.strategies.ge_logical:plan",
+    "ge-parallel": "geir.passes.scheduling.strategies.ge_logical:plan_parallel",
     "chain-cover": "geir.passes.scheduling.strategies.chain_cover:plan",
     "cost": "geir.passes.scheduling.strategies.list_scheduling:plan",
     "optimal": "geir.passes.scheduling.strategies.cp_sat:plan",

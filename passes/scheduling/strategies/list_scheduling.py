@@ -13,8 +13,8 @@ the record and wait a cross-stream predecessor costs; ties keep a predecessor's
 stream (no event at all).
 
 The strategy runs a small portfolio — list schedules with every stream budget
-from ``max-streams`` down to 2 that differ, plus the single stream — and keeps
-the one the emulator measures fastest (for graphs up to
+from ``max-streams`` down to 2 that differ, Nimble's chain cover, and the
+single stream — and keeps the one the emulator measures fastest (for graphs up to
 :data:`EVALUATE_LIMIT` nodes; above that, the full-budget list schedule against
 the single stream only). The single stream is always a candidate, so ``cost`` is
 never slower than ``single`` by the emulator's measure.
@@ -48,14 +48,17 @@ def upward_ranks(problem: ScheduleProblem) -> list[float]:
     return rank
 
 
-def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | None = None) -> StreamPlan:
-    """A list schedule on at most ``streams`` unlabelled streams (labels get their own)."""
+def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | None = None,
+                  margin_us: float = 0.0) -> StreamPlan:
+    """A list schedule on at most ``streams`` unlabelled streams (labels get their own).
+    A node leaves its predecessor's stream only to start more than ``margin_us``
+    earlier elsewhere: a larger margin trades parallelism for fewer events."""
     n = problem.n
     g = problem.graph
     dur = problem.durations
     pools = problem.pools
     units = [c.units for c in problem.costs]
-    sync = problem.sync_us
+    record_us, wait_us = problem.model.record_us, problem.model.wait_us
     rank = rank if rank is not None else upward_ranks(problem)
     labels, first_free = label_streams(problem)
     label_of = [labels[lb] if lb is not None else -1 for lb in problem.labels]
@@ -87,10 +90,13 @@ def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | No
                 if in_use[pool] + need > capacity[pool] and in_use[pool] > 0:
                     continue  # the pool is full: wait (a kernel wider than the pool runs alone)
                 s, start = _pick_stream(i, g.preds[i], label_of[i], first_free, total_streams, free_at, last_on,
-                                        stream_of, finish, t, sync)
+                                        stream_of, finish, t, record_us, wait_us, margin_us)
                 if s < 0:
                     continue  # every stream is busy
                 heapq.heappop(heap)
+                for t_other in {stream_of[p] for p in g.preds[i] if stream_of[p] != s}:
+                    if last_on[t_other] in g.preds[i]:
+                        free_at[t_other] += record_us  # the record right after the producer holds its stream
                 stream_of[i] = s
                 finish[i] = start + dur[i]
                 free_at[s] = finish[i]
@@ -125,21 +131,30 @@ def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | No
 
 def _pick_stream(i: int, preds: list[int], label: int, first_free: int, total: int, free_at: list[float],
                  last_on: list[int], stream_of: list[int], finish: list[float], t: float,
-                 sync: float) -> tuple[int, float]:
+                 record_us: float, wait_us: float, margin_us: float = 0.0) -> tuple[int, float]:
     """The stream where node i starts first at or after ``t`` (and that start),
-    or (-1, 0) when no allowed stream is free at ``t``."""
+    or (-1, 0) when no allowed stream is free at ``t``. A predecessor on another
+    stream costs its record and a wait; each producer stream one wait task on
+    the consumer's stream."""
     candidates = [label] if label >= 0 else range(first_free, total)
-    best, best_start, best_keeps = -1, 0.0, False
+    best, best_start, best_keeps, best_key = -1, 0.0, False, 0.0
     for s in candidates:
         if free_at[s] > t:
             continue  # busy: queueing behind a running task never starts earlier than waiting
         start = t
+        waits: set[int] = set()
         for p in preds:
-            if stream_of[p] != s and finish[p] + sync > start:
-                start = finish[p] + sync
+            if stream_of[p] != s:
+                waits.add(stream_of[p])
+                if finish[p] + record_us + wait_us > start:
+                    start = finish[p] + record_us + wait_us
+        if waits and free_at[s] + wait_us * len(waits) > start:
+            start = free_at[s] + wait_us * len(waits)
         keeps = last_on[s] >= 0 and last_on[s] in preds
-        if best < 0 or start < best_start - 1e-9 or (abs(start - best_start) <= 1e-9 and keeps and not best_keeps):
-            best, best_start, best_keeps = s, start, keeps
+        # a continuation needs no event: it wins unless another stream starts margin_us earlier
+        key = start - (margin_us if keeps else 0.0)
+        if best < 0 or key < best_key - 1e-9 or (abs(key - best_key) <= 1e-9 and keeps and not best_keeps):
+            best, best_start, best_keeps, best_key = s, start, keeps, key
         if last_on[s] < 0 and label < 0:
             break  # unused streams are all alike: the first one stands for them
     return best, best_start
@@ -156,14 +171,21 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
         while b > 2:
             b = max(2, b // 2)
             budgets.append(b)
+    from geir.passes.scheduling.strategies.chain_cover import plan as chain_cover
     candidates: list[tuple[str, StreamPlan]] = [("single stream", single(problem))]
+    margins = [0.0]
+    if problem.n <= EVALUATE_LIMIT:
+        candidates.append(("chain cover", chain_cover(problem)))
+        margins += [2 * problem.sync_us, 5 * problem.sync_us]
     seen: set[tuple[int, ...]] = set()
     for b in budgets:
-        p = list_schedule(problem, b, rank)
-        key = tuple(p.streams) + tuple(p.order)
-        if key not in seen:
-            seen.add(key)
-            candidates.append((f"list schedule on {b} streams", p))
+        for margin in margins:
+            p = list_schedule(problem, b, rank, margin)
+            key = tuple(p.streams) + tuple(p.order)
+            if key not in seen:
+                seen.add(key)
+                candidates.append((f"list schedule on {b} streams" + (f" (margin {margin:g} us)" if margin else ""),
+                                   p))
     if len(candidates) == 1:
         return candidates[0][1]
     measured = [(evaluate(problem, p).makespan_us, k, name, p) for k, (name, p) in enumerate(candidates)]
