@@ -108,9 +108,9 @@ def gear_symbols(graph: Operation, kind: str) -> tuple[list[str], list[tuple[str
             dims.append((name, k, symbol))
     what = GEAR_KINDS[kind]
     if not dims:
-        need = {"batch": "a dynamic dim 0", "image": "a rank-4 input with dynamic H and W (dims 2, 3)",
-                "dims": "a dynamic dim"}[kind]
-        raise DiagnosticError(Diagnostic("error", f"{what}: no input of @main has {need}"))
+        need = {"batch": "has a dynamic dim 0", "image": "is rank 4 with dynamic H and W (dims 2, 3)",
+                "dims": "has a dynamic dim"}[kind]
+        raise DiagnosticError(Diagnostic("error", f"{what}: no input of @main {need}"))
     order: list[str] = []
     for _, _, s in dims:
         if s not in order:
@@ -226,7 +226,9 @@ def _triple(name: str, k: int, symbol: str) -> ArrayAttr:
 
 
 def _require_static(graph: Operation, shapes: Mapping[int, Sequence[int | None]], what: str) -> None:
+    from geir.passes.specialize_shapes import graph_symbols
     names = input_names(graph)
+    symbols = graph_symbols(graph)
     for i, arg in enumerate(graph.regions[0].blocks[0].arguments):
         t = arg.type
         shape = shapes.get(i, t.shape if isinstance(t, TensorType) else None)
@@ -234,8 +236,10 @@ def _require_static(graph: Operation, shapes: Mapping[int, Sequence[int | None]]
             continue
         for k, d in enumerate(shape):
             if d is None:
-                raise DiagnosticError(Diagnostic("error", f"{what}: input '{names[i]}' dim {k} is dynamic but no "
-                                                          f"gear sizes it; bind it with --input-shape"))
+                symbol = symbols[i][k] if k < len(symbols[i]) else ""
+                named, how = (f" ('{symbol}')", f"{symbol}=<size>") if symbol else ("", f"{names[i]}=<dims>")
+                raise DiagnosticError(Diagnostic("error", f"{what}: input '{names[i]}' dim {k}{named} is dynamic "
+                                                          f"but no gear sizes it; bind it with --input-shape {how}"))
 
 
 def _output_dims(graph: Operation, order: list[str], gears: Sequence[dict[str, int]],
