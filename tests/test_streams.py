@@ -187,3 +187,30 @@ def test_labels_share_a_stream(strategy: str) -> None:
             by_label.setdefault(label, set()).add(op.get_attr("stream"))
     assert by_label and all(len(s) == 1 for s in by_label.values())
     assert len({next(iter(s)) for s in by_label.values()}) == len(by_label)
+
+
+def _light_models() -> list[str]:
+    import glob
+    import os
+
+    import onnx
+    return sorted(glob.glob(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light",
+                                         "light_*.onnx")))
+
+
+@pytest.mark.parametrize("path", _light_models(), ids=lambda p: p.rsplit("/", 1)[-1][6:-5])
+def test_light_models_run_multi_stream_and_equal_the_interpreter(path: str) -> None:
+    """The issue's bar: every light_* model through the default strategy, several
+    streams, no race, the interpreter's numbers."""
+    from geir.backends.io_bindings import graph_signature, random_inputs
+    from geir.onnx_importer import import_onnx
+    module = import_onnx(path)
+    inputs = random_inputs(graph_signature(module), 0)
+    expected = interpret(module, inputs)
+    PassManager(parse_pipeline("assign-engines,partition-streams,insert-events,lower-to-tasks")).run(module)
+    result = emulate(task_list_from_module(module), inputs, EmulatorOptions(progress=False))
+    assert result.report["races_total"] == 0 and not result.report["deadlock"]
+    assert len(result.report["streams"]) >= 2
+    assert result.outputs is not None
+    for got, want in zip(result.outputs.values(), expected.values()):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
