@@ -1,0 +1,23 @@
+// reuse-memory's diagnostics point at the op (or graph) they are about.
+// RUN: ge-opt %s --split-input-file --verify-diagnostics --reuse-memory
+// RUN: not ge-opt %s --split-input-file --reuse-memory 2>&1 | filecheck %s
+// CHECK: errors.mlir:11:3: error: reuse-memory: value of type tensor<?xf32> has no static size; an arena plan needs every tensor's size
+// CHECK-NEXT: %a = ge.relu %x
+// CHECK-NEXT: ^
+// CHECK-NOT: Traceback
+
+ge.graph @main(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+  // expected-error@+1 {{reuse-memory: value of type tensor<?xf32> has no static size}}
+  %a = ge.relu %x : (tensor<4xf32>) -> tensor<?xf32>
+  %b = ge.neg %a : (tensor<?xf32>) -> tensor<4xf32>
+  ge.return %b : (tensor<4xf32>) -> ()
+}
+
+// -----
+
+// A dynamic graph input: the error is at the graph.
+// expected-error@+1 {{reuse-memory: value of type tensor<?x4xf32> has no static size}}
+ge.graph @main(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>) {
+  %a = ge.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  ge.return %a : (tensor<?x4xf32>) -> ()
+}
