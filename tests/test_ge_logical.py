@@ -15,7 +15,8 @@ from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.strategies import get_strategy
 from geir.passes.scheduling.strategies import ge_logical
-from geir.passes.scheduling.strategies.ge_logical import partition, plan, plan_parallel, plan_with_parallel_num
+from geir.passes.scheduling.strategies.ge_logical import (partition, plan, plan_dynamic, plan_parallel,
+                                                          plan_with_parallel_num)
 
 T = "tensor<4x4xf32>"
 #: node kind -> engine attribute (None: the op's default, AICore)
@@ -296,6 +297,38 @@ def test_empty_graph():
     assert plan(p).streams == [] and plan(p).order == []
 
 
+# ------------------------------------------------------------ dynamic shape
+
+def dynamic(ac_parallel: bool):
+    return lambda p, t: plan_dynamic(p, t, ac_parallel=ac_parallel)
+
+
+def test_dynamic_one_stream_per_owning_engine():
+    # dynamic_stream_allocator_unittest: aicore/hccl; AICPU follows AICore
+    nodes = [("a", "core", []), ("b", "cpu", ["a"]), ("c", "core", ["b"]), ("h", "hccl", ["a"]),
+             ("v", "vector", ["c"])]
+    for ac in (False, True):
+        s = streams_of(nodes, dynamic(ac), outputs=["v", "h"])
+        assert s == {"a": 0, "b": 0, "c": 0, "h": 1, "v": 2}  # by engine priority: AICore, HCCL, Vector
+
+
+def test_dynamic_ac_parallel_gives_aicpu_its_own_stream():
+    nodes = [("a", "core", []), ("b", "cpu", []), ("c", "core", ["a", "b"])]
+    assert set(streams_of(nodes, dynamic(False)).values()) == {0}  # b follows its successor
+    s = streams_of(nodes, dynamic(True))
+    assert s["a"] == s["c"] == 0 and s["b"] == 1
+
+
+def test_dynamic_aicpu_never_follows_hccl():
+    s = streams_of([("h", "hccl", []), ("b", "cpu", ["h"])], dynamic(False))
+    assert s["h"] != s["b"]
+
+
+def test_dynamic_labels_override_engines():
+    s = streams_of([("a", "core", [], "l"), ("b", "cpu", ["a"], "l"), ("c", "core", ["b"])], dynamic(False))
+    assert s["a"] == s["b"] != s["c"]
+
+
 # ------------------------------------------------------------ GE's event rule
 
 def _graph(nodes: list[tuple], outputs: list[str] | None = None) -> OpGraph:
@@ -381,7 +414,7 @@ def test_plans_respect_labels_order_and_budget(case):
     nodes, outputs, max_streams = case
     p = build(nodes, max_streams, outputs)
     n_labels = len({node[3] for node in nodes if node[3]})
-    for strategy in (plan, plan_parallel):
+    for strategy in (plan, plan_parallel, dynamic(False), dynamic(True)):
         result = strategy(p, 0.0)
         assert result.order == list(range(p.n)) and p.graph.is_topological(result.order)
         assert sorted(set(result.streams)) == list(range(result.num_streams))  # dense

@@ -68,15 +68,18 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from typing import Iterable
 
 import attrs
 
 from geir.backends.cost_model import AICORE, AICPU, DVPP, GE_LOCAL, HCCL, SDMA, VECTOR, normalize_engine
+from geir.operation import Value
 from geir.passes.scheduling.ge_event_rule import output_producers
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
 
-__all__ = ["plan", "plan_parallel", "plan_with_parallel_num", "allocate", "Allocation", "partition",
+__all__ = ["plan", "plan_parallel", "plan_with_parallel_num", "plan_dynamic", "allocate", "allocate_dynamic",
+           "Allocation", "AllocationStats", "partition",
            "GeGraph", "ge_engine", "EngineConf", "ENGINE_CONFS", "Subgraph", "MAX_PARALLEL_NUM", "INVALID_STREAM"]
 
 #: GE's ``kDefaultMaxParalleNum`` (stream_utils.h): new streams per engine
@@ -163,6 +166,7 @@ class GeGraph:
     labels: list[str | None]  # _stream_label
     user_labels: list[str | None]  # _user_stream_label
     has_regions: list[bool]
+    reads_inputs: list[bool]  # fed by a graph input or a constant (GE's input subgraph)
     net_output: int | None
 
     @property
@@ -184,6 +188,12 @@ class GeGraph:
         engines = [ge_engine(problem, i) for i in range(g.n)]
         user_labels = list(problem.labels)
         has_regions = [bool(op.regions) for op in g.ops]
+        index = {id(op): i for i, op in enumerate(g.ops)}
+
+        def from_inputs(values: Iterable[Value]) -> bool:
+            return any(id(getattr(v, "op", None)) not in index for v in values)
+
+        reads_inputs = [from_inputs(op.operands) for op in g.ops]
         outs = output_producers(g) if net_output else []
         net = None
         if outs:
@@ -196,7 +206,9 @@ class GeGraph:
             labels.append(None)
             user_labels.append(None)
             has_regions.append(False)
-        return cls(preds, succs, engines, labels, user_labels, has_regions, net)
+            ret = g.block.terminator
+            reads_inputs.append(ret is not None and from_inputs(ret.operands))
+        return cls(preds, succs, engines, labels, user_labels, has_regions, reads_inputs, net)
 
 
 def partition(problem: ScheduleProblem | GeGraph) -> list[Subgraph]:
@@ -288,7 +300,7 @@ def partition(problem: ScheduleProblem | GeGraph) -> list[Subgraph]:
 
 
 @attrs.define
-class _Stats:
+class AllocationStats:
     """What the passes did, for the notes."""
 
     forks: int = 0
@@ -307,7 +319,7 @@ class Allocation:
     graph: GeGraph
     subgraphs: list[Subgraph]
     streams: list[int]
-    stats: _Stats
+    stats: AllocationStats
 
 
 def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = None) -> Allocation:
@@ -317,7 +329,7 @@ def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = Non
     max_parallel = max_parallel or {}
     gg = GeGraph.build(problem)
     subgraphs = partition(gg)
-    stats = _Stats()
+    stats = AllocationStats()
     next_stream = 0
 
     # AssignByLabelPass
@@ -428,7 +440,7 @@ def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = Non
     return Allocation(gg, subgraphs, streams, stats)
 
 
-def _optimize_ineffective(gg: GeGraph, streams: list[int], stats: _Stats) -> None:
+def _optimize_ineffective(gg: GeGraph, streams: list[int], stats: AllocationStats) -> None:
     """GE's OptimizeIneffectiveMultiStreamPass, in place."""
     on_stream: dict[int, list[int]] = {}  # stream -> its nodes, sorted (GE: topo ids per stream)
     label_streams: set[int] = set()
@@ -504,42 +516,26 @@ def _cap(problem: ScheduleProblem, gg: GeGraph, streams: list[int], notes: list[
     return _refresh([target.get(s, s) for s in streams])
 
 
-def plan_with_parallel_num(problem: ScheduleProblem, max_parallel: dict[str, int], tag: str = "ge") -> StreamPlan:
-    """GE's allocation with ``ge.streamMaxParallelNum`` = ``max_parallel`` (GE
-    engine name -> new streams that engine may open; unnamed engines get
-    :data:`MAX_PARALLEL_NUM`), capped to ``problem.max_streams``."""
-    if problem.n == 0:
-        return StreamPlan([], [], [f"{tag}: empty graph"])
-    alloc = allocate(problem, max_parallel)
-    subgraphs, stats, gg = alloc.subgraphs, alloc.stats, alloc.graph
-    notes: list[str] = []
+def _finish(problem: ScheduleProblem, alloc: Allocation, tag: str, notes: list[str]) -> StreamPlan:
+    """Subgraph and stream notes, GE's final renumbering, the max-streams cap."""
+    gg, subgraphs = alloc.graph, alloc.subgraphs
     by_engine = Counter(sg.engine.name for sg in subgraphs)
-    notes.append(f"{tag}: {len(subgraphs)} engine subgraphs ("
+    notes.insert(0, f"{tag}: {len(subgraphs)} engine subgraphs ("
                  + ", ".join(f"{k} {name}" for name, k in sorted(by_engine.items())) + ")"
                  + (", NetOutput included" if gg.net_output is not None else ""))
-    labels = sorted({sg.label for sg in subgraphs if sg.label is not None})
+    labels = sorted({label for label in gg.labels if label is not None})
     if labels:
-        notes.append(f"{tag}: {len(labels)} stream label(s) on their own streams: {', '.join(labels)}")
+        notes.insert(1, f"{tag}: {len(labels)} stream label(s) on their own streams: {', '.join(labels)}")
     hccl = {alloc.streams[i] for sg in subgraphs if sg.engine.independent for i in sg.nodes}
     if hccl:
         notes.append(f"{tag}: HCCL on its own stream" + ("s" if len(hccl) > 1 else ""))
-    if stats.forks:
-        notes.append(f"{tag}: fork rule (SubGraphCouldReuse) refused reuse {stats.forks} time(s)")
-    if stats.wraps:
-        limits = ", ".join(f"{k}:{v}" for k, v in sorted(max_parallel.items())) or f"{MAX_PARALLEL_NUM} per engine"
-        notes.append(f"{tag}: max_parallel_num ({limits}) sent {stats.wraps} new-stream request(s) back to "
-                     "an engine's existing stream")
     real_invalid = sum(1 for s in alloc.streams[:problem.n] if s == INVALID_STREAM)
-    if stats.skipped_moved or real_invalid:
-        notes.append(f"{tag}: GE_LOCAL ops: {stats.skipped_moved} took their neighbours' stream, "
+    if alloc.stats.skipped_moved or real_invalid:
+        notes.append(f"{tag}: GE_LOCAL ops: {alloc.stats.skipped_moved} took their neighbours' stream, "
                      f"{real_invalid} left without one (stream 0, no event)")
-    if stats.ineffective:
-        notes.append(f"{tag}: OptimizeIneffectiveMultiStream moved {stats.ineffective} op(s) onto a "
-                     "neighbour's stream")
     # RefreshContinuousStreams counts NetOutput's stream too; the plan holds the task nodes
     refreshed = _refresh(alloc.streams)
-    streams = _cap(problem, gg, refreshed[:problem.n], notes, tag)
-    streams = _refresh(streams)  # dense again without NetOutput's stream
+    streams = _refresh(_cap(problem, gg, refreshed[:problem.n], notes, tag))
     if gg.net_output is not None:
         net = alloc.streams[gg.net_output]
         shared = [i for i in range(problem.n) if alloc.streams[i] == net != INVALID_STREAM]
@@ -550,6 +546,156 @@ def plan_with_parallel_num(problem: ScheduleProblem, max_parallel: dict[str, int
                          else f"{tag}: NetOutput on a stream of its own (no task; not in the plan)")
     notes.append(f"{tag}: {len(set(streams))} stream(s)")
     return StreamPlan(streams, list(range(problem.n)), notes)
+
+
+def plan_with_parallel_num(problem: ScheduleProblem, max_parallel: dict[str, int], tag: str = "ge") -> StreamPlan:
+    """GE's allocation with ``ge.streamMaxParallelNum`` = ``max_parallel`` (GE
+    engine name -> new streams that engine may open; unnamed engines get
+    :data:`MAX_PARALLEL_NUM`), capped to ``problem.max_streams``."""
+    if problem.n == 0:
+        return StreamPlan([], [], [f"{tag}: empty graph"])
+    alloc = allocate(problem, max_parallel)
+    stats = alloc.stats
+    notes: list[str] = []
+    if stats.forks:
+        notes.append(f"{tag}: fork rule (SubGraphCouldReuse) refused reuse {stats.forks} time(s)")
+    if stats.wraps:
+        limits = ", ".join(f"{k}:{v}" for k, v in sorted(max_parallel.items())) or f"{MAX_PARALLEL_NUM} per engine"
+        notes.append(f"{tag}: max_parallel_num ({limits}) sent {stats.wraps} new-stream request(s) back to "
+                     "an engine's existing stream")
+    if stats.ineffective:
+        notes.append(f"{tag}: OptimizeIneffectiveMultiStream moved {stats.ineffective} op(s) onto a "
+                     "neighbour's stream")
+    return _finish(problem, alloc, tag, notes)
+
+
+# ------------------------------------------------------------ dynamic shape
+
+#: DynamicStreamAllocator's engines that own a stream (kEnginesOwningStream)
+_OWNING_STREAM = frozenset({"AIcoreEngine", "VectorEngine", "DNN_HCCL", "DSAEngine"})
+#: kAicpuEngineIds
+_AICPU_ENGINES = frozenset({"DNN_VM_AICPU", "DNN_VM_AICPU_ASCEND"})
+#: kEnginesNoTask
+_NO_TASK_ENGINES = frozenset({"DNN_VM_GE_LOCAL"})
+
+
+def allocate_dynamic(problem: ScheduleProblem, ac_parallel: bool = False) -> Allocation:
+    """GE's DynamicStreamAllocator (``dynamic_stream_allocator.cc``), used for
+    dynamic-shape graphs when ``ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1``: one
+    stream per engine that owns one (AIcoreEngine, VectorEngine, HCCL, DSA);
+    with ``ac_parallel`` (``ac_parallel_enable=1``) an AICPU subgraph gets the
+    AICPU stream when it has no input, only no-task inputs, or no predecessor
+    it may follow; then every other subgraph follows a predecessor, else a
+    successor (AICPU never follows HCCL), else takes its engine's stream; stream
+    labels override per node. Streams are numbered by engine priority, then
+    labels; unassigned nodes, nodes with regions and NetOutput go to stream 0.
+    The returned streams are final (no further renumbering)."""
+    gg = GeGraph.build(problem)
+    subgraphs = partition(gg)
+    engine_streams: dict[str, int] = {}
+    next_stream = 0
+
+    def own(sg: Subgraph) -> None:  # AssignStreamForSubgraph
+        nonlocal next_stream
+        if sg.engine.name not in engine_streams:
+            engine_streams[sg.engine.name] = next_stream
+            next_stream += 1
+        sg.stream = engine_streams[sg.engine.name]
+
+    def no_input(sg: Subgraph) -> bool:
+        return not sg.preds and not any(gg.reads_inputs[i] for i in sg.nodes)
+
+    for sg in subgraphs:  # AssignEnginesOwningStream
+        if sg.engine.name in _OWNING_STREAM:
+            own(sg)
+    if ac_parallel:  # AssignAicpuCanParallel
+        for sg in subgraphs:
+            if sg.engine.name not in _AICPU_ENGINES:
+                continue
+            only_no_task = not any(gg.reads_inputs[i] for i in sg.nodes) and all(
+                subgraphs[p].engine.name in _NO_TASK_ENGINES and no_input(subgraphs[p]) for p in sg.preds)
+            can_follow = any(
+                subgraphs[p].engine.name in _OWNING_STREAM and not subgraphs[p].engine.independent
+                and not any(q != sg.index and subgraphs[q].engine.name == subgraphs[p].engine.name
+                            for q in subgraphs[p].succs)
+                for p in sg.preds)
+            if no_input(sg) or only_no_task or not can_follow:
+                own(sg)
+    # (otherwise AssignIndependentAicpuNode: only GetNext/DropOutGenMask-like ops, which geir has not)
+
+    def could_reuse(cur: Subgraph, peer: Subgraph) -> bool:
+        if cur.engine.name in _AICPU_ENGINES and peer.engine.independent:
+            return False  # AICPU cannot attach to HCCL
+        if cur.engine.name == peer.engine.name or cur.engine.attach:
+            return True
+        return peer.reused is not None and peer.reused.engine.name == cur.engine.name
+
+    def top(cur: Subgraph, peers: list[int]) -> Subgraph | None:
+        best, priority = None, _COST_10
+        for p in peers:
+            peer = subgraphs[p]
+            if could_reuse(cur, peer):
+                if best is None:
+                    best = peer
+                if peer.engine.priority < priority:
+                    priority, best = peer.engine.priority, peer
+        return best
+
+    for sg in subgraphs:  # AssignWithReuse
+        if sg.stream != INVALID_STREAM:
+            continue
+        peer = top(sg, sg.preds) or top(sg, sg.succs)
+        if peer is None:
+            continue
+        if peer.reused is not None:
+            peer = peer.reused
+        if peer.stream == INVALID_STREAM:
+            continue  # GE gives up here rather than trying another peer
+        sg.stream, sg.reused = peer.stream, peer
+    for sg in subgraphs:  # AssignRemainSubgraphNeedAssignStream
+        if sg.stream == INVALID_STREAM and not sg.engine.skip:
+            own(sg)
+
+    streams = [INVALID_STREAM] * gg.n
+    for sg in subgraphs:
+        for i in sg.nodes:
+            streams[i] = sg.stream
+    label_ids: dict[str, int] = {}
+    for i in range(gg.n):  # ReassignStreamByStreamLabel
+        label = gg.labels[i]
+        if label is not None:
+            if label not in label_ids:
+                label_ids[label] = next_stream
+                next_stream += 1
+            streams[i] = label_ids[label]
+
+    # RefreshContinuousStreams: engines still owning nodes by priority, then labels (by name)
+    used = set(streams)
+    order = sorted((e for e, sid in engine_streams.items() if sid in used),
+                   key=lambda e: (ENGINE_CONFS[e].priority, e))
+    old_to_new = {engine_streams[e]: k for k, e in enumerate(order)}
+    for label in sorted(label_ids):
+        old_to_new[label_ids[label]] = len(old_to_new)
+    for i in range(gg.n):
+        if streams[i] == INVALID_STREAM or gg.has_regions[i] or i == gg.net_output or not old_to_new:
+            streams[i] = 0
+        else:
+            streams[i] = old_to_new[streams[i]]
+    return Allocation(gg, subgraphs, streams, AllocationStats())
+
+
+def plan_dynamic(problem: ScheduleProblem, time_limit_s: float = 0.0, ac_parallel: bool = False) -> StreamPlan:
+    """GE's allocation for a dynamic-shape graph with
+    ``ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1`` (without it GE runs such a graph on
+    one stream) and ``ac_parallel_enable`` = ``ac_parallel``."""
+    tag = "ge-dynamic"
+    if problem.n == 0:
+        return StreamPlan([], [], [f"{tag}: empty graph"])
+    alloc = allocate_dynamic(problem, ac_parallel)
+    notes = [f"{tag}: one stream per engine (AIcoreEngine, VectorEngine, HCCL, DSA); AICPU "
+             + ("on its own stream where it cannot follow a predecessor (ac_parallel_enable=1)" if ac_parallel
+                else "follows its neighbours (ac_parallel_enable unset)")]
+    return _finish(problem, alloc, tag, notes)
 
 
 def plan(problem: ScheduleProblem, time_limit_s: float = 0.0) -> StreamPlan:
