@@ -2,7 +2,9 @@
 other strategies are measured against.
 
 It follows ``hicann/ge`` (``compiler/graph/partition/engine_partitioner.cc``,
-``compiler/graph/build/stream/logical_stream_allocator.cc``, ``stream_utils.cc``):
+``compiler/graph/build/stream/logical_stream_allocator.cc``, ``stream_utils.cc``).
+The graph GE allocates on is the task nodes plus GE's NetOutput (a GE_LOCAL op
+fed by the output producers; Data and Const nodes never get a stream):
 
 1. **Engine partitioning** (``EnginePartitioner::MarkClusters``). Every node
    starts as its own cluster; for each node in block order, its parent clusters
@@ -40,6 +42,9 @@ It follows ``hicann/ge`` (``compiler/graph/partition/engine_partitioner.cc``,
 7. **RefreshContinuousStreams**: ids dense from 0 in id order; GE's final
    rewrite of stream -1 to 0 happens here too (our plans have no -1).
 
+Ties GE breaks by ``std::set`` pointer order (``GetTopPrioritySubgraph``) are
+broken here by subgraph rank, which is what allocation order usually gives.
+
 **What GE's defaults therefore do.** ``kDefaultMaxParalleNum`` is 1, so
 ``AssignNewStream`` always wraps to the engine's single stream: by default
 **each engine gets exactly one stream** (plus one per label and one for HCCL),
@@ -47,7 +52,15 @@ whatever the graph's width. The fork rule then only *separates* engines — a
 fork off an AICore subgraph can never open a second AICore stream — so two
 parallel AICore branches run on one in-order queue. ``plan_parallel`` is what a
 user who sets ``ge.streamMaxParallelNum=AIcoreEngine:<max-streams>`` gets:
-forks of AICore subgraphs open new AICore streams up to that many.
+forks of AICore subgraphs open new AICore streams up to that many. Even then,
+the partitioner merges same-engine siblings that meet again (a diamond of
+AICore ops is one subgraph), so a CNN made only of AICore ops — Inception's
+branches included — is one subgraph on one stream.
+
+``plan_dynamic`` is GE's other allocator, ``DynamicStreamAllocator``, which GE
+uses for dynamic-shape graphs when ``ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1``
+(without it such a graph runs on one stream): one stream per engine, with the
+``ac_parallel_enable`` rule for AICPU.
 
 **Max-streams cap.** GE's logical allocator has no stream cap (the runtime's
 limit is only read when streams are split for task counts), so when the result
@@ -59,9 +72,9 @@ streams, ``L`` being the number of label streams: the total never exceeds
 Not modelled, because the IR has nothing that triggers them: MDE groups
 (``NewStreamId``), ``_parallel_group``, ``AllReduceParallelPass``
 (``ge.hcomParallel``), ``_force_attach_stream``, memory-priority mode,
-subgraph default streams and control-flow activation labels (partition-streams
-falls back to a safe strategy for control ops). GE does not reorder: ``order``
-is the block order.
+subgraph default streams, FFTS+ and control-flow activation labels
+(partition-streams falls back to a safe strategy for control ops). GE does not
+reorder: ``order`` is the block order.
 """
 
 from __future__ import annotations
@@ -73,7 +86,8 @@ from typing import Iterable
 import attrs
 
 from geir.backends.cost_model import AICORE, AICPU, DVPP, GE_LOCAL, HCCL, SDMA, VECTOR, normalize_engine
-from geir.operation import Value
+from geir.constants import CONSTANT_OPS
+from geir.operation import BlockArgument, OpResult, Value
 from geir.passes.scheduling.ge_event_rule import output_producers
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
@@ -175,6 +189,7 @@ class GeGraph:
 
     @classmethod
     def build(cls, problem: ScheduleProblem, net_output: bool = True) -> "GeGraph":
+        """GE's view of ``problem``'s graph; ``net_output=False`` leaves NetOutput out."""
         g = problem.graph
         graph_name = g.graph.get_attr("sym_name") or "graph"
         labels: list[str | None] = []
@@ -188,10 +203,11 @@ class GeGraph:
         engines = [ge_engine(problem, i) for i in range(g.n)]
         user_labels = list(problem.labels)
         has_regions = [bool(op.regions) for op in g.ops]
-        index = {id(op): i for i, op in enumerate(g.ops)}
 
         def from_inputs(values: Iterable[Value]) -> bool:
-            return any(id(getattr(v, "op", None)) not in index for v in values)
+            # a graph argument (Data) or a constant: both live in GE's input subgraph
+            return any(isinstance(v, BlockArgument) or v.op.name in CONSTANT_OPS for v in values
+                       if isinstance(v, (BlockArgument, OpResult)))
 
         reads_inputs = [from_inputs(op.operands) for op in g.ops]
         outs = output_producers(g) if net_output else []
