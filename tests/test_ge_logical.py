@@ -342,14 +342,16 @@ def test_events_one_per_cross_stream_edge():
 
 
 def test_duplicate_send_to_one_stream_is_dropped():
-    # OptimizeBySendEvents: a -> b and a -> c, b and c on stream 1: keep the first
+    # OptimizeBySendEvents_success: N0 (stream 0) -> N1, N2 (stream 1), N1 -> N2: keep the first
+    g = _graph([("a", "core", []), ("b", "core", ["a"]), ("c", "core", ["a", "b"])])
+    assert ge_events(g, [0, 1, 1]) == [(0, 1)]
     g = _graph([("a", "core", []), ("b", "core", ["a"]), ("c", "core", ["a"])])
     assert ge_events(g, [0, 1, 1]) == [(0, 1)]
     assert ge_event_count(g, [0, 1, 2]) == 2
 
 
 def test_many_senders_to_one_receiver_keep_the_last():
-    # OptimizeByRecvEvents: a and b on stream 0 both feed c on stream 1: keep b's
+    # OptimizeByRecvEvents_success: N0, N1 on stream 0 both feed N2 on stream 1: keep N1's
     g = _graph([("a", "core", []), ("b", "core", ["a"]), ("c", "core", ["a", "b"])])
     assert ge_events(g, [0, 0, 1]) == [(1, 2)]
 
