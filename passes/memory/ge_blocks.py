@@ -18,6 +18,7 @@ every use precedes the new definition in that stream's queue.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Sequence
 
 from geir.passes.memory.lifetimes import Buffer
@@ -47,7 +48,8 @@ def ge_blocks(buffers: Sequence[Buffer], stream_of_node: Sequence[int], alignmen
                                                                                        alignment)
 
     def class_of(size: int) -> int:
-        return next((c for c in classes if c >= size), classes[-1] if classes else 0)
+        k = bisect_left(classes, size)
+        return classes[k] if k < len(classes) else (classes[-1] if classes else 0)
 
     block_of = [-1] * len(buffers)
     block_size: list[int] = []
@@ -62,7 +64,7 @@ def ge_blocks(buffers: Sequence[Buffer], stream_of_node: Sequence[int], alignmen
             block_size.append(b.size)
             continue
         defined.setdefault(b.define, []).append(b)
-        if not b.live_out and all(stream_of_node[u] == b.stream for u in b.uses):
+        if not b.live_out and len({stream_of_node[u] for u in b.uses}) == 1:
             released.setdefault(max(b.uses), []).append(b)
     for i in range(len(stream_of_node)):
         for b in defined.get(i, ()):

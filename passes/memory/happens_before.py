@@ -31,6 +31,7 @@ from typing import Mapping, Sequence
 
 import attrs
 
+from geir.attributes import IntegerAttr
 from geir.operation import Operation
 from geir.passes.scheduling.op_graph import SYNC_OPS, is_node
 
@@ -86,7 +87,8 @@ class StreamOrder:
         before: list[tuple[int, ...]] = []
         queue: list[list[int]] = [[] for _ in range(n_streams)]
         rank: list[int] = []
-        for op, sid in zip(ops, stream_of_op):
+        task = [is_node(op) for op in ops]
+        for op, sid, is_task in zip(ops, stream_of_op, task):
             if op.name in SYNC_OPS:
                 if single_stream:
                     continue
@@ -105,7 +107,7 @@ class StreamOrder:
                             if v > c[k]:
                                 c[k] = v
                 continue
-            if not is_node(op):
+            if not is_task:
                 continue
             s = dense[sid]
             c = clock[s]
@@ -165,8 +167,9 @@ class StreamOrder:
 
 
 def _stream_attr(op: Operation) -> int:
-    s = op.get_attr("stream", 0)
-    return s if isinstance(s, int) and s >= 0 else 0
+    attr = op.attributes.get("stream")  # not get_attr: no OpDef lookup per op on 100k-op graphs
+    s = attr.value if isinstance(attr, IntegerAttr) else 0
+    return s if s >= 0 else 0
 
 
 def _resolve_sync_streams(ops: list[Operation], raw: list[int]) -> list[int]:

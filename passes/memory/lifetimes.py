@@ -104,13 +104,17 @@ class MemoryProblem:
         io: list[Buffer] = []
         pairs: list[tuple[Operation, Value]] = []
 
+        sizes: dict[object, int] = {}
+
         def new_buffer(v: Value, define: int, stream: int) -> Buffer:
-            if not isinstance(v.type, TensorType) or not v.type.is_static:
-                where = graph if define == HOST else order.nodes[define]
-                raise error_at(where, f"reuse-memory: value of type {v.type} has no static size; "
-                                      f"an arena plan needs every tensor's size")
-            b = Buffer(-1, [v], align(tensor_bytes(v.type), alignment), define, [] if define == HOST else [define],
-                       v in returned, stream)
+            size = sizes.get(v.type)
+            if size is None:
+                if not isinstance(v.type, TensorType) or not v.type.is_static:
+                    where = graph if define == HOST else order.nodes[define]
+                    raise error_at(where, f"reuse-memory: value of type {v.type} has no static size; "
+                                          f"an arena plan needs every tensor's size")
+                size = sizes[v.type] = align(tensor_bytes(v.type), alignment)
+            b = Buffer(-1, [v], size, define, [] if define == HOST else [define], v in returned, stream)
             if zero_copy and (define == HOST or v in returned):
                 io.append(b)
             else:
