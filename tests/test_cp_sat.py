@@ -55,23 +55,39 @@ def tol(problem: ScheduleProblem) -> float:
     return problem.n * TICK_US
 
 
+def kept_events(problem: ScheduleProblem, p: StreamPlan) -> list[tuple[int, int]]:
+    """The cross-stream edges that need an event of their own: not those where
+    another producer of the consumer follows the producer on its stream, nor
+    those where another consumer of the producer precedes the consumer on its
+    stream (both implied by that other event and stream order)."""
+    g = problem.graph
+    pos = {i: k for k, i in enumerate(p.order)}
+    st = p.streams
+    kept = []
+    for j, i in g.edges():
+        if st[j] == st[i]:
+            continue
+        if any(k != j and st[k] == st[j] and pos[k] > pos[j] for k in g.preds[i]):
+            continue
+        if any(i2 != i and st[i2] == st[i] and pos[i2] < pos[i] for i2 in g.succs[j]):
+            continue
+        kept.append((j, i))
+    return kept
+
+
 def emulated_makespan(problem: ScheduleProblem, p: StreamPlan) -> float:
     """The emulator's makespan for ``p``: a record after the producer and a wait
-    before the consumer for every cross-stream edge, except those a later
-    producer of the same stream and consumer covers; queues in the plan's order."""
+    before the consumer for every kept event, queues in the plan's order (a
+    producer's records in the order their consumers are issued)."""
     g = problem.graph
     pos = {i: k for k, i in enumerate(p.order)}
     streams = [Stream(s) for s in range(max(p.streams) + 1)]
-    events: dict[tuple[int, int], int] = {}
-    for j, i in g.edges():
-        covered = any(k != j and p.streams[k] == p.streams[j] and pos[k] > pos[j] for k in g.preds[i])
-        if p.streams[j] != p.streams[i] and not covered:
-            events[j, i] = len(events)
+    events = {e: k for k, e in enumerate(kept_events(problem, p))}
     for i in p.order:
         q = streams[p.streams[i]].tasks
-        q.extend(Wait(events[j, i]) for j in g.preds[i] if (j, i) in events)
+        q.extend(Wait(events[j, i]) for j in sorted(g.preds[i], key=pos.__getitem__) if (j, i) in events)
         q.append(problem.kernels[i])
-        q.extend(Record(events[i, k]) for k in g.succs[i] if (i, k) in events)
+        q.extend(Record(events[i, k]) for k in sorted(g.succs[i], key=pos.__getitem__) if (i, k) in events)
     arena = max((r.nbytes for k in problem.kernels for r in [*k.inputs, *k.outputs] if r is not None), default=0)
     task_list = TaskList(streams=streams, arena_size=arena, num_events=len(events))
     schedule = simulate(compile_program(task_list, problem.model))
@@ -197,6 +213,29 @@ def test_diamond_parallel_only_when_branches_outweigh_events(kind: str) -> None:
     assert p.predicted_us == pytest.approx(min(serial, parallel), abs=tol(problem))
     assert p.num_streams == (2 if kind == "large" else 1)
     assert emulated_makespan(problem, p) == pytest.approx(p.predicted_us, abs=tol(problem))
+
+
+def test_a_fork_records_once_per_stream_one_after_another() -> None:
+    """a feeds three long matmuls: on three streams the branch that stays on a's
+    stream waits behind a's two records, the second other stream behind both."""
+    a2 = "tensor<64x1024xf16>"
+    body = [f"%w = ge.const {{value = dense<1.000000e-02> : {WM}}} : () -> {WM}",
+            f"%a = ge.relu %x0 : ({a2}) -> {a2}"]
+    body += [f"%b{k} = ge.matmul %a, %w : ({a2}, {WM}) -> {a2}" for k in range(3)]
+    for max_streams in (3, 2):
+        problem = problem_of(body, max_streams, a2, results=["%b0", "%b1", "%b2"])
+        da, d = problem.durations[0], problem.durations[1]
+        assert rates(problem, [1, 2, 3]) <= HBM_SCALE and 3 * problem.units(1) <= problem.capacity(problem.pools[1])
+        m = problem.model
+        p = plan(problem, LIMIT_S)
+        check_valid(problem, p)
+        assert p.optimal and p.num_streams == max_streams
+        if max_streams == 3:
+            expected = da + 2 * m.record_us + m.wait_us + d
+        else:  # two branches one after the other on a's stream, one after a's record
+            expected = da + m.record_us + 2 * d
+        assert p.predicted_us == pytest.approx(expected, abs=tol(problem))
+        assert emulated_makespan(problem, p) == pytest.approx(p.predicted_us, abs=tol(problem))
 
 
 def test_kernels_needing_every_core_gain_nothing_from_two_streams() -> None:

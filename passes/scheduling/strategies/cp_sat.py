@@ -121,41 +121,60 @@ def hbm_flow(cost: TaskCost, bandwidth: float) -> tuple[float, int] | None:
     return alone, max(1, min(HBM_SCALE, math.ceil(demand / bandwidth * HBM_SCALE - 1e-9)))
 
 
-def _covers(m: cp_model.CpModel, problem: ScheduleProblem, x: dict[int, list[Lit]], start: list[cp_model.IntVar],
-            dur: list[int], boolean, j: int, i: int) -> list[cp_model.IntVar]:
-    """Literals each meaning "another producer k of ``i`` follows ``j`` on ``j``'s
-    stream", so ``k``'s event orders ``j`` before ``i`` too and ``j`` needs no
-    record of its own for ``i``. Each literal enforces what it claims."""
-    g = problem.graph
-    lj = problem.labels[j]
-    out: list[cp_model.IntVar] = []
-    for k in g.preds[i]:
-        if k == j or g.reaches(k, j):
-            continue  # k runs before j on any stream
-        lk = problem.labels[k]
-        if (lj is None) != (lk is None) or (lj is not None and lj != lk):
-            continue  # never on one stream: label streams are reserved
-        z = boolean(f"z{j}_{k}_{i}", 0)
-        if lj is None:  # z -> k on j's stream
-            for a, b in zip(x[j], x[k]):
-                if isinstance(a, int) and not a:
-                    continue
-                parts = [] if isinstance(a, int) else [a.Not()]
-                if not isinstance(b, int):
-                    parts.append(b)
-                elif b:
-                    continue
-                m.add_bool_or(parts + [z.Not()])
-        if not g.reaches(j, k):  # z -> k after j (a path j -> k orders them already)
-            m.add(start[k] >= start[j] + max(dur[j], 1)).only_enforce_if(z)
-        out.append(z)
-    return out
+def _neg(v: Lit) -> Lit:
+    return 1 - v if isinstance(v, int) else v.Not()
 
 
-def _value(solver: cp_model.CpSolver | None, hint: dict[int, int], v: Lit) -> int:
-    if isinstance(v, int):
+class _Builder:
+    """A CP-SAT model whose every variable carries a hint (the hints form one
+    feasible solution), with 0/1 constants allowed wherever a literal is."""
+
+    def __init__(self) -> None:
+        self.m = cp_model.CpModel()
+        self.hint: dict[int, int] = {}  # variable index -> hinted value
+        self.vars: list[cp_model.IntVar] = []
+
+    def boolean(self, name: str, hinted: int) -> cp_model.IntVar:
+        v = self.m.new_bool_var(name)
+        self.hint[v.index] = hinted
+        self.vars.append(v)
         return v
-    return solver.value(v) if solver is not None else hint[v.index]
+
+    def integer(self, lo: int, hi: int, name: str, hinted: int) -> cp_model.IntVar:
+        v = self.m.new_int_var(lo, hi, name)
+        self.hint[v.index] = hinted
+        self.vars.append(v)
+        return v
+
+    def hinted(self, v: Lit) -> int:
+        if isinstance(v, int):
+            return v
+        if not isinstance(v, cp_model.IntVar):  # a negated literal
+            return 1 - self.hint[v.Not().index]
+        return self.hint[v.index]
+
+    def clause(self, lits: list[Lit]) -> None:
+        """At least one of ``lits`` (constants fold away)."""
+        if any(isinstance(v, int) and v for v in lits):
+            return
+        self.m.add_bool_or([v for v in lits if not isinstance(v, int)])
+
+    def any_pair(self, pairs: list[tuple[Lit, Lit]], name: str) -> Lit:
+        """A literal true when both members of some pair are (it may be true
+        otherwise: it only ever costs time, so the solver keeps it exact)."""
+        live = [(a, b) for a, b in pairs if not (isinstance(a, int) and not a) and not (isinstance(b, int) and not b)]
+        if not live:
+            return 0
+        if any(isinstance(a, int) and isinstance(b, int) for a, b in live):
+            return 1
+        r = self.boolean(name, int(any(self.hinted(a) and self.hinted(b) for a, b in live)))
+        for a, b in live:
+            self.clause([_neg(a), _neg(b), r])
+        return r
+
+    def apply_hints(self) -> None:
+        for v in self.vars:
+            self.m.add_hint(v, self.hint[v.index])
 
 
 def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *,
@@ -176,173 +195,190 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
         time_limit_s = DEFAULT_TIME_LIMIT_S
 
     g = problem.graph
+    labels = problem.labels
     label_ids, first_free = label_streams(problem)
     M = max(1, problem.max_streams)
+    T = first_free + M  # label streams, then the free ones
     R, W = _ticks(problem.model.record_us), _ticks(problem.model.wait_us)
-    # stream time of a record / a wait (none in the relaxation)
-    occupancy_r, occupancy_w = (0, 0) if relaxed else (R, W)
     dur = [_ticks(c.duration_us) for c in problem.costs]
-    unlabelled = [i for i in range(n) if problem.labels[i] is None]
+    b = _Builder()
+    m = b.m
 
-    m = cp_model.CpModel()
-    hint: dict[int, int] = {}  # variable index -> hinted value
-    hinted_vars: list[cp_model.IntVar] = []
-
-    def boolean(name: str, hinted: int) -> cp_model.IntVar:
-        v = m.new_bool_var(name)
-        hint[v.index] = hinted
-        hinted_vars.append(v)
-        return v
-
-    # ---- streams: x[i][k] means unlabelled node i is on stream first_free + k.
-    # The hint puts every unlabelled node on the first of them.
-    x: dict[int, list[Lit]] = {}
-    used_prev: list[Lit] | None = None  # used[k]: some earlier node is on stream k
-    for i in unlabelled:
+    # ---- streams: on[i][s] means node i is on stream s. Labelled nodes are on
+    # their label's stream; unlabelled ones choose a free stream, the free
+    # streams opened in node order. The hint puts them all on the first.
+    on: list[list[Lit]] = []
+    used: list[Lit] = [0] * M  # some earlier unlabelled node is on free stream k
+    for i in range(n):
+        if labels[i] is not None:
+            on.append([int(s == label_ids[labels[i]]) for s in range(T)])
+            continue
         if M == 1:
-            x[i] = [1]
+            on.append([0] * first_free + [1])
             continue
         row: list[Lit] = []
         for k in range(M):
-            if k > 0 and (used_prev is None or isinstance(used_prev[k - 1], int) and not used_prev[k - 1]):
-                row.append(0)  # stream k opens only after stream k - 1 has a node
+            if k == 0 or not (isinstance(used[k - 1], int) and not used[k - 1]):
+                row.append(b.boolean(f"x{i}_{k}", int(k == 0)))
             else:
-                row.append(boolean(f"x{i}_{k}", int(k == 0)))
-        m.add_exactly_one([v for v in row if not isinstance(v, int)] or [m.new_constant(1)])
-        if used_prev is not None:
-            for k in range(1, M):
-                if not isinstance(row[k], int):
-                    m.add_implication(row[k], used_prev[k - 1])
-        used: list[Lit] = []
+                row.append(0)  # free stream k opens only after stream k - 1
+        m.add_exactly_one([v for v in row if not isinstance(v, int)])
+        for k in range(1, M):
+            b.clause([_neg(row[k]), used[k - 1]])
+        now: list[Lit] = []
         for k in range(M):
-            before = used_prev[k] if used_prev is not None else 0
-            if (isinstance(before, int) and before) or (isinstance(row[k], int) and row[k]):
-                used.append(1)
-            elif isinstance(row[k], int) and isinstance(before, int):
-                used.append(0)
-            elif isinstance(before, int):
-                used.append(row[k])
-            else:
-                u = boolean(f"u{i}_{k}", int(k == 0))
-                parts = [v for v in (row[k], before) if not isinstance(v, int)]
-                for v in parts:
-                    m.add_implication(v, u)
-                m.add_bool_or(parts + [u.Not()])  # u -> one of them
-                used.append(u)
-        x[i] = row
-        used_prev = used
+            u = b.any_pair([(used[k], 1), (row[k], 1)], f"u{i}_{k}")
+            b.clause([_neg(u), used[k], row[k]])  # and only then
+            now.append(u)
+        used = now
+        on.append([0] * first_free + row)
 
-    def hinted_stream(i: int) -> int:
-        label = problem.labels[i]
-        return label_ids[label] if label is not None else first_free
+    def may_share(a: int, c: int) -> bool:
+        """Whether nodes a and c can be on one stream (label streams are reserved)."""
+        return labels[a] == labels[c]
 
-    # ---- cross-stream literal per edge (1: the dependency needs an event)
+    def implies_same_stream(z: Lit, a: int, c: int) -> None:
+        """z -> c is on a's stream."""
+        for s in range(T):
+            b.clause([_neg(z), _neg(on[a][s]), on[c][s]])
+
+    # ---- cross[j, i]: the dependency j -> i crosses streams
     cross: dict[tuple[int, int], Lit] = {}
     for j, i in g.edges():
-        lj, li = problem.labels[j], problem.labels[i]
-        if lj is not None or li is not None:
-            cross[j, i] = int(lj != li)
-        elif M == 1:
-            cross[j, i] = 0
+        if labels[j] is not None or labels[i] is not None or M == 1:
+            cross[j, i] = int(labels[j] != labels[i])
         else:
-            c = boolean(f"c{j}_{i}", 0)
-            for k in range(M):
-                a, b = x[j][k], x[i][k]
-                if isinstance(a, int) and not a:
-                    continue
-                if isinstance(b, int):
-                    if not b:  # j on stream k implies c
-                        m.add_implication(a, c)
-                    continue
-                m.add_bool_or([a.Not(), b, c])  # x[j,k] and not x[i,k] -> c
+            c = b.boolean(f"c{j}_{i}", 0)
+            for s in range(T):
+                b.clause([_neg(on[j][s]), on[i][s], c])
             cross[j, i] = c
 
-    # ---- the serial hint: every node after the previous one, block order
-    hint_streams = [hinted_stream(i) for i in range(n)]
-    hint_cross = {(j, i): int(hint_streams[j] != hint_streams[i]) for j, i in g.edges()}
-    hint_record = [int(any(hint_cross[i, k] for k in g.succs[i])) for i in range(n)]
-    hint_wait = [int(any(hint_cross[j, i] for j in g.preds[i])) for i in range(n)]
+    # ---- the serial hint: nodes one after another in block order, every event
+    # task of a node next to it
+    hint_stream = [next(s for s in range(T) if b.hinted(on[i][s])) for i in range(n)]
+    hint_waits = [0 if relaxed else len({hint_stream[j] for j in g.preds[i]} - {hint_stream[i]}) for i in range(n)]
+    hint_records = [0 if relaxed else len({hint_stream[k] for k in g.succs[i]} - {hint_stream[i]})
+                    for i in range(n)]
     hint_start, hint_end = [0] * n, [0] * n
+    hint_record_at: list[dict[int, int]] = [{} for _ in range(n)]  # stream -> when j's record for it starts
     t = 0
     for i in range(n):
-        s = t + occupancy_w * hint_wait[i]
+        st = t + W * hint_waits[i]
         for j in g.preds[i]:
-            s = max(s, hint_end[j] + (R + W) * hint_cross[j, i])
-        hint_start[i], hint_end[i] = s, s + dur[i]
-        t = s + max(dur[i], 1) + occupancy_r * hint_record[i]
+            st = max(st, hint_end[j] + (R + W) * b.hinted(cross[j, i]))
+            if hint_stream[i] in hint_record_at[j]:
+                st = max(st, hint_record_at[j][hint_stream[i]] + R + W)
+        hint_start[i], hint_end[i] = st, st + dur[i]
+        if not relaxed:
+            for q, s in enumerate(sorted({hint_stream[k] for k in g.succs[i]} - {hint_stream[i]})):
+                hint_record_at[i][s] = hint_end[i] + R * q
+        t = st + max(dur[i], 1) + R * hint_records[i]
     horizon = t
 
-    def integer(lo: int, hi: int, name: str, hinted: int) -> cp_model.IntVar:
-        v = m.new_int_var(lo, hi, name)
-        hint[v.index] = hinted
-        hinted_vars.append(v)
-        return v
-
-    start = [integer(0, horizon, f"s{i}", hint_start[i]) for i in range(n)]
+    start = [b.integer(0, horizon, f"s{i}", hint_start[i]) for i in range(n)]
     end = [start[i] + dur[i] for i in range(n)]
 
-    # ---- event tasks: records[j] (a record after j), waits[i] (a wait before i)
-    records: list[Lit] = [0] * n
-    waits: list[Lit] = [0] * n
+    def follows(z: Lit, later: int, earlier: int) -> None:
+        """z -> ``later`` starts after ``earlier`` (on one stream)."""
+        if not g.reaches(earlier, later):  # a path orders them already
+            m.add(start[later] >= start[earlier] + max(dur[earlier], 1)).only_enforce_if(z)
+
+    # ---- event tasks (not in the relaxation): the events insert-events keeps.
+    # The event of j -> i is implied, and dropped, when another producer k of i
+    # follows j on j's stream (k's event orders j too), or another consumer i2
+    # of j precedes i on i's stream (i2's wait orders i too). What is left is
+    # one event per (producer, consumer stream) and per (consumer, producer
+    # stream): records[j][s] is a record after j for stream s, waits[i][s] a
+    # wait before i for stream s.
+    waits: list[list[Lit]] = [[0] * T for _ in range(n)]
+    records: list[list[Lit]] = [[0] * T for _ in range(n)]
     if not relaxed:
-        for i in range(n):
-            lits = [cross[j, i] for j in g.preds[i]]
-            if any(isinstance(v, int) and v for v in lits):
-                waits[i] = 1
-            elif any(not isinstance(v, int) for v in lits):
-                w = boolean(f"w{i}", hint_wait[i])
-                for v in lits:
-                    if not isinstance(v, int):
-                        m.add_implication(v, w)
-                waits[i] = w
-        need: dict[int, list[list[Lit]]] = {}  # j -> clauses "record after j, or covered"
+        need: dict[tuple[int, int], Lit] = {}
         for j, i in g.edges():
             c = cross[j, i]
             if isinstance(c, int) and not c:
                 continue
-            clause: list[Lit] = [] if isinstance(c, int) else [c.Not()]
-            clause.extend(_covers(m, problem, x, start, dur, boolean, j, i))
-            need.setdefault(j, []).append(clause)
-        for j, clauses in need.items():
-            r = boolean(f"r{j}", hint_record[j])
-            for clause in clauses:
-                m.add_bool_or(clause + [r])
-            records[j] = r
+            covers: list[Lit] = []
+            for k in g.preds[i]:
+                if k != j and not g.reaches(k, j) and may_share(j, k):
+                    z = b.boolean(f"za{j}_{k}_{i}", 0)
+                    implies_same_stream(z, j, k)
+                    follows(z, k, j)
+                    covers.append(z)
+            for i2 in g.succs[j]:
+                if i2 != i and not g.reaches(i, i2) and may_share(i, i2):
+                    z = b.boolean(f"zb{j}_{i2}_{i}", 0)
+                    implies_same_stream(z, i, i2)
+                    follows(z, i, i2)
+                    covers.append(z)
+            if not covers:
+                need[j, i] = c
+            else:
+                v = b.boolean(f"e{j}_{i}", b.hinted(c))
+                b.clause([_neg(c), v] + covers)
+                need[j, i] = v
+        for i in range(n):
+            for s in range(T):
+                waits[i][s] = b.any_pair([(need[j, i], on[j][s]) for j in g.preds[i] if (j, i) in need],
+                                         f"w{i}_{s}")
+                records[i][s] = b.any_pair([(need[i, k], on[k][s]) for k in g.succs[i] if (i, k) in need],
+                                           f"r{i}_{s}")
 
-    # ---- stream occupancy: the node widened by its wait before and record after
+    # ---- record order: j's records, one per consumer stream, follow j one after
+    # another, and a consumer waits for the record of its own stream
+    if not relaxed:
+        for j in range(n):
+            slots = []
+            for s in range(T):
+                present = records[j][s]
+                if isinstance(present, int) and not present:
+                    continue
+                at = b.integer(0, horizon, f"rec{j}_{s}", hint_record_at[j].get(s, hint_end[j]))
+                enforce = [] if isinstance(present, int) else [present]
+                m.add(at >= end[j]).only_enforce_if(enforce)
+                m.add(at + R <= end[j] + R * sum(records[j])).only_enforce_if(enforce)
+                slots.append(m.new_optional_interval_var(at, R, at + R, present, f"rec{j}_{s}")
+                             if enforce else m.new_interval_var(at, R, at + R, f"rec{j}_{s}"))
+                for i in g.succs[j]:
+                    if (j, i) not in need:
+                        continue
+                    cond = [v for v in (need[j, i], on[i][s]) if not isinstance(v, int)]
+                    if any(isinstance(v, int) and not v for v in (need[j, i], on[i][s])):
+                        continue
+                    m.add(start[i] >= at + R + W).only_enforce_if(cond)
+            if len(slots) > 1:
+                m.add_no_overlap(slots)
+
+    # ---- stream occupancy: the node widened by its waits before and records after
     stream_iv: dict[int, list[cp_model.IntervalVar]] = {}
     for i in range(n):
-        w, r = waits[i], records[i]
+        nw = sum(waits[i])  # a linear expression, or an int
+        nr = sum(records[i])
         base = max(dur[i], 1)
-        hinted_ss = hint_start[i] - occupancy_w * hint_wait[i]
-        hinted_size = base + occupancy_w * hint_wait[i] + occupancy_r * hint_record[i]
-        if isinstance(w, int) and isinstance(r, int):
-            ss: object = start[i] - occupancy_w * w
-            size: object = base + occupancy_w * w + occupancy_r * r
+        if isinstance(nw, int) and isinstance(nr, int):
+            ss: object = start[i] - W * nw
+            size: object = base + W * nw + R * nr
             se: object = ss + size
         else:  # interval bounds must be affine in one variable each
-            ss = integer(0, horizon, f"ss{i}", hinted_ss)
-            m.add(ss == start[i] - occupancy_w * w)
-            size = integer(base, base + occupancy_w + occupancy_r, f"sz{i}", hinted_size)
-            m.add(size == base + occupancy_w * w + occupancy_r * r)
-            se = integer(0, horizon, f"se{i}", hinted_ss + hinted_size)
+            hinted_ss = hint_start[i] - W * hint_waits[i]
+            hinted_size = base + W * hint_waits[i] + R * hint_records[i]
+            ss = b.integer(0, horizon, f"ss{i}", hinted_ss)
+            m.add(ss == start[i] - W * nw)
+            size = b.integer(base, base + (W + R) * T, f"sz{i}", hinted_size)
+            m.add(size == base + W * nw + R * nr)
+            se = b.integer(0, horizon, f"se{i}", hinted_ss + hinted_size)
             m.add(se == ss + size)
-        label = problem.labels[i]
-        if label is not None:
-            stream_iv.setdefault(label_ids[label], []).append(m.new_interval_var(ss, size, se, f"stream{i}"))
-            continue
-        for k, present in enumerate(x[i]):
+        for s, present in enumerate(on[i]):
             if isinstance(present, int):
                 if present:
-                    stream_iv.setdefault(first_free + k, []).append(m.new_interval_var(ss, size, se, f"stream{i}"))
-                continue
-            stream_iv.setdefault(first_free + k, []).append(
-                m.new_optional_interval_var(ss, size, se, present, f"stream{i}_{k}"))
+                    stream_iv.setdefault(s, []).append(m.new_interval_var(ss, size, se, f"stream{i}"))
+            else:
+                stream_iv.setdefault(s, []).append(m.new_optional_interval_var(ss, size, se, present, f"stream{i}_{s}"))
     for ivs in stream_iv.values():
         if len(ivs) > 1:
             m.add_no_overlap(ivs)
 
-    # ---- dependencies
+    # ---- dependencies: across streams at least one record and one wait
     for j, i in g.edges():
         m.add(start[i] >= end[j] + (R + W) * cross[j, i])
 
@@ -355,10 +391,10 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
         cap = problem.capacity(pool)
         if sum(problem.units(i) for i in nodes) <= cap:
             continue  # they all fit side by side: no constraint
-        ivs = [m.new_interval_var(start[i], dur[i], end[i], f"{pool}_iv{i}") for i in nodes]
+        ivs = [m.new_interval_var(start[i], dur[i], end[i], f"{pool}{i}") for i in nodes]
         m.add_cumulative(ivs, [min(problem.units(i), cap) for i in nodes], cap)
 
-    # ---- HBM bandwidth: the flow of each task after its overhead
+    # ---- HBM bandwidth: the flow of each task after its overhead (not in the relaxation)
     if not relaxed:
         flows: list[tuple[int, int, int]] = []  # node, flow start offset, rate
         for i in range(n):
@@ -366,18 +402,16 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
             if flow is not None and dur[i] > 0:
                 flows.append((i, min(dur[i], _ticks(problem.costs[i].overhead_us)), flow[1]))
         if sum(rate for _, _, rate in flows) > HBM_SCALE:
-            ivs = [m.new_interval_var(start[i] + off, dur[i] - off, end[i], f"hbm_iv{i}") for i, off, _ in flows]
+            ivs = [m.new_interval_var(start[i] + off, dur[i] - off, end[i], f"hbm{i}") for i, off, _ in flows]
             m.add_cumulative(ivs, [rate for _, _, rate in flows], HBM_SCALE)
 
     # ---- objective
-    makespan = integer(0, horizon, "makespan", max(hint_end))
+    makespan = b.integer(0, horizon, "makespan", max(hint_end))
     for i in range(n):
         if not g.succs[i]:
             m.add(makespan >= end[i])
     m.minimize(makespan)
-
-    for v in hinted_vars:
-        m.add_hint(v, hint[v.index])
+    b.apply_hints()
 
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit_s)
@@ -387,19 +421,17 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
         raise RuntimeError(f"optimal: CP-SAT rejected the model: {m.validate()}")
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
-    streams: list[int] = []
-    for i in range(n):
-        label = problem.labels[i]
-        if label is not None:
-            streams.append(label_ids[label])
-        else:
-            row = x[i]
-            streams.append(first_free + next(k for k, v in enumerate(row) if _value(solver if found else None,
-                                                                                  hint, v)))
-    starts = [solver.value(start[i]) if found else hint_start[i] for i in range(n)]
-    best = solver.value(makespan) if found else max(hint_end)
-    bound = min(best, int(round(solver.best_objective_bound))) if found or status == cp_model.UNKNOWN else best
+    def value(v: Lit) -> int:
+        if isinstance(v, int):
+            return v
+        return solver.value(v) if found else b.hinted(v)
+
+    streams = [next(s for s in range(T) if value(on[i][s])) for i in range(n)]
+    starts = [value(v) for v in start]
+    best = value(makespan)
+    bound = best if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) else min(best, round(solver.best_objective_bound))
     bound = max(bound, 0)
+    # by start time; ties (zero-time nodes, no event between) by block order
     order = sorted(range(n), key=lambda i: (starts[i], i))
     optimal = status == cp_model.OPTIMAL
     best_us, bound_us = best * TICK_US, bound * TICK_US
