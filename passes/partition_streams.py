@@ -27,7 +27,8 @@ GE's rules that override the strategy, each reported as a remark on the graph:
   which the option's default reads) is set;
 * ``ac-parallel-enable=false`` keeps AICPU ops on their predecessor's stream
   (GE's ``ac_parallel_enable``: without it AICPU work does not get a stream of
-  its own).
+  its own); with ``strategy=ge`` a dynamic-shape graph uses GE's dynamic-shape
+  allocator, which reads the option itself.
 
 Ops keep their results' uses; the pass only sets ``stream`` attributes and,
 when the strategy reorders, moves ops: constants first (they are not tasks),
@@ -111,8 +112,13 @@ class PartitionStreams(ModulePass):
             for i in cmo:
                 problem.labels[i] = str(graph.get_attr("sym_name", "graph")) + CMO_LABEL
             ctx.remark(graph, f"partition-streams: {len(cmo)} ge.cmo op(s) on a stream of their own (GE's Cmo label)")
-        plan = self._plan(strategy, problem, graph)
-        if not self.ac_parallel_enable and strategy != "single":
+        if strategy == "ge" and _has_dynamic_shape(og):
+            # GE's dynamic-shape allocator (reached only with ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1)
+            from geir.passes.scheduling.strategies.ge_logical import plan_dynamic
+            plan = plan_dynamic(problem, self.time_limit, ac_parallel=self.ac_parallel_enable)
+        else:
+            plan = self._plan(strategy, problem, graph)
+        if not self.ac_parallel_enable and strategy not in ("single", "ge"):
             moved = _attach_aicpu(problem, plan)
             if moved:
                 ctx.remark(graph, f"partition-streams: {moved} AICPU op(s) kept on their predecessor's stream "
@@ -129,11 +135,11 @@ class PartitionStreams(ModulePass):
             if op.regions or (od is not None and od.has_trait("control")):
                 return f"the graph has control flow ('{op.name}'), which GE runs on a safe single stream"
         if not (self.dynamic_shape_multi_stream or _dynamic_multi_stream_default()):
-            for op in og.ops:
-                for r in op.results:
-                    if isinstance(r.type, TensorType) and not r.type.is_static:
-                        return (f"'{op.name}' has a dynamic shape ({r.type}); GE uses one stream for dynamic "
-                                "shapes unless ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1")
+            dynamic = _has_dynamic_shape(og)
+            if dynamic is not None:
+                op, t = dynamic
+                return (f"'{op.name}' has a dynamic shape ({t}); GE uses one stream for dynamic "
+                        "shapes unless ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1")
         return None
 
     def _plan(self, strategy: str, problem: ScheduleProblem, graph: Operation) -> StreamPlan:
@@ -146,6 +152,15 @@ class PartitionStreams(ModulePass):
         except refusals as e:  # a strategy that cannot take this problem says why
             raise DiagnosticError(Diagnostic("error", f"partition-streams{{strategy={strategy}}}: {e}",
                                              op_position(graph))) from None
+
+
+def _has_dynamic_shape(og: OpGraph) -> tuple[Operation, TensorType] | None:
+    """The first op with a dynamically shaped result, and that type."""
+    for op in og.ops:
+        for r in op.results:
+            if isinstance(r.type, TensorType) and not r.type.is_static:
+                return op, r.type
+    return None
 
 
 def _attach_aicpu(problem: ScheduleProblem, plan: StreamPlan) -> int:
