@@ -1,0 +1,400 @@
+"""Models with symbolic dims (issue 10): imported with their dims as ``?``,
+run by the interpreter on several sizes, specialised (``specialize-shapes``),
+gear-compiled, and emulated, each compared with ``onnx.reference``.
+
+The models are built with ``onnx.helper`` the way exporters write them (a
+symbolic batch/sequence dim and the Shape -> Gather -> Concat -> Reshape
+arithmetic around it), plus If / Loop / Scan, NonZero and TopK with a tensor k,
+and ONNX's own ``light_*`` models with their batch dim made symbolic.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from geir.backends.emulator import emulate
+from geir.backends.interpreter import interpret
+from geir.backends.io_bindings import find_graph, graph_signature
+from geir.backends.rt_module import task_list_from_module, task_list_from_model
+from geir.backends.shape_gears import (compile_gears, gear_symbols, parse_gears, select_gear, trim_outputs)
+from geir.diagnostics import DiagnosticError
+from geir.onnx_importer import import_onnx
+from geir.passes.lower_to_tasks import LowerToTasks
+from geir.passes.pass_manager import PassManager
+from geir.passes.range_shapes import dynamic_shape_diagnostics
+from geir.passes.specialize_shapes import (SpecializeShapes, bindings_from_inputs, parse_shape_bindings,
+                                           resolve_bindings, specialize_graph)
+from geir.printer import module_to_string
+from geir.verifier import verify
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIT_MODELS = os.path.join(ROOT, "lit_tests", "import", "Inputs")
+ONNX_DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+OPSET = [helper.make_opsetid("", 17)]
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+def _model(nodes, inputs, outputs, inits=(), name="m") -> onnx.ModelProto:  # type: ignore[no-untyped-def]
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    model = helper.make_model(graph, opset_imports=OPSET, ir_version=8)
+    onnx.checker.check_model(model)
+    return model
+
+
+def _ints(name: str, values) -> onnx.TensorProto:  # type: ignore[no-untyped-def]
+    return numpy_helper.from_array(np.array(values, np.int64), name)
+
+
+def _reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    names = [o.name for o in model.graph.output]
+    return dict(zip(names, ReferenceEvaluator(model).run(None, feeds)))
+
+
+def _emulate_module(module, feeds):  # type: ignore[no-untyped-def]
+    PassManager([LowerToTasks()]).run(module)
+    return emulate(task_list_from_module(module), feeds).outputs
+
+
+def _specialised(model: onnx.ModelProto, feeds: dict[str, np.ndarray]):  # type: ignore[no-untyped-def]
+    """The dynamic import, bound from ``feeds`` as ge-run does."""
+    module = import_onnx(model)
+    graph = find_graph(module)
+    specialize_graph(graph, module, resolve_bindings(graph, bindings_from_inputs(graph, feeds), "inputs"))
+    verify(module)
+    return module
+
+
+def _close(actual: dict[str, np.ndarray], expected: dict[str, np.ndarray], rtol: float = 1e-5,
+           atol: float = 1e-5) -> None:
+    assert set(actual) == set(expected)
+    for k in expected:
+        assert actual[k].shape == expected[k].shape, k
+        np.testing.assert_allclose(actual[k], expected[k], rtol=rtol, atol=atol, err_msg=k)
+
+
+# ----------------------------------------------------------------- models
+
+
+def mlp() -> onnx.ModelProto:
+    """x[batch, 8] -> MatMul -> Add -> Relu -> MatMul -> Softmax."""
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
+             for n, s in (("w1", (8, 16)), ("b1", (16,)), ("w2", (16, 4)))]
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Add", ["h", "b1"], ["hb"]),
+             helper.make_node("Relu", ["hb"], ["r"]), helper.make_node("MatMul", ["r", "w2"], ["logits"]),
+             helper.make_node("Softmax", ["logits"], ["y"], axis=-1)]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["batch", 8])],
+                  [helper.make_tensor_value_info("y", F, ["batch", 4])], inits)
+
+
+def heads() -> onnx.ModelProto:
+    """Attention-style head split on x[batch, seq, 8]: Shape -> Gather ->
+    Unsqueeze -> Concat -> Reshape to [b, s, 2, 4], Transpose, MatMul with its
+    own transpose, Reshape back by a computed [b, 2, s, s] -> [b, 2*s*s]."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["b"], axis=0),
+        helper.make_node("Gather", ["shape", "one"], ["s"], axis=0),
+        helper.make_node("Unsqueeze", ["b", "axis0"], ["b1"]),
+        helper.make_node("Unsqueeze", ["s", "axis0"], ["s1"]),
+        helper.make_node("Concat", ["b1", "s1", "heads", "dim"], ["split_shape"], axis=0),
+        helper.make_node("Reshape", ["x", "split_shape"], ["split"]),
+        helper.make_node("Transpose", ["split"], ["q"], perm=[0, 2, 1, 3]),
+        helper.make_node("Transpose", ["split"], ["k"], perm=[0, 2, 3, 1]),
+        helper.make_node("MatMul", ["q", "k"], ["scores"]),
+        helper.make_node("Concat", ["b1", "minus1"], ["flat_shape"], axis=0),
+        helper.make_node("Reshape", ["scores", "flat_shape"], ["y"]),
+    ]
+    inits = [_ints("zero", 0), _ints("one", 1), _ints("axis0", [0]), _ints("heads", [2]), _ints("dim", [4]),
+             _ints("minus1", [-1])]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["batch", "seq", 8])],
+                  [helper.make_tensor_value_info("y", F, ["batch", None])], inits)
+
+
+def if_model() -> onnx.ModelProto:
+    """If on the sign of the input's sum: then doubles, else negates x[batch, 3]."""
+    then_g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", F, ["batch", 3])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", F, ["batch", 3])])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["total"], keepdims=0),
+             helper.make_node("Greater", ["total", "zero"], ["positive"]),
+             helper.make_node("If", ["positive"], ["y"], then_branch=then_g, else_branch=else_g)]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["batch", 3])],
+                  [helper.make_tensor_value_info("y", F, ["batch", 3])],
+                  [numpy_helper.from_array(np.array(0.0, np.float32), "zero")])
+
+
+def loop_model() -> onnx.ModelProto:
+    """Loop trip count = the batch size (from Shape): acc += x; the scan output
+    is each step's column sums (1-D: onnx.reference stacks scan outputs with
+    vstack, which is np.stack only for 1-D values)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("ReduceSum", ["acc_out", "axis0"], ["partial"], keepdims=0)], "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", F, ["batch", 2])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", F, ["batch", 2]),
+         helper.make_tensor_value_info("partial", F, [2])])
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Gather", ["shape", "zero"], ["trips"], axis=0),
+             helper.make_node("Loop", ["trips", "keep_going", "x"], ["total", "partials"], body=body)]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["batch", 2])],
+                  [helper.make_tensor_value_info("total", F, ["batch", 2]),
+                   helper.make_tensor_value_info("partials", F, [None, 2])],
+                  [_ints("zero", 0), _ints("axis0", [0]), numpy_helper.from_array(np.array(True), "keep_going")])
+
+
+def scan_model() -> onnx.ModelProto:
+    """Scan over the sequence axis of x[seq, 3]: running sum and each partial."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["state_in", "row"], ["state_out"]),
+         helper.make_node("Identity", ["state_out"], ["out_row"])], "body",
+        [helper.make_tensor_value_info("state_in", F, [3]), helper.make_tensor_value_info("row", F, [3])],
+        [helper.make_tensor_value_info("state_out", F, [3]), helper.make_tensor_value_info("out_row", F, [3])])
+    nodes = [helper.make_node("Scan", ["init", "x"], ["final", "rows"], body=body, num_scan_inputs=1)]
+    return _model(nodes, [helper.make_tensor_value_info("init", F, [3]),
+                          helper.make_tensor_value_info("x", F, ["seq", 3])],
+                  [helper.make_tensor_value_info("final", F, [3]), helper.make_tensor_value_info("rows", F, ["seq", 3])])
+
+
+def _feeds(model: onnx.ModelProto, sizes: dict[str, int], seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = {}
+    for vi in model.graph.input:
+        shape = [d.dim_value if d.HasField("dim_value") else sizes[d.dim_param] for d in vi.type.tensor_type.shape.dim]
+        out[vi.name] = rng.standard_normal(shape).astype(np.float32)
+    return out
+
+
+# ----------------------------------------------------------------- import
+
+
+def test_symbolic_dims_import_as_question_marks_with_their_names() -> None:
+    module = import_onnx(heads())
+    sig = graph_signature(module)
+    assert str(sig.inputs[0].type) == "tensor<?x?x8xf32>"
+    assert 'ge.symbols = ["batch", "seq", ""]' in module_to_string(module)
+
+
+def test_binding_a_symbol_at_import_makes_the_graph_static() -> None:
+    module = import_onnx(heads(), input_shapes={"batch": (2,), "seq": (5,)})
+    sig = graph_signature(module)
+    assert str(sig.inputs[0].type) == "tensor<2x5x8xf32>"
+    assert str(sig.outputs[0].type) == "tensor<2x50xf32>"
+    assert dynamic_shape_diagnostics(find_graph(module)) == []
+
+
+# ----------------------------------------------------------------- interpreter, specialised, emulated
+
+
+STATIC_AFTER_BINDING = [("mlp", mlp, ["batch"]), ("heads", heads, ["batch", "seq"])]
+
+
+@pytest.mark.parametrize("name,make,symbols", STATIC_AFTER_BINDING, ids=[c[0] for c in STATIC_AFTER_BINDING])
+@pytest.mark.parametrize("size", [1, 3, 8])
+def test_interpret_specialise_and_emulate_match_onnx_reference(name: str, make, symbols: list[str],  # type: ignore[no-untyped-def]
+                                                               size: int) -> None:
+    model = make()
+    feeds = _feeds(model, {s: size + k for k, s in enumerate(symbols)})
+    expected = _reference(model, feeds)
+    _close(interpret(import_onnx(model), feeds), expected)  # the dynamic module as it is
+    module = _specialised(model, feeds)
+    graph = find_graph(module)
+    assert dynamic_shape_diagnostics(graph) == []
+    assert "ge.shape" not in module_to_string(module)  # the shape arithmetic folded
+    _close(interpret(module, feeds), expected)
+    _close(_emulate_module(module, feeds), expected)
+
+
+def test_the_pass_and_the_import_binding_agree() -> None:
+    model = heads()
+    by_pass = import_onnx(model)
+    PassManager([SpecializeShapes(shapes="batch=2,seq=3")]).run(by_pass)
+    by_import = import_onnx(model, input_shapes={"x": (2, 3, 8)})
+    assert graph_signature(by_pass) == graph_signature(by_import)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5])
+def test_if_loop_scan_run_in_the_interpreter_on_several_sizes(size: int) -> None:
+    for model, sizes in ((if_model(), {"batch": size}), (loop_model(), {"batch": size}),
+                         (scan_model(), {"seq": size})):
+        for seed in (0, 1):
+            feeds = _feeds(model, sizes, seed)
+            expected = _reference(model, feeds)
+            _close(interpret(import_onnx(model), feeds), expected)
+            _close(interpret(_specialised(model, feeds), feeds), expected)
+
+
+def test_control_flow_on_the_emulator_is_refused_at_the_op() -> None:
+    module = _specialised(if_model(), _feeds(if_model(), {"batch": 2}))
+    with pytest.raises(DiagnosticError, match=r"'ge.if' op is not supported by lower-to-tasks"):
+        PassManager([LowerToTasks()]).run(module)
+
+
+def test_nonzero_runs_in_the_interpreter_and_is_refused_at_its_dim() -> None:
+    model = onnx.load(os.path.join(LIT_MODELS, "nonzero.onnx"))
+    x = np.array([[0, 1, 0, 2], [3, 0, 0, 0], [0, 0, 0, 5]], np.float32)
+    np.testing.assert_array_equal(interpret(import_onnx(model), {"x": x})["y"], _reference(model, {"x": x})["y"])
+    module = _specialised(model, {"x": x})
+    (problem,) = dynamic_shape_diagnostics(find_graph(module))
+    assert "'ge.nonzero' op result #0 dim 1 has a data-dependent size" in problem.message
+
+
+@pytest.mark.parametrize("n", [2, 6, 7])
+def test_topk_with_a_computed_k_becomes_static(n: int) -> None:
+    model = onnx.load(os.path.join(LIT_MODELS, "topk.onnx"))
+    feeds = {"x": np.random.default_rng(n).standard_normal((3, n)).astype(np.float32)}
+    expected = _reference(model, feeds)
+    module = _specialised(model, feeds)
+    assert dynamic_shape_diagnostics(find_graph(module)) == []
+    _close(_emulate_module(module, feeds), expected)
+
+
+# ----------------------------------------------------------------- light models, batch made symbolic
+
+
+def _with_symbolic_batch(path: str) -> onnx.ModelProto:
+    model = onnx.load(path)
+    initializers = {t.name for t in model.graph.initializer}
+    for vi in [*model.graph.input, *model.graph.output]:
+        if vi.name not in initializers:
+            vi.type.tensor_type.shape.dim[0].dim_param = "N"
+    del model.graph.value_info[:]
+    return model
+
+
+#: light models whose graph takes any batch (the others Reshape to a constant
+#: [1, ...], a batch of 1 baked in by the exporter: they fail in onnx.reference too)
+BATCH_POLYMORPHIC = ["light_squeezenet.onnx"]
+
+
+@pytest.mark.parametrize("name", BATCH_POLYMORPHIC)
+@pytest.mark.parametrize("batch", [2, 3])
+def test_light_model_with_a_symbolic_batch(name: str, batch: int) -> None:
+    """The shipped input, repeated ``batch`` times, gives the shipped output
+    repeated (onnx.reference is no oracle here: its Softmax-1 ignores the
+    opset-9 2-D coercion these models use)."""
+    from onnx.backend.test.runner import Runner
+    path = os.path.join(ONNX_DATA, "light", name)
+    model = _with_symbolic_batch(path)
+    sig = graph_signature(import_onnx(model))
+    assert sig.inputs[0].type.shape[0] is None  # type: ignore[union-attr]
+    static = onnx.load(path)
+    initializers = {t.name for t in static.graph.initializer}
+    x = Runner.generate_dummy_data(next(i for i in static.graph.input if i.name not in initializers))
+    expected = numpy_helper.to_array(onnx.load_tensor(path[:-len(".onnx")] + "_output_0.pb"))
+    feeds = {sig.inputs[0].name: np.concatenate([x] * batch)}
+    (actual,) = interpret(_specialised(model, feeds), feeds).values()
+    np.testing.assert_allclose(actual, np.concatenate([expected] * batch), rtol=1e-3, atol=1e-5)
+
+
+# ----------------------------------------------------------------- gears
+
+
+def _gear_module(model: onnx.ModelProto, kind: str, text: str, **bind: int):  # type: ignore[no-untyped-def]
+    module = import_onnx(model, input_shapes={k: (v,) for k, v in bind.items()})
+    compile_gears(module, kind, parse_gears(kind, text))
+    verify(module)
+    return module
+
+
+def _run_gear(module, feeds):  # type: ignore[no-untyped-def]
+    selection = select_gear(module, feeds)
+    result = emulate(task_list_from_model(selection.model), selection.inputs)
+    return selection, trim_outputs(selection, result.outputs)
+
+
+@pytest.mark.parametrize("batch", [1, 3, 4, 7])
+def test_batch_gears_pad_and_trim_to_the_reference(batch: int) -> None:
+    model = heads()
+    module = _gear_module(model, "batch", "1,2,4,8", seq=3)
+    feeds = _feeds(model, {"batch": batch, "seq": 3})
+    selection, outputs = _run_gear(module, feeds)
+    assert selection.gear == {"batch": min(g for g in (1, 2, 4, 8) if g >= batch)}
+    _close(outputs, _reference(model, feeds))
+
+
+def test_image_gear_that_fits_exactly_matches_the_reference() -> None:
+    model = onnx.load(os.path.join(LIT_MODELS, "image.onnx"))
+    module = _gear_module(model, "image", "8,8;16,12", N=2)
+    feeds = _feeds(model, {"N": 2, "H": 16, "W": 12})
+    selection, outputs = _run_gear(module, feeds)
+    assert selection.gear == {"H": 16, "W": 12}
+    _close(outputs, _reference(model, feeds), rtol=1e-4, atol=1e-4)
+
+
+def test_dims_gears_cover_every_symbol_in_order() -> None:
+    model = onnx.load(os.path.join(LIT_MODELS, "shape_chain.onnx"))
+    module = import_onnx(model)
+    order, dims = gear_symbols(find_graph(module), "dims")
+    assert order == ["batch", "seq"] and dims == [("x", 0, "batch"), ("x", 1, "seq")]
+    module = _gear_module(model, "dims", "1,2;4,4")
+    feeds = _feeds(model, {"batch": 3, "seq": 3})
+    selection, outputs = _run_gear(module, feeds)
+    assert selection.gear == {"batch": 4, "seq": 4}
+    expected = _reference(model, feeds)
+    # z is elementwise in batch and seq; y's rows are batch*seq, which padding seq interleaves
+    _close({"z": outputs["z"]}, {"z": expected["z"]})
+
+
+def test_no_gear_fits_lists_the_gears() -> None:
+    module = _gear_module(mlp(), "batch", "1,2")
+    with pytest.raises(DiagnosticError, match=r"no gear fits the inputs \(batch=3\); the gears are: batch=1; batch=2"):
+        select_gear(module, _feeds(mlp(), {"batch": 3}))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 16), min_size=1, max_size=5, unique=True), st.integers(1, 16))
+def test_the_chosen_gear_is_the_smallest_that_fits(gears: list[int], batch: int) -> None:
+    module = _gear_module(mlp(), "batch", ",".join(map(str, gears)))
+    feeds = _feeds(mlp(), {"batch": batch})
+    fitting = [g for g in gears if g >= batch]
+    if not fitting:
+        with pytest.raises(DiagnosticError, match="no gear fits"):
+            select_gear(module, feeds)
+        return
+    selection = select_gear(module, feeds)
+    assert selection.gear == {"batch": min(fitting)}
+    assert selection.inputs["x"].shape == (min(fitting), 8)
+    np.testing.assert_array_equal(selection.inputs["x"][:batch], feeds["x"])
+    assert not selection.inputs["x"][batch:].any()
+
+
+# ----------------------------------------------------------------- bindings
+
+
+@given(st.lists(st.tuples(st.sampled_from(["x", "batch", "seq", "n_1"]),
+                          st.lists(st.integers(0, 999), min_size=1, max_size=4)), min_size=1, max_size=3,
+                unique_by=lambda e: e[0]))
+def test_binding_text_round_trips(entries: list[tuple[str, list[int]]]) -> None:
+    text = ",".join(f"{n}={'x'.join(map(str, d))}" for n, d in entries)
+    assert parse_shape_bindings(text) == {n: tuple(d) for n, d in entries}
+
+
+@pytest.mark.parametrize("text", ["x", "x=", "=3", "x=3x", "x=ax2", "x=-1", "x=1.5"])
+def test_bad_binding_text_is_a_diagnostic(text: str) -> None:
+    if text == "x=":
+        assert parse_shape_bindings(text) == {"x": ()}  # a scalar input
+        return
+    with pytest.raises(DiagnosticError, match="expects NAME=DxDxD"):
+        parse_shape_bindings(text)
+
+
+def test_one_symbol_one_size_across_inputs() -> None:
+    model = onnx.load(os.path.join(LIT_MODELS, "two_inputs.onnx"))
+    graph = find_graph(import_onnx(model))
+    feeds = {"x": np.ones((2, 4), np.float32), "y": np.ones((3, 4), np.float32)}
+    with pytest.raises(DiagnosticError, match=r"'batch' is bound to 2 by input 'x' \(dim 0\) but to 3 by input 'y'"):
+        bindings_from_inputs(graph, feeds)
