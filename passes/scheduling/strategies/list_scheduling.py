@@ -12,11 +12,13 @@ add an event. The stream it takes is the one where it can start first, counting
 the record and wait a cross-stream predecessor costs; ties keep a predecessor's
 stream (no event at all).
 
-The strategy runs a small portfolio — list schedules with every stream budget
-from ``max-streams`` down to 2 that differ, Nimble's chain cover, and the
-single stream — and keeps the one the emulator measures fastest (for graphs up to
-:data:`EVALUATE_LIMIT` nodes; above that, the full-budget list schedule against
-the single stream only). The single stream is always a candidate, so ``cost`` is
+The strategy runs a small portfolio — list schedules over stream budgets from
+``max-streams`` down to 2 and over event margins (how much earlier a node must
+start elsewhere before it leaves its predecessor's stream), Nimble's chain
+cover, and the single stream — and keeps the one the emulator measures fastest.
+Up to :data:`WIDE_PORTFOLIO_LIMIT` nodes every budget and five margins are
+tried, up to :data:`EVALUATE_LIMIT` halving budgets and three margins; above
+that, the full-budget list schedule against the single stream only. The single stream is always a candidate, so ``cost`` is
 never slower than ``single`` by the emulator's measure.
 """
 
@@ -32,6 +34,8 @@ __all__ = ["plan", "list_schedule", "upward_ranks", "EVALUATE_LIMIT"]
 
 #: above this many nodes the portfolio is the full-budget schedule and the single stream
 EVALUATE_LIMIT = 20000
+#: up to this many nodes every stream budget and five event margins are tried
+WIDE_PORTFOLIO_LIMIT = 2000
 
 
 def upward_ranks(problem: ScheduleProblem) -> list[float]:
@@ -166,7 +170,9 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
     from geir.passes.scheduling.strategies.single import plan as single
     rank = upward_ranks(problem)
     budgets = [problem.max_streams]
-    if problem.n <= EVALUATE_LIMIT:
+    if problem.n <= WIDE_PORTFOLIO_LIMIT:
+        budgets = list(range(problem.max_streams, 1, -1)) or [1]
+    elif problem.n <= EVALUATE_LIMIT:
         b = problem.max_streams
         while b > 2:
             b = max(2, b // 2)
@@ -177,6 +183,8 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
     if problem.n <= EVALUATE_LIMIT:
         candidates.append(("chain cover", chain_cover(problem)))
         margins += [2 * problem.sync_us, 5 * problem.sync_us]
+    if problem.n <= WIDE_PORTFOLIO_LIMIT:
+        margins += [problem.sync_us, 10 * problem.sync_us]
     seen: set[tuple[int, ...]] = set()
     for b in budgets:
         for margin in margins:
