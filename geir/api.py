@@ -9,7 +9,7 @@
     report = geir.emulate(tasks, device="910B2")         # ge-run
     report.makespan_us, report.to_json(), report.trace("t.json"), report.timeline()
 
-Each function raises :class:`geir.Error` for bad input: the same diagnostics the
+Each function raises ``geir.Error`` for bad input: the same diagnostics the
 commands print (``file:line:col: error: message``, the source line and a
 caret), never a traceback from deep inside. Heavy dependencies (onnx,
 matplotlib) are imported inside the functions that need them.
@@ -43,7 +43,7 @@ class Error(DiagnosticError):
     option, an op that cannot be lowered, an unusable device or input.
 
     ``str(error)`` is the full diagnostic text, as the commands print it;
-    ``error.diagnostics`` holds the :class:`~geir.diagnostics.Diagnostic` objects.
+    ``error.diagnostics`` holds the ``geir.diagnostics.Diagnostic`` objects.
     """
 
     def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic], sources: SourceManager | None = None) -> None:
@@ -59,7 +59,7 @@ class PassWarning(UserWarning):
 
 
 def _guarded(body: Callable[[], _T], sources: SourceManager | None = None) -> _T:
-    """Run ``body``; a DiagnosticError leaves as :class:`Error` with the source
+    """Run ``body``; a DiagnosticError leaves as ``Error`` with the source
     lines it points into, so ``str()`` shows the caret."""
     try:
         return body()
@@ -80,14 +80,14 @@ def parse(text_or_path: "str | os.PathLike[str]", *, allow_unregistered: bool = 
     """Parse and verify a module, from IR text or from a file.
 
     Args:
-        text_or_path: a :class:`os.PathLike` (always a file), or a string: a
+        text_or_path: a ``os.PathLike`` (always a file), or a string: a
             file name when it is one line ending in ``.mlir`` or naming an
             existing file, else the IR text itself.
         allow_unregistered: accept ops no dialect defines
             (``--allow-unregistered-dialect``).
 
     Returns:
-        The verified :class:`~geir.Module`.
+        The verified ``geir.Module``.
 
     Raises:
         Error: the text does not parse or does not verify.
@@ -149,7 +149,7 @@ def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True) -
     syntax (``p1,p2{opt=value other=value}``, optionally wrapped in
     ``builtin.module(...)``), the module verified after each pass.
 
-    Warnings the passes report are issued as :class:`PassWarning`.
+    Warnings the passes report are issued as ``PassWarning``.
 
     Args:
         module: the module to transform (changed in place).
@@ -196,7 +196,7 @@ def lower(module: "Module", graph: str | None = None, *, alignment: int = 512) -
         alignment: byte alignment of fresh arena buffers (``lower-to-tasks{alignment=}``).
 
     Returns:
-        A :class:`~geir.TaskList`.
+        A ``geir.TaskList``.
 
     Raises:
         Error: there is no such graph, the module does not verify, or an op
@@ -246,7 +246,7 @@ def emulate(task_list: "TaskList | Module", device: str = "910B2", mode: str = "
     """Run a task list on the Ascend runtime emulator, as ``ge-run`` does.
 
     Args:
-        task_list: from :func:`lower` (a module is lowered first).
+        task_list: from ``lower`` (a module is lowered first).
         device: a device profile name (``910B2``, ...) or a profile JSON file.
         mode: ``sink`` (runtime v1: the whole task list sunk to the device) or
             ``host`` (runtime v2: the host launches each task).
@@ -259,7 +259,7 @@ def emulate(task_list: "TaskList | Module", device: str = "910B2", mode: str = "
         check_races: run the happens-before race checker.
 
     Returns:
-        A :class:`~geir.Report`: the fields of ``ge-run --report json`` as
+        A ``geir.Report``: the fields of ``ge-run --report json`` as
         attributes, the outputs, and the trace and timeline of the run.
         Races and deadlocks are findings in the report, not exceptions.
 
@@ -296,11 +296,11 @@ def emulate(task_list: "TaskList | Module", device: str = "910B2", mode: str = "
 
 def register_pass(cls: "type[ModulePass]", name: str | None = None) -> "type[ModulePass]":
     """Register a pass class under its ``name`` so pipelines can name it:
-    :func:`run_pipeline` and :func:`opt_main` (``ge-opt`` in this process).
+    ``run_pipeline`` and ``opt_main`` (``ge-opt`` in this process).
 
     The class is an ``@attrs.define`` subclass of
-    :class:`geir.passes.pass_base.ModulePass` that sets ``name`` and
-    ``summary``, declares its options with :func:`geir.passes.pass_base.option`
+    ``geir.passes.pass_base.ModulePass`` that sets ``name`` and
+    ``summary``, declares its options with ``geir.passes.pass_base.option``
     and implements ``run(module, ctx)``; it must be defined at the top level of
     an importable module (the registry names it ``module:Class``). Usable as a
     decorator.
@@ -341,7 +341,7 @@ def register_pass(cls: "type[ModulePass]", name: str | None = None) -> "type[Mod
 
 def opt_main(argv: Sequence[str] | None = None) -> int:
     """``ge-opt``'s command line in this process, with every pass registered
-    so far (also by :func:`register_pass`), like MLIR's ``MlirOptMain``: a
+    so far (also by ``register_pass``), like MLIR's ``MlirOptMain``: a
     three-line script that registers its passes and calls this is a project's
     own ``ge-opt``.
 

@@ -1,8 +1,8 @@
-"""The result of :func:`geir.emulate`: the emulator's report as an object, with
+"""The result of ``geir.emulate``: the emulator's report as an object, with
 its trace, its timeline and its notebook display.
 
 The fields are those of ``ge-run --report json`` (see
-:mod:`geir.backends.emulator.report` for each one's meaning); ``to_json()``
+``geir.backends.emulator.report`` for each one's meaning); ``to_json()``
 prints the same object ``ge-run`` prints.
 """
 
@@ -71,7 +71,7 @@ class Report:
         outputs: the graph outputs by name as numpy arrays (None when timing-only
             or deadlocked); ``to_json()`` summarises them.
         inputs: what the inputs were (``random, seed 0``, a file, ``given``).
-        result: the emulator's full :class:`~geir.backends.emulator.EmulationResult`.
+        result: the emulator's full ``geir.backends.emulator.EmulationResult``.
     """
 
     def __init__(self, result: "EmulationResult", inputs: str) -> None:
@@ -204,7 +204,7 @@ def timeline_figure(schedule: Any, title: str | None = None) -> "Figure":
 
     The figure is built without pyplot, so it never switches the notebook's
     backend nor closes its figures; the chart is the one ``ge-run --timeline``
-    saves (:mod:`geir.backends.emulator.timeline`).
+    saves (``geir.backends.emulator.timeline``).
 
     Raises:
         DiagnosticError: matplotlib is not installed.
