@@ -29,6 +29,7 @@ naming the biggest live set) and ``print-plan`` (the plan table on stderr).
 from __future__ import annotations
 
 import sys
+from typing import Callable
 
 import attrs
 
@@ -43,13 +44,16 @@ from geir.passes.memory.happens_before import StreamOrder
 from geir.passes.memory.lifetimes import MemoryProblem, align, tensor_bytes
 from geir.passes.memory.memory_bound import MemoryBound, lower_bound
 from geir.passes.memory.memory_plan_table import format_plan, value_name
-from geir.passes.memory.memory_priority import next_event_id, order_one_pair
+from geir.passes.memory.memory_priority import (add_events, candidates, measured_times, next_event_id,
+                                               node_durations, predict_times, remove_events)
 from geir.passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["ReuseMemory", "GraphMemory", "plan_graph"]
 
-#: the most record/wait pairs memory priority adds to one graph
-MAX_PRIORITY_EVENTS = 256
+#: the most candidate orderings memory priority tries on one graph (each is a replan)
+MAX_PRIORITY_TRIES = 96
+#: candidates tried per round before memory priority gives up
+PRIORITY_CANDIDATES = 24
 #: buffers a too-big error lists by name
 SHOWN_LIVE = 8
 
@@ -88,7 +92,7 @@ class ReuseMemory(ModulePass):
         memory_bytes = int(load_profile(self.device)["memory_bytes"])
         for graph in list(module.graphs()):
             result = plan_graph(graph, self.algorithm, self.in_place, self.zero_copy_io, self.alignment,
-                                self.memory_priority, self.budget, ctx)
+                                self.memory_priority, self.budget, ctx, self.device)
             self.check_fits(graph, result, memory_bytes)
             write_plan(graph, result)
             name = str(graph.get_attr("sym_name", "main"))
@@ -130,7 +134,7 @@ class ReuseMemory(ModulePass):
 
 def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False, zero_copy: bool = True,
                alignment: int = 512, memory_priority: bool = False, budget: int = 0,
-               ctx: PassContext | None = None) -> GraphMemory:
+               ctx: PassContext | None = None, device: str = "910B2") -> GraphMemory:
     """Plan ``graph``'s arena under its current schedule (adding events first in
     memory-priority mode). The IR is changed only by those events."""
     block = graph.regions[0].blocks[0]
@@ -146,12 +150,8 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
     added = 0
     if memory_priority:
         target = budget or single.arena_bytes
-        while plan.arena_bytes > target and added < MAX_PRIORITY_EVENTS:
-            step = order_one_pair(plan.problem, bound.live, next_event_id(list(block.ops)))
-            if step is None or step[0] == 0:
-                break
-            added += step[0]
-            plan, bound = build()
+        if plan.arena_bytes > target:
+            plan, bound, added = _fit_budget(graph, plan, bound, target, build, device)
         if ctx is not None:
             if plan.arena_bytes > target:
                 ctx.warning(graph, f"reuse-memory: cannot fit the arena in the budget of {target} B: it needs "
@@ -160,6 +160,40 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
             elif added:
                 ctx.remark(graph, f"memory priority: {added} events added to fit {target} B")
     return GraphMemory(plan, bound, single.arena_bytes, added)
+
+
+def _fit_budget(graph: Operation, plan: ArenaPlan, bound: MemoryBound, target: int,
+                build: Callable[[], tuple[ArenaPlan, MemoryBound]], device: str) -> tuple[ArenaPlan, MemoryBound, int]:
+    """Add the cheapest helpful ordering events until the plan fits ``target``
+    (see :mod:`geir.passes.memory.memory_priority`): (plan, bound, events added)."""
+    block = graph.regions[0].blocks[0]
+    durations: list[float] | None = None
+    added = tries = 0
+    while plan.arena_bytes > target and tries < MAX_PRIORITY_TRIES:
+        ops = list(block.ops)
+        times = measured_times(graph, plan.problem.order, device)
+        if times is None:
+            if durations is None:
+                durations, sync_us = node_durations(graph, device)
+            times = predict_times(ops, plan.problem.order, durations.__getitem__, sync_us)
+        start, finish = times
+        improved = False
+        for c in candidates(plan.problem, bound.live, finish, start)[:PRIORITY_CANDIDATES]:
+            tries += 1
+            new_ops = add_events(plan.problem, c, next_event_id(ops))
+            new_plan, new_bound = build()
+            before, after = (plan.arena_bytes, bound.bytes), (new_plan.arena_bytes, new_bound.bytes)
+            # smaller, or as small at no predicted cost: a free ordering may open the way to the next
+            if after < before or (after == before and c.stall == 0.0 and new_bound.live != bound.live):
+                plan, bound, improved = new_plan, new_bound, True
+                added += len(new_ops) // 2
+                break
+            remove_events(new_ops)
+            if tries >= MAX_PRIORITY_TRIES:
+                break
+        if not improved:
+            break
+    return plan, bound, added
 
 
 def write_plan(graph: Operation, result: GraphMemory) -> None:
