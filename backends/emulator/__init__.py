@@ -61,6 +61,10 @@ class EmulatorOptions:
     ``check_races`` runs the happens-before checker (in both modes).
     ``run_op`` replaces the numpy kernel library (tests use a stub).
     ``progress``: None draws a bar on a TTY for long runs.
+    ``share_hbm``: concurrent tasks share the HBM bandwidth (the fluid model of
+    :mod:`.bandwidth`); False runs every task at its duration alone, as if the
+    device had unlimited bandwidth behind each kernel's own cap — only to
+    measure what sharing changes (the report's lower bound then drops its HBM term).
     """
 
     device: str | DeviceProfile = "910B2"
@@ -72,6 +76,7 @@ class EmulatorOptions:
     seed: int = 0
     run_op: RunOp | None = None
     progress: bool | None = None
+    share_hbm: bool = True
 
 
 @attrs.define(eq=False)
@@ -170,6 +175,8 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     profile = _profile(options)
     cost = CostModel(profile)
     program = compile_program(task_list, cost)
+    if not options.share_hbm:
+        program.hbm_bandwidth = float("inf")
     checker = RaceChecker(program, options.max_races) if options.check_races else None
     memory = numerics = None
     if not options.timing_only:

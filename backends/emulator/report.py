@@ -108,7 +108,8 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
                            "utilization": round(host / makespan, 4) if makespan > 0 else 0.0, "tasks": launched}
         bounds["Host"] = host
     bandwidth = program.hbm_bandwidth
-    hbm_bound = schedule.hbm_bytes / bandwidth if schedule.hbm_bytes > 0 else 0.0
+    shared = bandwidth != INF
+    hbm_bound = schedule.hbm_bytes / bandwidth if schedule.hbm_bytes > 0 and shared else 0.0
     if hbm_bound > 0:
         bounds["HBM bandwidth"] = hbm_bound
     cp = schedule.critical_path_us
@@ -174,7 +175,8 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         "critical_path": {"tasks": len(path), "after_host_launches": from_host, "longest": [
             {**program.describe(g), "duration_us": _r(schedule.end[g] - schedule.start[g])} for g in top]},
         "engines": engines,
-        "hbm": {"bytes": int(round(schedule.hbm_bytes)), "bandwidth_gbps": round(bandwidth / 1e3, 4),
+        "hbm": {"bytes": int(round(schedule.hbm_bytes)), "shared": shared,
+                "bandwidth_gbps": round(bandwidth / 1e3, 4) if shared else None,
                 "bound_us": _r(hbm_bound),
                 "utilization": round(hbm_bound / makespan, 4) if makespan > 0 else 0.0,
                 "saturated_us": _r(schedule.hbm_saturated_us)},
@@ -236,7 +238,9 @@ def format_text(report: dict[str, Any]) -> str:
     after = " (after the host's launches)" if cp["after_host_launches"] else ""
     lines.append(f"critical path   {report['critical_path_us']:14.3f} us over {_n(cp['tasks'], 'task')}{after}")
     hbm = report.get("hbm")
-    if hbm and hbm["bytes"]:
+    if hbm and hbm["bytes"] and not hbm["shared"]:
+        lines.append(f"HBM             {_bytes(hbm['bytes'])}, bandwidth not shared (share_hbm off)")
+    elif hbm and hbm["bytes"]:
         lines.append(f"HBM             {_bytes(hbm['bytes'])} at {hbm['bandwidth_gbps']:g} GB/s: "
                      f"{hbm['bound_us']:.3f} us ({hbm['utilization'] * 100:.1f}% of the makespan), "
                      f"saturated {hbm['saturated_us']:.3f} us")

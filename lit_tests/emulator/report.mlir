@@ -34,6 +34,7 @@
 // JSON: "utilization":
 // JSON: "hbm": {
 // JSON-NEXT: "bytes": 224,
+// JSON-NEXT: "shared": true,
 // JSON-NEXT: "bandwidth_gbps": 1382.4,
 // JSON: "streams": [
 // JSON: "events": 1,

@@ -1,0 +1,620 @@
+"""Calibration of the emulator against published multi-stream measurements: IOS
+(Ding et al., MLSys 2021) on a V100, batch 1 — Sequential / Greedy / IOS-Parallel
+latencies of Inception v3, RandWire, NASNet-A and SqueezeNet
+(``shared/reference/scheduling-memory-hardware.md`` sections 1.2 and 4.5).
+
+    python bench/calibration.py [--device V100] [--mode host] [--sweep-sharing]
+
+The four networks are built here as task lists with the operator structure of
+IOS's own model definitions (mit-han-lab/inter-operator-scheduler
+``python/ios/models``: the same blocks, channels, kernels, strides; RandWire's
+Watts-Strogatz stage graphs are drawn here with the paper's n, k, p, so their
+wiring differs from IOS's files). An IOS node becomes one kernel per operator
+it runs (a ReLU + separable conv node is three kernels), FP32 like IOS's default
+build. Each network runs under these schedules:
+
+* ``sequential`` — one stream, IOS's block order (IOS "Sequential");
+* ``greedy`` — IOS's Greedy: per block, stages of at most 10 ready nodes, one
+  stream per node of a stage, and a device-wide barrier between stages (IOS
+  calls ``cudaDeviceSynchronize``; here it is an event barrier: records, waits);
+* ``all-at-once`` — every node as soon as its inputs are ready: a chain cover
+  with unlimited streams and an event on every cross-stream edge not already
+  implied (the issue's "every ready op concurrently");
+* ``chains<=k`` — the same chains folded onto k streams (k = 2, 3, 4, 6, 8);
+  ``best`` is the fastest schedule this bench builds (IOS-Parallel is a DP
+  search; the bench has no such search, so ``best`` bounds nothing).
+
+It prints the emulated Sequential/Greedy and Sequential/best ratios beside
+IOS's measured ones, Sequential/all-at-once, and the share of the all-at-once
+run with the HBM saturated; ``--no-sharing`` repeats it with the bandwidth not
+shared (``EmulatorOptions(share_hbm=False)``) to show what the fluid model
+changes. Both emulator modes run: ``sink`` (every task on the device up front)
+and ``host`` (one host thread launches every task, records and waits included,
+``host_launch_us`` apiece). Nothing is tuned per network: every number comes from the device
+profile. Never asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from typing import Callable
+
+import attrs
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from geir.backends.emulator import EmulatorOptions, emulate  # noqa: E402
+from geir.backends.task_list import ARENA, EndGraph, Kernel, Record, Stream, Task, TaskList, TensorRef, Wait  # noqa: E402
+
+#: IOS README, "Comparison of Different Schedules" (V100, batch 1, ms)
+PUBLISHED = {
+    "inception_v3": {"sequential": 6.51, "greedy": 4.62, "ios_parallel": 4.11},
+    "randwire": {"sequential": 8.49, "greedy": 6.27, "ios_parallel": 6.02},
+    "nasnet": {"sequential": 22.95, "greedy": 16.78, "ios_parallel": 16.04},
+    "squeezenet": {"sequential": 0.86, "greedy": 0.98, "ios_parallel": 0.82},
+}
+F32 = 4  # bytes per element: IOS's default build is FP32
+MAX_STAGE = 10  # IOS greedy_schedule(max_num_stream=10)
+
+
+# ================================================================ the graphs
+
+@attrs.define
+class Op:
+    """One kernel: ge op name, output (C, H, W), FLOPs, bytes it moves."""
+
+    op: str
+    out: tuple[int, int, int]
+    flops: float
+    nbytes: float
+
+
+@attrs.define
+class Node:
+    """An IOS node: a chain of kernels, its predecessor nodes and its block."""
+
+    ops: list[Op]
+    preds: list[int]
+    block: int
+    name: str
+
+
+#: a value: (producing node or -1 for the graph input, C, H, W)
+Value = tuple[int, int, int, int]
+
+
+@attrs.define
+class Net:
+    """A network under construction, in IOS's vocabulary (terms are concatenated
+    along channels, the values of a term summed)."""
+
+    name: str
+    nodes: list[Node] = attrs.Factory(list)
+    block: int = 0
+
+    def new_block(self) -> None:
+        self.block += 1
+
+    def _node(self, ops: list[Op], terms: list[list[Value]], name: str) -> Value:
+        preds = sorted({v[0] for term in terms for v in term if v[0] >= 0})
+        self.nodes.append(Node(ops, preds, self.block, name))
+        c, h, w = ops[-1].out
+        return (len(self.nodes) - 1, c, h, w)
+
+    @staticmethod
+    def _input(terms: list[list[Value]]) -> tuple[int, int, int, float]:
+        # channels, H, W of the node's input, and the elements it reads
+        c = sum(term[0][1] for term in terms)
+        _, _, h, w = terms[0][0]
+        read = sum(v[1] * v[2] * v[3] for term in terms for v in term)
+        return c, h, w, float(read)
+
+    @staticmethod
+    def _conv_op(cin: int, h: int, w: int, read: float, cout: int, kernel: tuple[int, int], stride: tuple[int, int],
+                 padding: tuple[int, int], groups: int = 1) -> Op:
+        ho = (h + 2 * padding[0] - kernel[0]) // stride[0] + 1
+        wo = (w + 2 * padding[1] - kernel[1]) // stride[1] + 1
+        weights = cout * (cin // groups) * kernel[0] * kernel[1]
+        flops = 2.0 * weights * ho * wo
+        return Op("ge.conv2d", (cout, ho, wo), flops, F32 * (read + weights + cout * ho * wo))
+
+    def conv(self, terms: list[list[Value]], cout: int, kernel: tuple[int, int] = (1, 1),
+             stride: tuple[int, int] = (1, 1), padding: tuple[int, int] = (0, 0), relu_first: bool = False) -> Value:
+        """A convolution (its activation fused, as in cuDNN); ``relu_first``: IOS's relu_conv."""
+        cin, h, w, read = self._input(terms)
+        ops = []
+        if relu_first:
+            ops.append(Op("ge.relu", (cin, h, w), float(cin * h * w), F32 * (read + cin * h * w)))
+            read = float(cin * h * w)
+        ops.append(self._conv_op(cin, h, w, read, cout, kernel, stride, padding))
+        return self._node(ops, terms, "relu_conv" if relu_first else "conv")
+
+    def sep_conv(self, terms: list[list[Value]], cout: int, kernel: tuple[int, int], stride: tuple[int, int],
+                 padding: tuple[int, int]) -> Value:
+        """IOS's relu_sep_conv: ReLU, depthwise conv, pointwise conv (three kernels)."""
+        cin, h, w, read = self._input(terms)
+        relu = Op("ge.relu", (cin, h, w), float(cin * h * w), F32 * (read + cin * h * w))
+        dw = self._conv_op(cin, h, w, float(cin * h * w), cin, kernel, stride, padding, groups=cin)
+        c, ho, wo = dw.out
+        pw = self._conv_op(c, ho, wo, float(c * ho * wo), cout, (1, 1), (1, 1), (0, 0))
+        return self._node([relu, dw, pw], terms, "sep_conv")
+
+    def pool(self, terms: list[list[Value]], kind: str, kernel: tuple[int, int] = (1, 1),
+             stride: tuple[int, int] = (1, 1), padding: tuple[int, int] = (0, 0)) -> Value:
+        cin, h, w, read = self._input(terms)
+        if kind == "global_avg":
+            out = (cin, 1, 1)
+            flops = float(cin * h * w)
+        else:
+            ho = (h + 2 * padding[0] - kernel[0]) // stride[0] + 1
+            wo = (w + 2 * padding[1] - kernel[1]) // stride[1] + 1
+            out = (cin, ho, wo)
+            flops = float(cin * ho * wo * kernel[0] * kernel[1])
+        op = "ge.max_pool" if kind == "max" else "ge.avg_pool"
+        return self._node([Op(op, out, flops, F32 * (read + out[0] * out[1] * out[2]))], terms, kind + "_pool")
+
+    def relu(self, terms: list[list[Value]]) -> Value:
+        cin, h, w, read = self._input(terms)
+        return self._node([Op("ge.relu", (cin, h, w), float(cin * h * w), F32 * (read + cin * h * w))], terms, "relu")
+
+    def identity(self, terms: list[list[Value]]) -> Value:
+        """Concatenate the terms, summing the values of each: a copy kernel."""
+        cin, h, w, read = self._input(terms)
+        if len(terms) == 1 and len(terms[0]) == 1:
+            return terms[0][0]
+        op = "ge.add" if all(len(t) > 1 for t in terms) and len(terms) == 1 else "ge.concat"
+        return self._node([Op(op, (cin, h, w), read, F32 * (read + cin * h * w))], terms, "identity")
+
+
+def inception_v3() -> Net:
+    """IOS ``inception_v3``: 299 x 299 input, blocks A x3, B, C x4, D, E x2."""
+    n = Net("inception_v3")
+    v: Value = (-1, 3, 299, 299)
+    v = n.conv([[v]], 32, (3, 3), (2, 2))
+    v = n.conv([[v]], 32, (3, 3))
+    v = n.conv([[v]], 64, (3, 3), padding=(1, 1))
+    v = n.pool([[v]], "max", (3, 3), (2, 2))
+    v = n.conv([[v]], 80)
+    v = n.conv([[v]], 192, (3, 3))
+    v = n.pool([[v]], "max", (3, 3), (2, 2))
+
+    def a(v: Value, pool_features: int) -> Value:
+        n.new_block()
+        b1 = n.conv([[v]], 64)
+        b5 = n.conv([[n.conv([[v]], 48)]], 64, (5, 5), padding=(2, 2))
+        b3 = n.conv([[v]], 64)
+        b3 = n.conv([[b3]], 96, (3, 3), padding=(1, 1))
+        b3 = n.conv([[b3]], 96, (3, 3), padding=(1, 1))
+        bp = n.conv([[n.pool([[v]], "avg", (3, 3), (1, 1), (1, 1))]], pool_features)
+        return n.identity([[b1], [b5], [b3], [bp]])
+
+    def b(v: Value) -> Value:
+        n.new_block()
+        b3 = n.conv([[v]], 384, (3, 3), (2, 2))
+        bd = n.conv([[v]], 64)
+        bd = n.conv([[bd]], 96, (3, 3), padding=(1, 1))
+        bd = n.conv([[bd]], 96, (3, 3), (2, 2))
+        bp = n.pool([[v]], "max", (3, 3), (2, 2))
+        return n.identity([[b3], [bd], [bp]])
+
+    def c(v: Value, c7: int) -> Value:
+        n.new_block()
+        b1 = n.conv([[v]], 192)
+        b7 = n.conv([[v]], c7)
+        b7 = n.conv([[b7]], c7, (1, 7), padding=(0, 3))
+        b7 = n.conv([[b7]], 192, (7, 1), padding=(3, 0))
+        bd = n.conv([[v]], c7)
+        bd = n.conv([[bd]], c7, (7, 1), padding=(3, 0))
+        bd = n.conv([[bd]], c7, (1, 7), padding=(0, 3))
+        bd = n.conv([[bd]], c7, (7, 1), padding=(3, 0))
+        bd = n.conv([[bd]], 192, (1, 7), padding=(0, 3))
+        bp = n.conv([[n.pool([[v]], "avg", (3, 3), (1, 1), (1, 1))]], 192)
+        return n.identity([[b1], [b7], [bd], [bp]])
+
+    def d(v: Value) -> Value:
+        n.new_block()
+        b3 = n.conv([[n.conv([[v]], 192)]], 320, (3, 3), (2, 2))
+        b7 = n.conv([[v]], 192)
+        b7 = n.conv([[b7]], 192, (1, 7), padding=(0, 3))
+        b7 = n.conv([[b7]], 192, (7, 1), padding=(3, 0))
+        b7 = n.conv([[b7]], 192, (3, 3), (2, 2))
+        bp = n.pool([[v]], "max", (3, 3), (2, 2))
+        return n.identity([[b3], [b7], [bp]])
+
+    def e(v: Value) -> Value:
+        n.new_block()
+        b1 = n.conv([[v]], 320)
+        b3 = n.conv([[v]], 384)
+        b3a = n.conv([[b3]], 384, (1, 3), padding=(0, 1))
+        b3b = n.conv([[b3]], 384, (3, 1), padding=(1, 0))
+        bd = n.conv([[v]], 448)
+        bd = n.conv([[bd]], 384, (3, 3), padding=(1, 1))
+        bda = n.conv([[bd]], 384, (1, 3), padding=(0, 1))
+        bdb = n.conv([[bd]], 384, (3, 1), padding=(1, 0))
+        bp = n.conv([[n.pool([[v]], "avg", (3, 3), (1, 1), (1, 1))]], 192)
+        return n.identity([[b1], [b3a], [b3b], [bda], [bdb], [bp]])
+
+    for pf in (32, 64, 64):
+        v = a(v, pf)
+    v = b(v)
+    for c7 in (128, 160, 160, 192):
+        v = c(v, c7)
+    v = d(v)
+    v = e(v)
+    v = e(v)
+    n.new_block()
+    n.pool([[v]], "global_avg")
+    return n
+
+
+def ws_graph(nodes: int, k: int, p: float, seed: int) -> list[tuple[int, int]]:
+    """A Watts-Strogatz graph (ring lattice of degree k, each edge rewired with
+    probability p, as RandWire's generator does) as DAG edges low -> high."""
+    rng = random.Random(seed)
+    adj = [set() for _ in range(nodes)]
+    for i in range(nodes):
+        for j in range(1, k // 2 + 1):
+            adj[i].add((i + j) % nodes)
+            adj[(i + j) % nodes].add(i)
+    for i in range(nodes):
+        for j in range(1, k // 2 + 1):
+            cur = (i + j) % nodes
+            if cur in adj[i] and rng.random() < p:
+                free = [x for x in range(nodes) if x != i and x not in adj[i]]
+                if free:
+                    new = rng.choice(free)
+                    adj[i].discard(cur)
+                    adj[cur].discard(i)
+                    adj[i].add(new)
+                    adj[new].add(i)
+    return sorted((i, j) for i in range(nodes) for j in adj[i] if i < j)
+
+
+def randwire() -> Net:
+    """IOS ``randwire_large``: channels 154, stages of WS(16, 4, 0.75) and 3 x WS(32, 4, 0.75)."""
+    n = Net("randwire")
+    ch = 154
+    v = n.conv([[(-1, 3, 224, 224)]], ch // 2, (3, 3), (2, 2), (1, 1))
+    for stage, (nodes, width) in enumerate([(16, ch), (32, 2 * ch), (32, 4 * ch), (32, 8 * ch)]):
+        n.new_block()
+        edges = ws_graph(nodes, 4, 0.75, seed=stage + 2)
+        ins: list[list[int]] = [[] for _ in range(nodes)]
+        has_out = [False] * nodes
+        for a, b in edges:
+            ins[b].append(a)
+            has_out[a] = True
+        out: list[Value] = []
+        for u in range(nodes):
+            if not ins[u]:
+                out.append(n.sep_conv([[v]], width, (3, 3), (2, 2), (1, 1)))
+            else:
+                out.append(n.sep_conv([[out[x] for x in ins[u]]], width, (3, 3), (1, 1), (1, 1)))
+        v = n.identity([[out[u] for u in range(nodes) if not has_out[u]]])
+    n.new_block()
+    v = n.relu([[v]])
+    v = n.conv([[v]], 1280)
+    n.pool([[v]], "global_avg")
+    return n
+
+
+def nasnet() -> Net:
+    """IOS ``nasnet_large`` (stem 96, 168 filters; NASNet-A 6 @ 4032), one block."""
+    n = Net("nasnet")
+
+    def sep2(x: Value, cout: int, k: int, s: int, stem: bool = False) -> Value:
+        # branch_separable (stem: branch_separable_stem): two relu-sep-convs
+        pad = (k // 2, k // 2)
+        mid = cout if stem else x[1]
+        x = n.sep_conv([[x]], mid, (k, k), (s, s), pad)
+        return n.sep_conv([[x]], cout, (k, k), (1, 1), pad)
+
+    def pool(x: Value, kind: str, s: int) -> Value:
+        return n.pool([[x]], kind, (3, 3), (s, s), (1, 1))
+
+    def stem0(x: Value, f: int) -> Value:
+        x1 = n.conv([[x]], f, relu_first=True)
+        c0 = n.identity([[sep2(x1, f, 5, 2), sep2(x, f, 7, 2, stem=True)]])
+        c1 = n.identity([[pool(x1, "max", 2), sep2(x, f, 7, 2, stem=True)]])
+        c2l, c2r = pool(x1, "avg", 2), sep2(x, f, 5, 2, stem=True)
+        c3r = pool(c0, "avg", 1)
+        c4l, c4r = sep2(c0, f, 3, 1), pool(x1, "max", 2)
+        return n.identity([[c1], [c2l, c2r], [c3r, c0], [c4l, c4r]])
+
+    def stem1(hp: Value, h: Value, f: int) -> Value:
+        xl = n.conv([[hp]], f, relu_first=True)
+        xr = n.identity([[n.conv([[h]], f // 2, stride=(2, 2), relu_first=True),
+                          n.conv([[h]], f // 2, stride=(2, 2), relu_first=True)]])
+        c0 = n.identity([[sep2(xl, f, 5, 2), sep2(xr, f, 7, 2)]])
+        c1 = n.identity([[pool(xl, "max", 2), sep2(xr, f, 7, 2)]])
+        c2l, c2r = pool(xl, "avg", 2), sep2(xr, f, 5, 2)
+        c3r = pool(c0, "avg", 1)
+        c4l, c4r = sep2(c0, f, 3, 1), pool(xl, "max", 2)
+        return n.identity([[c1], [c2l, c2r], [c3r, c1], [c4l, c4r]])
+
+    def first_cell(x: Value, xp: Value, left: int, right: int) -> Value:
+        xl = n.identity([[n.conv([[xp]], left, stride=(2, 2), relu_first=True)],
+                         [n.conv([[xp]], left, stride=(2, 2), relu_first=True)]])
+        xr = n.conv([[x]], right, relu_first=True)
+        c0l, c0r = sep2(xr, right, 5, 1), sep2(xr, right, 3, 1)
+        c1l, c1r = sep2(xl, right, 5, 1), sep2(xl, right, 3, 1)
+        c2l = pool(xr, "avg", 1)
+        c3l, c3r = pool(xl, "avg", 1), pool(xl, "avg", 1)
+        c4l = sep2(xr, right, 3, 1)
+        return n.identity([[xl], [c0l, c0r], [c1l, c1r], [c2l, xl], [c3l, c3r], [c4l, xr]])
+
+    def normal_cell(x: Value, xp: Value, left: int, right: int) -> Value:
+        xl = n.conv([[xp]], left, relu_first=True)
+        xr = n.conv([[x]], right, relu_first=True)
+        c0l, c0r = sep2(xr, right, 5, 1), sep2(xl, left, 3, 1)
+        c1l, c1r = sep2(xl, left, 5, 1), sep2(xl, left, 3, 1)
+        c2l = pool(xr, "avg", 1)
+        c3l, c3r = pool(xl, "avg", 1), pool(xl, "avg", 1)
+        c4l = sep2(xr, right, 3, 1)
+        return n.identity([[c0l, c0r], [c1l, c1r], [c2l, xl], [c3l, c3r], [c4l, xr]])
+
+    def reduction_cell(x: Value, xp: Value, left: int, right: int) -> Value:
+        xl = n.conv([[xp]], left, relu_first=True)
+        xr = n.conv([[x]], right, relu_first=True)
+        c0 = n.identity([[sep2(xr, right, 5, 2), sep2(xl, right, 7, 2)]])
+        c1l, c1r = pool(xr, "max", 2), sep2(xl, right, 7, 2)
+        c1 = n.identity([[c1l, c1r]])
+        c2l, c2r = pool(xr, "avg", 2), sep2(xl, right, 5, 2)
+        c3r = pool(c0, "avg", 1)
+        c4l, c4r = sep2(c0, right, 3, 1), pool(xr, "max", 2)
+        return n.identity([[c1l, c1r], [c2l, c2r], [c1, c3r], [c4l, c4r]])
+
+    f = 168
+    v1 = n.conv([[(-1, 3, 331, 331)]], 96, (3, 3), (2, 2))
+    v2 = stem0(v1, f // 4)
+    v3 = stem1(v2, v1, f // 2)
+    cells = [v2, v3]
+    for scale, (left0, first_prev) in enumerate([(f // 2, None), (f, None), (2 * f, None)]):
+        mult = 2 ** scale
+        if scale > 0:
+            cells.append(reduction_cell(cells[-1], cells[-2], mult * f, mult * f))
+            cells.append(first_cell(cells[-1], cells[-3], left0, mult * f))
+        else:
+            cells.append(first_cell(cells[-1], cells[-2], left0, f))
+        for _ in range(5):
+            cells.append(normal_cell(cells[-1], cells[-2], mult * f, mult * f))
+    v = n.relu([[cells[-1]]])
+    n.pool([[v]], "global_avg")
+    return n
+
+
+def squeezenet() -> Net:
+    """IOS ``squeezenet`` (fire modules with a 1x1 conv on the bypass when the channels change)."""
+    n = Net("squeezenet")
+
+    def fire(v: Value, squeeze: int, expand: int) -> Value:
+        n.new_block()
+        s = n.conv([[v]], squeeze)
+        a = n.conv([[s]], expand, (3, 3), padding=(1, 1))
+        b = n.conv([[s]], expand)
+        cat = n.identity([[a], [b]])
+        by = v if v[1] == cat[1] else n.conv([[v]], 2 * expand)
+        return n.identity([[cat, by]])
+
+    v = n.conv([[(-1, 3, 224, 224)]], 96, (7, 7), (2, 2), (3, 3))
+    v = n.pool([[v]], "max", (3, 3), (2, 2))
+    for sq, ex in ((16, 64), (16, 64), (32, 128)):
+        v = fire(v, sq, ex)
+    n.new_block()
+    v = n.pool([[v]], "max", (3, 3), (2, 2))
+    for sq, ex in ((32, 128), (48, 192), (48, 192), (64, 256)):
+        v = fire(v, sq, ex)
+    n.new_block()
+    v = n.pool([[v]], "max", (3, 3), (2, 2))
+    v = fire(v, 64, 256)
+    n.new_block()
+    v = n.conv([[v]], 1000)
+    n.pool([[v]], "global_avg")
+    return n
+
+
+NETS: dict[str, Callable[[], Net]] = {"inception_v3": inception_v3, "randwire": randwire, "nasnet": nasnet,
+                                      "squeezenet": squeezenet}
+
+
+# ============================================================= the schedules
+
+def _task_list(net: Net, stream_of: list[int], order: list[int], barriers: dict[int, list[int]] | None = None,
+               label: str = "") -> TaskList:
+    """Kernels of ``net`` on the streams ``stream_of`` gives each node, in
+    ``order``; a record (right after the producer) and a wait (right before the
+    consumer) for every cross-stream edge the consumer's stream has not already
+    waited for, directly or through a barrier. ``barriers``: before node
+    ``order[i]`` (i a key), a device barrier over the listed streams (each
+    records, stream 0 waits for all, then releases each)."""
+    nstreams = max(stream_of) + 1
+    # pass 1: which edges need an event (positions counted in nodes per stream)
+    count = [0] * nstreams
+    pos = [0] * len(net.nodes)
+    seen = [[-1] * nstreams for _ in range(nstreams)]  # seen[s][t]: last node position of t that s has waited for
+    needed: set[tuple[int, int]] = set()
+    for i, g in enumerate(order):
+        if barriers is not None and i in barriers:
+            for m in barriers[i]:
+                seen[m] = [c - 1 for c in count]
+        s = stream_of[g]
+        for p in net.nodes[g].preds:
+            ps = stream_of[p]
+            if ps != s and seen[s][ps] < pos[p]:
+                needed.add((p, g))
+                seen[s][ps] = pos[p]
+        pos[g] = count[s]
+        count[s] += 1
+    # pass 2: the tasks
+    tasks: list[list[Task]] = [[] for _ in range(nstreams)]
+    outputs: list[TensorRef] = [TensorRef(ARENA, 0, (1,), "f32")] * len(net.nodes)
+    consumers: dict[int, list[int]] = {}
+    for p, g in sorted(needed):
+        consumers.setdefault(p, []).append(g)
+    edge_event: dict[tuple[int, int], int] = {}
+    offset = 0
+    event = 0
+    for i, g in enumerate(order):
+        if barriers is not None and i in barriers:
+            members = [m for m in barriers[i] if m != 0]
+            for m in members:
+                tasks[m].append(Record(event))
+                tasks[0].append(Wait(event))
+                event += 1
+            for m in members:
+                tasks[0].append(Record(event))
+                tasks[m].append(Wait(event))
+                event += 1
+        node = net.nodes[g]
+        s = stream_of[g]
+        for p in node.preds:
+            if (p, g) in edge_event:
+                tasks[s].append(Wait(edge_event[(p, g)]))
+        ins = [outputs[p] for p in node.preds]
+        for op in node.ops:
+            out = TensorRef(ARENA, offset, op.out, "f32")
+            offset += -(-out.nbytes // 512) * 512
+            tasks[s].append(Kernel(op=op.op, engine="AICore", inputs=list(ins), outputs=[out], flops=op.flops,
+                                   bytes=op.nbytes, loc=f"{net.name}:{node.name}{g}"))
+            ins = [out]
+        outputs[g] = ins[0]
+        for h in consumers.get(g, []):
+            tasks[s].append(Record(event))
+            edge_event[(g, h)] = event
+            event += 1
+    for t in tasks:
+        t.append(EndGraph())
+    return TaskList(streams=[Stream(i, 0, t) for i, t in enumerate(tasks)], arena_size=offset, num_events=event,
+                    name=f"{net.name}/{label}")
+
+
+def sequential(net: Net) -> TaskList:
+    return _task_list(net, [0] * len(net.nodes), list(range(len(net.nodes))), label="sequential")
+
+
+def greedy(net: Net) -> TaskList:
+    """IOS Greedy: per block, stages of <= 10 ready nodes, a barrier between stages."""
+    stream_of = [0] * len(net.nodes)
+    order: list[int] = []
+    barriers: dict[int, list[int]] = {}
+    prev: list[int] = []
+    blocks: dict[int, list[int]] = {}
+    for g, node in enumerate(net.nodes):
+        blocks.setdefault(node.block, []).append(g)
+    for members in blocks.values():
+        inside = set(members)
+        indeg = {g: sum(1 for p in net.nodes[g].preds if p in inside) for g in members}
+        ready = [g for g in members if indeg[g] == 0]
+        while ready:
+            stage, rest = ready[:MAX_STAGE], ready[MAX_STAGE:]
+            if prev and not (len(prev) == 1 and len(stage) == 1):
+                barriers[len(order)] = sorted(set(range(len(prev))) | set(range(len(stage))))
+            for j, g in enumerate(stage):
+                stream_of[g] = j
+                order.append(g)
+            nxt = []
+            for g in stage:
+                for h in members:
+                    if g in net.nodes[h].preds and h in indeg:
+                        indeg[h] -= 1
+                        if indeg[h] == 0:
+                            nxt.append(h)
+            ready = rest + nxt
+            prev = stage
+    return _task_list(net, stream_of, order, barriers, label="greedy")
+
+
+def chains(net: Net, max_streams: int | None = None) -> TaskList:
+    """Every node as soon as it is ready: a node continues the stream of a
+    predecessor that is still that stream's last node, else takes a new stream
+    (or, with ``max_streams``, the stream that has been idle longest)."""
+    tail: list[int] = []  # last node of each stream
+    stream_of = [0] * len(net.nodes)
+    last_used: list[int] = []
+    for g, node in enumerate(net.nodes):
+        s = next((stream_of[p] for p in node.preds if tail[stream_of[p]] == p), None)
+        if s is None:
+            if max_streams is None or len(tail) < max_streams:
+                s = len(tail)
+                tail.append(-1)
+                last_used.append(g)
+            else:
+                s = min(range(len(tail)), key=last_used.__getitem__)
+        stream_of[g] = s
+        tail[s] = g
+        last_used[s] = g
+    label = "all-at-once" if max_streams is None else f"chains<={max_streams}"
+    return _task_list(net, stream_of, list(range(len(net.nodes))), label=label)
+
+
+def run(tl: TaskList, device: str, mode: str, params: list[str], share: bool = True) -> float:
+    """Emulated makespan in ms (and the share of it with the HBM saturated in
+    :data:`SATURATED`); raises when the schedule is not clean (a bug in the builders)."""
+    r = emulate(tl, None, EmulatorOptions(device=device, device_params=params, mode=mode, timing_only=True,
+                                          check_races=True, progress=False, share_hbm=share))
+    if not r.clean:
+        raise RuntimeError(f"{tl.name}: {r.report['races'][:1] or r.report['deadlock']}")
+    SATURATED[tl.name] = r.report["hbm"]["saturated_us"] / r.report["makespan_us"]
+    return r.report["makespan_us"] / 1e3
+
+
+#: task list name -> fraction of its makespan with the HBM saturated (last run)
+SATURATED: dict[str, float] = {}
+
+
+def calibrate(device: str, mode: str, params: list[str], share: bool = True) -> list[dict[str, object]]:
+    """One row per network: emulated ms of every schedule and the ratios."""
+    rows = []
+    for name, build in NETS.items():
+        net = build()
+        times = {"sequential": run(sequential(net), device, mode, params, share),
+                 "greedy": run(greedy(net), device, mode, params, share),
+                 "all-at-once": run(chains(net), device, mode, params, share)}
+        for k in (2, 3, 4, 6, 8):
+            times[f"chains<={k}"] = run(chains(net, k), device, mode, params, share)
+        best = min(times, key=times.__getitem__)
+        kernels = sum(len(nd.ops) for nd in net.nodes)
+        rows.append({"net": name, "nodes": len(net.nodes), "kernels": kernels, "times": times, "best": best,
+                     "saturated": SATURATED[f"{name}/all-at-once"]})
+    return rows
+
+
+def _print(rows: list[dict[str, object]], title: str) -> None:
+    print(title)
+    print(f"{'network':<13} {'nodes':>5} {'seq ms':>7} {'greedy':>7} {'all':>7} {'best':>7} {'(which)':<12} "
+          f"{'seq/greedy emu':>14} {'IOS':>5} {'err':>6} {'seq/best emu':>12} {'IOS-P':>6} {'err':>6} "
+          f"{'seq/all':>7} {'HBM sat':>7}")
+    for row in rows:
+        t = row["times"]
+        pub = PUBLISHED[row["net"]]  # type: ignore[index]
+        seq = t["sequential"]  # type: ignore[index]
+        g_emu, g_pub = seq / t["greedy"], pub["sequential"] / pub["greedy"]  # type: ignore[index]
+        b_emu, b_pub = seq / t[row["best"]], pub["sequential"] / pub["ios_parallel"]  # type: ignore[index]
+        print(f"{row['net']:<13} {row['nodes']:>5} {seq:>7.3f} {t['greedy']:>7.3f} {t['all-at-once']:>7.3f} "  # type: ignore[index]
+              f"{t[row['best']]:>7.3f} {row['best']:<12} {g_emu:>14.2f} {g_pub:>5.2f} {g_emu / g_pub - 1:>+6.0%} "  # type: ignore[index]
+              f"{b_emu:>12.2f} {b_pub:>6.2f} {b_emu / b_pub - 1:>+6.0%} {seq / t['all-at-once']:>7.2f} "  # type: ignore[index]
+              f"{row['saturated']:>7.1%}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--device", default="V100")
+    p.add_argument("--mode", choices=("sink", "host", "both"), default="both",
+                   help="sink: tasks on the device up front; host: one host thread launches every task, "
+                        "records and waits included (default: both)")
+    p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--no-sharing", action="store_true", help="also run without bandwidth sharing (share_hbm off)")
+    args = p.parse_args()
+    print(f"IOS calibration on {args.device}; published: IOS README (V100, batch 1); err = emulated / published - 1")
+    for mode in (("sink", "host") if args.mode == "both" else (args.mode,)):
+        _print(calibrate(args.device, mode, args.device_param), f"{mode} mode, HBM bandwidth shared (fluid model):")
+        if args.no_sharing:
+            _print(calibrate(args.device, mode, args.device_param, share=False),
+                   f"{mode} mode, bandwidth not shared (every kernel at its duration alone):")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
