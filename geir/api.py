@@ -18,6 +18,7 @@ matplotlib) are imported inside the functions that need them.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
@@ -143,13 +144,16 @@ def import_onnx(path: "str | os.PathLike[str] | bytes", input_shapes: Mapping[st
     return _guarded(lambda: _import(source, input_shapes=shapes, strict=strict))
 
 
-def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True) -> "Module":
+def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True,
+                 remarks: str | None = None) -> "Module":
     """Run a textual pass pipeline on ``module``, in place, as
     ``ge-opt --pass-pipeline=...`` does: the same pass registry, the same
     syntax (``p1,p2{opt=value other=value}``, optionally wrapped in
     ``builtin.module(...)``), the module verified after each pass.
 
-    Warnings the passes report are issued as ``PassWarning``.
+    Warnings the passes report are issued as ``PassWarning``; their remarks
+    (what they decided and why) are printed on stderr for the passes whose
+    name ``remarks`` matches (a regular expression, like ``ge-opt -Rpass``).
 
     Args:
         module: the module to transform (changed in place).
@@ -157,6 +161,8 @@ def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True) -
             and their options.
         verify_each: verify the module after every pass (the default, like
             ``ge-opt``).
+        remarks: print the remarks of the passes whose whole name matches
+            this pattern (``"assign-engines"``, ``".*"``); None prints none.
 
     Returns:
         ``module`` itself, so calls chain.
@@ -169,6 +175,10 @@ def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True) -
     from geir.passes.pipeline import PipelineError, parse_pipeline
 
     try:
+        wanted = re.compile(remarks) if remarks is not None else None
+    except re.error as e:
+        raise Error(Diagnostic("error", f"remarks='{remarks}' is not a valid regular expression: {e}")) from None
+    try:
         passes = parse_pipeline(pipeline)
     except PipelineError as e:
         raise Error(Diagnostic("error", f"pass pipeline '{pipeline}': {e}")) from None
@@ -180,6 +190,8 @@ def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True) -
         for d in ctx.diagnostics:
             if d.severity == "warning":
                 warnings.warn(d.format(sources).rstrip("\n"), PassWarning, stacklevel=2)
+            elif d.severity == "remark" and wanted is not None and wanted.fullmatch(d.origin):
+                sys.stderr.write(d.format(sources))
     return module
 
 

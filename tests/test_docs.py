@@ -116,6 +116,26 @@ def test_example_pass_from_python(example_pass: type[ModulePass]) -> None:
         geir.run_pipeline(module, "set-block-dim{block-dim=lots}")
 
 
+def test_remarks_and_warnings_from_python(example_pass: type[ModulePass], capsys: pytest.CaptureFixture[str]) -> None:
+    module = geir.import_onnx(TINY_CNN)
+    convs = sum(1 for op in module.walk() if op.name == "ge.conv2d")
+    geir.run_pipeline(module, "set-block-dim{block-dim=2}")
+    geir.run_pipeline(module, "set-block-dim{block-dim=2}", remarks="cse|canonicalize")
+    assert capsys.readouterr().err == ""
+    geir.run_pipeline(module, "set-block-dim{block-dim=2}", remarks="set-.*")
+    assert f"remark: block_dim = 2 on {convs} 'ge.conv2d' op(s)" in capsys.readouterr().err
+    with pytest.raises(geir.Error, match=r"remarks='\(' is not a valid regular expression"):
+        geir.run_pipeline(module, "cse", remarks="(")
+    saved = dict(PASSES)
+    try:
+        geir.register_pass(_Warns)
+        with pytest.warns(geir.PassWarning, match=r"warning: the first op is odd"):
+            geir.run_pipeline(geir.parse("ge.graph @main() -> () {\n  ge.return : () -> ()\n}\n"), "warns")
+    finally:
+        PASSES.clear()
+        PASSES.update(saved)
+
+
 def test_example_pass_from_its_ge_opt(tmp_path: pathlib.Path) -> None:
     script = EXAMPLES / "geir_opt.py"
     listed = subprocess.run([sys.executable, str(script), "--list-passes"], capture_output=True, text=True,
@@ -151,6 +171,15 @@ class _Renamed(ModulePass):
 
     def run(self, module: geir.Module, ctx: PassContext) -> None:
         pass
+
+
+@attrs.define
+class _Warns(ModulePass):
+    name = "warns"
+    summary = "warns at the first graph"
+
+    def run(self, module: geir.Module, ctx: PassContext) -> None:
+        ctx.warning(next(module.graphs()), "the first op is odd")
 
 
 class _NotAttrs(ModulePass):
