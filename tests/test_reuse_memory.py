@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from geir.attributes import ArrayAttr, IntegerAttr
 from geir.backends.emulator import EmulatorOptions, emulate
+from geir.backends.memory_timeline import arena_spans, draw_memory_timeline
 from geir.backends.interpreter import interpret
 from geir.backends.io_bindings import graph_signature, random_inputs
 from geir.backends.rt_module import task_list_from_module
@@ -146,6 +147,16 @@ def test_random_plans_are_race_free_and_exact(seed: int, n_ops: int, max_streams
     result = run_and_compare(module, expected, inputs)
     assert result.clean, result.report["races"][:1]
     assert outputs_equal(result, expected)
+    assert_no_overlap_in_time(result)
+
+
+def assert_no_overlap_in_time(result: Any) -> None:
+    """In the run, no two values hold the same byte at the same time."""
+    spans = sorted(arena_spans(result), key=lambda s: s.t0)
+    for k, a in enumerate(spans):
+        for b in spans[k + 1:]:
+            if a.lo < b.hi and b.lo < a.hi:
+                assert a.t1 <= b.t0 + 1e-9 or b.t1 <= a.t0 + 1e-9, (a, b)
 
 
 @SETTINGS
@@ -438,3 +449,22 @@ ge.graph @main(%x: tensor<?xf32>) -> (tensor<?xf32>) {
     with pytest.raises(DiagnosticError) as e:
         PassManager([ReuseMemory(zero_copy_io=False)]).run(parse_module(text))
     assert "has no static size" in e.value.diagnostics[0].message
+
+
+def test_memory_timeline_spans_and_drawing(tmp_path: Any) -> None:
+    module = parse_module(DIAMOND)
+    PassManager([ReuseMemory(zero_copy_io=False), LowerToTasks()]).run(module)
+    result = emulate(task_list_from_module(module), None, EmulatorOptions(progress=False))
+    spans = arena_spans(result)
+    # the input, then the six values of the diamond, each on its planned bytes
+    assert len(spans) == 7 and spans[0].stream == -1 and {s.stream for s in spans[1:]} == {0, 1}
+    assert max(s.hi for s in spans) <= result.report["arena_bytes"]
+    assert_no_overlap_in_time(result)
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "arena.png"
+    draw_memory_timeline(result, str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(DiagnosticError) as e:
+        draw_memory_timeline(result, str(tmp_path / "missing" / "arena.png"))
+    assert "cannot write" in e.value.diagnostics[0].message
+    assert not (tmp_path / "missing").exists()
