@@ -13,6 +13,8 @@ through ``assign-engines,partition-streams,insert-events,reuse-memory,lower-to-t
 
 from __future__ import annotations
 
+import glob
+import os
 import random
 import re
 from typing import Any
@@ -468,3 +470,24 @@ def test_memory_timeline_spans_and_drawing(tmp_path: Any) -> None:
         draw_memory_timeline(result, str(tmp_path / "missing" / "arena.png"))
     assert "cannot write" in e.value.diagnostics[0].message
     assert not (tmp_path / "missing").exists()
+
+
+LIGHT = sorted(glob.glob(os.path.join(os.path.dirname(__import__("onnx").__file__),
+                                      "backend", "test", "data", "light", "light_*.onnx")))
+
+
+@pytest.mark.skipif(not HAVE_SCHEDULING, reason="the scheduling passes are not registered yet")
+@pytest.mark.parametrize("path", LIGHT, ids=[os.path.basename(p)[:-5] for p in LIGHT])
+def test_light_models_through_the_default_pipeline(path: str) -> None:
+    """issue 8's "done when": every light_* model, planned across streams, runs
+    race-free with the interpreter's outputs."""
+    from geir.onnx_importer import import_onnx
+    module = import_onnx(path)
+    inputs = random_inputs(graph_signature(module), 0)
+    expected = interpret(module, inputs)
+    pipeline = "assign-engines,partition-streams,insert-events,reuse-memory,lower-to-tasks"
+    PassManager(parse_pipeline(pipeline)).run(module, PassContext())
+    result = emulate(task_list_from_module(module), inputs, EmulatorOptions(progress=False))
+    assert result.clean, result.report["races"][:1] or result.report["deadlock"]
+    for got, want in zip(result.outputs.values(), expected.values()):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
