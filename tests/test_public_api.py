@@ -268,3 +268,13 @@ def test_emulate_errors() -> None:
         geir.emulate(tasks, mode="fast")
     with pytest.raises(geir.Error, match="no-such-device"):
         geir.emulate(tasks, device="no-such-device")
+
+
+def test_timeline_without_matplotlib_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    report = geir.emulate(geir.lower(geir.parse(TWO_STREAMS)), timing_only=True)
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    with pytest.raises(geir.Error, match=r"needs matplotlib, which is not installed") as info:
+        report.timeline()
+    assert "pip install 'geir[plot]'" in str(info.value)
