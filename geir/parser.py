@@ -1071,10 +1071,18 @@ def _spread(fn: Callable[..., Any]) -> Callable[[list[Any]], Any]:
     return lambda children: fn(*children)
 
 
+#: the start of a bracketed body: `#dialect.name<`, `!dialect.type<`, `memref<`, ...
+_OPEN_BODY_RE = re.compile(r"([#!][A-Za-z_][A-Za-z0-9_$.]*|tensor|memref|vector|complex|tuple|affine_map|affine_set"
+                           r"|strided|sparse)<")
+
+
 def _translate_lark_error(e: lark.exceptions.LarkError, source: SourceFile) -> DiagnosticError:
     if isinstance(e, lark.exceptions.UnexpectedCharacters):
         ch = source.text[e.pos_in_stream] if e.pos_in_stream < len(source.text) else "end of input"
         msg = f"unexpected character '{ch}'"
+        opened = _OPEN_BODY_RE.match(source.text, e.pos_in_stream)
+        if opened is not None:  # a dialect/builtin body whose brackets never close
+            msg = f"unterminated body of '{opened.group(1)}': no matching '>' (or a string in it is not closed)"
         return DiagnosticError(Diagnostic("error", msg, FileLineColLoc(source.name, e.line, e.column)))
     if isinstance(e, lark.exceptions.UnexpectedToken):
         tok = e.token

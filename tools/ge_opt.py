@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from geir.diagnostic_verifier import check_diagnostics, parse_expectations
-    from geir.diagnostics import Diagnostic, DiagnosticError, SourceManager
+    from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile, SourceManager
     from geir.parser import parse_module, split_input_file
     from geir.printer import PrintOptions, module_to_string
     from geir.verifier import verify
@@ -132,6 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     chunks: list[tuple[str, str, int]] = []
     for path in args.inputs:
         name, text = read_input(path)
+        sources.add(SourceFile(name, text))  # every chunk's diagnostics show their source line
         chunks += [(name, c, o) for c, o in (split_input_file(text) if args.split_input_file else [(text, 0)])]
     outputs: list[str] = []
     failed = False
@@ -143,7 +144,6 @@ def _run(args: argparse.Namespace) -> int:
         try:
             t0 = time.perf_counter()
             module = parse_module(chunk, name, allow_unregistered=args.allow_unregistered_dialect, line_offset=offset)
-            sources.add(module.source)  # type: ignore[arg-type]
             verify(module, allow_unregistered=args.allow_unregistered_dialect)
             if timing is not None:
                 timing.add("Parser", time.perf_counter() - t0)
@@ -164,9 +164,6 @@ def _run(args: argparse.Namespace) -> int:
                 timing.add("Output", time.perf_counter() - t1)
         except DiagnosticError as e:
             emitted.extend(e.diagnostics)
-            if not sources.files.get(name):
-                from geir.diagnostics import SourceFile
-                sources.add(SourceFile(name, "\n" * offset + chunk))
         sys.stderr.write(dump.getvalue())
         if args.verify_diagnostics:
             problems = check_diagnostics(name, parse_expectations(chunk, offset), emitted)

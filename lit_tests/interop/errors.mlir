@@ -1,0 +1,129 @@
+// Each diagnostic of the generic-form syntax is `file:line:col: error:`, the
+// source line and a caret, with exit code 1 and no traceback.
+// RUN: not ge-opt %s --allow-unregistered-dialect --split-input-file 2>&1 | filecheck %s
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:27: error: location alias '#loc9' is never defined
+// CHECK-NEXT: {{^}}"foo.op"() : () -> () loc(#loc9)
+// CHECK-NEXT: {{^}}                          ^
+"foo.op"() : () -> () loc(#loc9)
+#loc1 = loc("a.mlir":1:1)
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:17: error: unterminated body of '#foo.bar': no matching '>' (or a string in it is not closed)
+// CHECK-NEXT: {{^}}"foo.op"() {a = #foo.bar<"x", [1, 2]} : () -> ()
+// CHECK-NEXT: {{^}}                ^
+"foo.op"() {a = #foo.bar<"x", [1, 2]} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:20: error: unterminated body of '!foo.t': no matching '>' (or a string in it is not closed)
+// CHECK-NEXT: {{^}}"foo.op"() : () -> !foo.t<"unclosed>
+// CHECK-NEXT: {{^}}                   ^
+"foo.op"() : () -> !foo.t<"unclosed>
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 4]]:20: error: reference to an undefined block '^bb7'
+// CHECK-NEXT: {{^}}  "foo.br"()[^bb1, ^bb7] : () -> ()
+// CHECK-NEXT: {{^}}                   ^
+"foo.op"() ({
+  "foo.br"()[^bb1, ^bb7] : () -> ()
+^bb1:
+  "foo.ret"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 6]]:1: error: redefinition of block '^bb1'
+// CHECK-NEXT: {{^}}^bb1:
+// CHECK-NEXT: {{^}}^
+"foo.op"() ({
+^bb1:
+  "foo.ret"() : () -> ()
+^bb1:
+  "foo.ret"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:12: error: branch to '^bb1' outside of any region
+// CHECK-NEXT: {{^}}"foo.br"()[^bb1] : () -> ()
+// CHECK-NEXT: {{^}}           ^
+"foo.br"()[^bb1] : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 4]]:1: error: redefinition of attribute alias id 'a'
+// CHECK-NEXT: {{^}}#a = #foo.y
+// CHECK-NEXT: {{^}}^
+#a = #foo.x
+#a = #foo.y
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 4]]:1: error: redefinition of type alias id 't'
+// CHECK-NEXT: {{^}}!t = !foo.y
+// CHECK-NEXT: {{^}}^
+!t = !foo.x
+!t = !foo.y
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:27: error: undefined symbol alias id 'nowhere'
+// CHECK-NEXT: {{^}}"foo.op"() {a = #foo.bar<[#nowhere]>} : () -> ()
+// CHECK-NEXT: {{^}}                          ^
+"foo.op"() {a = #foo.bar<[#nowhere]>} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:20: error: undefined symbol alias id 'nothing'
+// CHECK-NEXT: {{^}}"foo.op"() : () -> !nothing
+// CHECK-NEXT: {{^}}                   ^
+"foo.op"() : () -> !nothing
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 4]]:27: error: expected location, but '#x' is an alias of '[1, 2]'
+// CHECK-NEXT: {{^}}"foo.op"() : () -> () loc(#x)
+// CHECK-NEXT: {{^}}                          ^
+#x = [1, 2]
+"foo.op"() : () -> () loc(#x)
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 4]]:10: error: location alias '#b' refers to itself
+// CHECK-NEXT: {{^}}#a = loc(#b)
+// CHECK-NEXT: {{^}}         ^
+"foo.op"() : () -> () loc(#a)
+#a = loc(#b)
+#b = loc(#a)
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:1: error: expected a dictionary of properties for 'ge.relu', got '[1]'
+// CHECK-NEXT: {{^}}"ge.relu"(%arg0) <[1]> : (tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT: {{^}}^
+"ge.relu"(%arg0) <[1]> : (tensor<2xf32>) -> tensor<2xf32>
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 4]]:3: error: unknown key 'other_resources' in file metadata dictionary
+// CHECK-NEXT: {{^}}  other_resources: {}
+// CHECK-NEXT: {{^}}  ^
+{-#
+  other_resources: {}
+#-}
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 6]]:7: error: expected a hex blob "0x..." for resource 'flag'
+// CHECK-NEXT: {{^}}      flag: true
+// CHECK-NEXT: {{^}}      ^
+{-#
+  dialect_resources: {
+    builtin: {
+      flag: true
+    }
+  }
+#-}
