@@ -45,7 +45,7 @@ def parse_sweep(specs: list[str], device_params: list[str]) -> tuple[str, list[A
     """``["key=v1,v2"]`` -> (key, typed values, the values as typed). DiagnosticError
     for a malformed spec, an unknown key, a bad value, a second ``--sweep`` or a
     key that ``--device-param`` also sets."""
-    from geir.backends.device_profile import parse_override
+    from geir.backends.device_profile import PARAMS, parse_override
     if len(specs) > 1:
         raise _error(f"--sweep given {len(specs)} times: sweep one parameter at a time",
                      f"got: {', '.join(specs)}")
@@ -67,6 +67,10 @@ def parse_sweep(specs: list[str], device_params: list[str]) -> tuple[str, list[A
                 raise
             message = e.diagnostics[0].message.replace("--device-param", "--sweep")
             raise _error(message, *[n.message for n in e.diagnostics[0].notes]) from None
+        spec = PARAMS[key]
+        if spec.type is not bool and values[-1] < spec.minimum:
+            bound = "positive" if spec.minimum > 0 and spec.type is float else f"at least {spec.minimum:g}"
+            raise _error(f"--sweep {key}: every value must be {bound}, got {item}")
     for other in device_params:
         if other.partition("=")[0].strip() == key:
             raise _error(f"--sweep {key} conflicts with --device-param {other}",
@@ -100,7 +104,8 @@ def run_sweep(task_list: Any, args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(out, indent=1) + "\n")
         return 0
     lines = [f"sweep of {key} on {base.name} ({args.mode} mode), '{task_list.name}': {len(rows)} values; "
-             f"profile value {base.values[key]} ({'assumed' if key in base.assumed else 'sourced'}: {source})"]
+             f"profile value {_value(base.values[key])} "
+             f"({source if key in base.assumed else 'source: ' + source})"]
     width = max(len(key), 12)
     lines.append(f"{key:<{width}} {'makespan us':>14} {'lower bound us':>15} {'bound by':<16} {'makespan/LB':>11} "
                  f"{'vs first':>9}")

@@ -1,0 +1,57 @@
+// ge-run --sweep PARAM=V1,V2,...: one timing-only emulation per value of a
+// device parameter, a row each. Until ge-run's own parser adds the option, the
+// sweep runs through `python -m geir.tools.ge_run_sweep` (ge-run's arguments plus --sweep).
+// RUN: %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=0,1,2,5 | filecheck %s
+// RUN: %python -m geir.tools.ge_run_sweep %s --device V100 --sweep hbm_bandwidth_gbps=100,900 --report json | filecheck %s --check-prefix=JSON
+// RUN: %python -m geir.tools.ge_run_sweep %s --mode host --device-param event_wait_us=0 --sweep host_launch_us=0,10 | filecheck %s --check-prefix=HOST
+// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us 2>&1 | filecheck %s --check-prefix=NOEQ
+// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wai_us=1,2 2>&1 | filecheck %s --check-prefix=BADKEY
+// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=1,,2 2>&1 | filecheck %s --check-prefix=EMPTY
+// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=1,fast 2>&1 | filecheck %s --check-prefix=BADVALUE
+// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=-1 2>&1 | filecheck %s --check-prefix=NEGATIVE
+// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep ai_cores=1.5 2>&1 | filecheck %s --check-prefix=WHOLE
+// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=1 --device-param event_wait_us=3 2>&1 | filecheck %s --check-prefix=CONFLICT
+// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=1 --sweep ai_cores=2 2>&1 | filecheck %s --check-prefix=TWICE
+
+// relu and neg on two streams, neg's record releases a wait before add: each
+// microsecond of wait latency is a microsecond of makespan (2 kernels of 2.001 us, record 1 us).
+// CHECK: sweep of event_wait_us on 910B2 (sink mode), 'main': 4 values; profile value 1 (assumed: no public per-event latency
+// CHECK-NEXT: event_wait_us {{ +}}makespan us {{ +}}lower bound us bound by {{ +}}makespan/LB {{ +}}vs first
+// CHECK-NEXT: 0 {{ +}}5.00{{[0-9]}} {{ +}}5.00{{[0-9]}} critical path {{ +}}1.000 {{ +}}1.000
+// CHECK-NEXT: 1 {{ +}}6.00{{[0-9]}} {{ +}}6.00{{[0-9]}} critical path
+// CHECK-NEXT: 2 {{ +}}7.00{{[0-9]}}
+// CHECK-NEXT: 5 {{ +}}10.00{{[0-9]}} {{ +}}10.00{{[0-9]}} critical path {{ +}}1.000 {{ +}}1.99{{[0-9]}}
+// CHECK-NOT: {{.}}
+
+// JSON: "device": "V100",
+// JSON: "param": "hbm_bandwidth_gbps",
+// JSON: "default": 900.0,
+// JSON: "assumed": false,
+// JSON: "rows": [
+// JSON: "hbm_bandwidth_gbps": 100.0,
+// JSON: "hbm_bandwidth_gbps": 900.0,
+
+// Seven tasks launched one by one: at 10 us a launch the host thread bounds the run.
+// HOST: sweep of host_launch_us on 910B2 (host mode)
+// HOST: 0 {{ +}}
+// HOST-NEXT: 10 {{ +}}{{[0-9.]+}} {{ +}}70.000 Host
+
+// NOEQ: error: --sweep expects PARAM=V1,V2,..., got 'event_wait_us'
+// NOEQ-NOT: Traceback
+// BADKEY: error: unknown device parameter 'event_wai_us'
+// BADKEY-NEXT: note: did you mean 'event_wait_us'?
+// EMPTY: error: --sweep event_wait_us: empty value in '1,,2'
+// BADVALUE: error: --sweep: 'event_wait_us' must be a number, got 'fast'
+// NEGATIVE: error: --sweep event_wait_us: every value must be at least 0, got -1
+// WHOLE: error: --sweep: 'ai_cores' must be a whole number, got '1.5'
+// CONFLICT: error: --sweep event_wait_us conflicts with --device-param event_wait_us=3
+// TWICE: error: --sweep given 2 times: sweep one parameter at a time
+
+ge.graph @main(%x: tensor<2x4xf32> {ge.name = "x"}) -> (tensor<2x4xf32> {ge.name = "y"}) {
+  %a = ge.relu %x {stream = 0} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %b = ge.neg %x {stream = 1} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  ge.record_event {event = 0, stream = 1} : () -> ()
+  ge.wait_event {event = 0, stream = 0} : () -> ()
+  %c = ge.add %a, %b {stream = 0} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  ge.return %c : (tensor<2x4xf32>) -> ()
+}
