@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from geir.backends.io_bindings import GraphSignature
 
 __all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "compile_gears", "has_gears", "select_gear",
-           "trim_outputs", "Selection", "clone_graph", "gear_signature", "gear_description"]
+           "trim_outputs", "Selection", "clone_graph", "clone_op", "gear_signature", "gear_description"]
 
 #: the ge-translate option of each gear kind (GE's ATC names, with dashes)
 GEAR_KINDS = {"batch": "--dynamic-batch-size", "image": "--dynamic-image-size", "dims": "--dynamic-dims"}
@@ -131,10 +131,12 @@ def clone_graph(graph: Operation) -> Operation:
     """A deep copy of ``graph`` (attributes are immutable and shared, so weights
     still point at the module's resource blobs)."""
     mapping: dict[Value, Value] = {}
-    return _clone_op(graph, mapping)
+    return clone_op(graph, mapping)
 
 
-def _clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
+def clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
+    """A deep copy of ``op``, its operands renamed by ``mapping`` (which it extends
+    with the copy's results and block arguments)."""
     regions = []
     for region in op.regions:
         blocks = []
@@ -142,7 +144,7 @@ def _clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
             new = Block([a.type for a in block.arguments], [a.name_hint for a in block.arguments])
             mapping.update(zip(block.arguments, new.arguments))
             for inner in block.ops:
-                new.append(_clone_op(inner, mapping))
+                new.append(clone_op(inner, mapping))
             blocks.append(new)
         regions.append(Region(blocks))
     clone = Operation(op.name, [mapping.get(v, v) for v in op.operands], [r.type for r in op.results],

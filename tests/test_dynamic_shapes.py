@@ -21,6 +21,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from geir.backends.emulator import emulate
+from geir.backends.host_control import HostDriver
 from geir.backends.interpreter import interpret
 from geir.backends.io_bindings import find_graph, graph_signature
 from geir.backends.rt_module import task_list_from_module, task_list_from_model
@@ -237,10 +238,38 @@ def test_if_loop_scan_run_in_the_interpreter_on_several_sizes(size: int) -> None
             _close(interpret(_specialised(model, feeds), feeds), expected)
 
 
-def test_control_flow_on_the_emulator_is_refused_at_the_op() -> None:
+def test_control_flow_in_one_task_list_is_refused_at_the_op() -> None:
     module = _specialised(if_model(), _feeds(if_model(), {"batch": 2}))
     with pytest.raises(DiagnosticError, match=r"'ge.if' op is not supported by lower-to-tasks"):
         PassManager([LowerToTasks()]).run(module)
+
+
+@pytest.mark.parametrize("size", [1, 3])
+def test_if_loop_scan_run_on_the_emulator_as_host_driven_launches(size: int) -> None:
+    for model, sizes in ((if_model(), {"batch": size}), (loop_model(), {"batch": size}),
+                         (scan_model(), {"seq": size}),
+                         (onnx.load(os.path.join(LIT_MODELS, "if_loop.onnx")), {})):
+        for seed in (0, 1):
+            feeds = _feeds(model, sizes, seed)
+            if "flag" in feeds:
+                feeds["flag"] = np.array(seed == 0)
+            driver = HostDriver(import_onnx(model))
+            # (onnx.reference runs no iteration of a Loop without a cond input: there
+            # the interpreter, checked against ONNX's conformance suite, is the oracle)
+            no_cond = any(n.op_type == "Loop" and not n.input[1] for n in model.graph.node)
+            expected = interpret(import_onnx(model), feeds) if no_cond else _reference(model, feeds)
+            _close(driver.run(feeds), expected)
+            assert driver.launches and all(not launch.findings for launch in driver.launches)
+
+
+def test_a_loop_body_is_lowered_once_per_input_shape() -> None:
+    model = loop_model()
+    driver = HostDriver(import_onnx(model))
+    driver.run(_feeds(model, {"batch": 5}))
+    segments = [launch.segment for launch in driver.launches]
+    # the shape arithmetic before the loop, then the body once per trip (batch = 5 trips)
+    assert segments == ["segment0"] + ["segment1"] * 5
+    assert len(driver._lowered) == 2
 
 
 def test_nonzero_runs_in_the_interpreter_and_is_refused_at_its_dim() -> None:

@@ -79,8 +79,15 @@ def _run_module(args: argparse.Namespace, name: str, text: str) -> int:
     inputs = _specialize(module, args)
     if args.interpret:
         return _interpret(module, args, inputs)
+    if _has_control_flow(module):
+        return _run_host_driven(module, args, inputs)
     from geir.tools.ge_run_emulator import run_emulator
     return run_emulator(module, args)
+
+
+def _has_control_flow(module) -> bool:  # type: ignore[no-untyped-def]
+    from geir.backends.host_control import has_control_flow
+    return any(op.name == "ge.graph" and has_control_flow(op) for op in module.body.ops)
 
 
 def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -101,7 +108,7 @@ def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-de
         shapes = resolve_bindings(graph, bindings_from_inputs(graph, inputs, args.inputs), args.inputs)
         if shapes:
             specialize_graph(graph, module, shapes)
-    if not args.interpret:
+    if not args.interpret and not _has_control_flow(module):
         from geir.diagnostics import DiagnosticError
         from geir.passes.range_shapes import dynamic_shape_diagnostics
         problems = dynamic_shape_diagnostics(graph)
@@ -171,6 +178,59 @@ def _run_gears(module, args: argparse.Namespace) -> int:  # type: ignore[no-unty
     found = _findings(report)
     if found:
         sys.stderr.write(f"ge-run: the emulator found {', '.join(found)} (see the report); exit code "
+                         f"{EXIT_FINDINGS}\n")
+        return EXIT_FINDINGS
+    return 0
+
+
+def _run_host_driven(module, args: argparse.Namespace, inputs=None) -> int:  # type: ignore[no-untyped-def]
+    """A graph with ge.if / ge.loop / ge.scan on the emulator: the host runs the
+    control flow and launches the static segments between (GE's runtime v2)."""
+    import json
+    from geir.backends.emulator import EmulatorOptions
+    from geir.backends.host_control import HostDriver
+    from geir.backends.io_bindings import graph_signature, random_inputs, save_outputs
+    from geir.tools.ge_run_emulator import EXIT_FINDINGS, _summary
+    if args.timing_only:
+        from geir.diagnostics import Diagnostic, DiagnosticError
+        raise DiagnosticError(Diagnostic("error", "--timing-only cannot run control flow: the host reads "
+                                                  "predicates and trip counts from the numerics"))
+    if inputs is None:
+        inputs = random_inputs(graph_signature(module), args.seed)
+        sys.stderr.write(f"ge-run: random inputs, seed {args.seed}\n")
+    options = EmulatorOptions(device=args.device, device_params=list(args.device_param), mode=args.mode,
+                              seed=args.seed)
+    driver = HostDriver(module, options)
+    outputs = driver.run(inputs)
+    launches = driver.launches
+    findings = sorted({f for launch in launches for f in launch.findings})
+    report = {"control_flow": "host-driven launches (GE runtime v2)", "device": args.device, "mode": args.mode,
+              "launches": [{"segment": l.segment, "at": l.at, "tasks": l.tasks, "makespan_us": l.makespan_us,
+                            "findings": l.findings} for l in launches],
+              "segments": len({l.segment for l in launches}),
+              "device_time_us": sum(l.makespan_us for l in launches), "findings": findings,
+              "outputs": _summary(outputs), "inputs": args.inputs or f"random, seed {args.seed}"}
+    if args.output is not None:
+        save_outputs(args.output, outputs)
+    if args.report == "json":
+        sys.stdout.write(json.dumps(report, indent=1) + "\n")
+    else:
+        sys.stdout.write(f"host-driven run on {args.device} ({args.mode} mode per launch; control flow on the "
+                         f"host, as GE's runtime v2): {len(launches)} launches of {report['segments']} segments, "
+                         f"device time {report['device_time_us']:.3f} us (sum of makespans)\n")
+        for i, l in enumerate(launches[:20]):
+            sys.stdout.write(f"  launch {i:<4} {l.segment:<10} {l.tasks:>5} tasks {l.makespan_us:>10.3f} us  "
+                             f"from {l.at or '?'}"
+                             f"{'  ' + ', '.join(l.findings) if l.findings else ''}\n")
+        if len(launches) > 20:
+            sys.stdout.write(f"  ... {len(launches) - 20} more launches\n")
+        sys.stdout.write(f"findings        {', '.join(findings) or 'none'}\n")
+        if args.output is None:
+            for name, summary in report["outputs"].items():
+                mean = f" mean={summary['mean']:.6g}" if summary["mean"] is not None else ""
+                sys.stdout.write(f"{name}: {summary['dtype']}{summary['shape']}{mean}\n")
+    if findings:
+        sys.stderr.write(f"ge-run: the emulator found {', '.join(findings)} (see the report); exit code "
                          f"{EXIT_FINDINGS}\n")
         return EXIT_FINDINGS
     return 0
