@@ -2,13 +2,15 @@
 
 The public API is what ``geir.__all__`` names; everything else (the
 subpackages ``geir.passes``, ``geir.backends``, ``geir.tools`` and the modules
-beside this one) is internal and may change. The data path::
+beside this one) is internal and may change. The data path:
 
-    import geir
-    module = geir.import_onnx("model.onnx")                # or geir.parse("model.mlir")
-    geir.run_pipeline(module, "canonicalize,cse")           # any ge-opt pipeline
-    report = geir.emulate(geir.lower(module), device="910B2", mode="sink")
-    report.makespan_us, report.to_json(), report.trace("trace.json"), report.timeline()
+```python
+import geir
+module = geir.import_onnx("model.onnx")                # or geir.parse("model.mlir")
+geir.run_pipeline(module, "canonicalize,cse")           # any ge-opt pipeline
+report = geir.emulate(geir.lower(module), device="910B2", mode="sink")
+report.makespan_us, report.to_json(), report.trace("trace.json"), report.timeline()
+```
 
 Names are imported on first use, so ``import geir`` stays cheap (no onnx, no
 matplotlib, no parser until a function needs them).

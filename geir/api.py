@@ -1,13 +1,13 @@
 """The public Python API: the data path of the three commands as functions.
 
-::
-
-    import geir
-    module = geir.import_onnx("model.onnx")            # ge-translate --import-onnx
-    geir.run_pipeline(module, "canonicalize,cse")       # ge-opt --pass-pipeline=...
-    tasks = geir.lower(module)                           # lower-to-tasks -> a task list
-    report = geir.emulate(tasks, device="910B2")         # ge-run
-    report.makespan_us, report.to_json(), report.trace("t.json"), report.timeline()
+```python
+import geir
+module = geir.import_onnx("model.onnx")            # ge-translate --import-onnx
+geir.run_pipeline(module, "canonicalize,cse")       # ge-opt --pass-pipeline=...
+tasks = geir.lower(module)                           # lower-to-tasks -> a task list
+report = geir.emulate(tasks, device="910B2")         # ge-run
+report.makespan_us, report.to_json(), report.trace("t.json"), report.timeline()
+```
 
 Each function raises ``geir.Error`` for bad input: the same diagnostics the
 commands print (``file:line:col: error: message``, the source line and a
@@ -70,14 +70,14 @@ def _guarded(body: Callable[[], _T], sources: SourceManager | None = None) -> _T
         raise Error(e.diagnostics, sources) from None
 
 
-def _sources_of(module: "Module") -> SourceManager:
+def _sources_of(module: Module) -> SourceManager:
     sources = SourceManager()
     if module.source is not None:
         sources.add(module.source)
     return sources
 
 
-def parse(text_or_path: "str | os.PathLike[str]", *, allow_unregistered: bool = False) -> "Module":
+def parse(text_or_path: str | os.PathLike[str], *, allow_unregistered: bool = False) -> Module:
     """Parse and verify a module, from IR text or from a file.
 
     Args:
@@ -107,7 +107,7 @@ def parse(text_or_path: "str | os.PathLike[str]", *, allow_unregistered: bool = 
     from geir.diagnostics import SourceFile
     sources.add(SourceFile(name, text))
 
-    def body() -> "Module":
+    def body() -> Module:
         module = parse_module(text, name, allow_unregistered=allow_unregistered)
         verify(module, allow_unregistered=allow_unregistered)
         return module
@@ -120,8 +120,8 @@ def _looks_like_path(text: str) -> bool:
     return text.endswith(".mlir") or os.path.isfile(text)
 
 
-def import_onnx(path: "str | os.PathLike[str] | bytes", input_shapes: Mapping[str, Sequence[int]] | None = None,
-                *, strict: bool = False) -> "Module":
+def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str, Sequence[int]] | None = None,
+                *, strict: bool = False) -> Module:
     """Import an ONNX model as a ``ge`` module holding ``ge.graph @main``
     (what ``ge-translate --import-onnx`` prints).
 
@@ -144,8 +144,8 @@ def import_onnx(path: "str | os.PathLike[str] | bytes", input_shapes: Mapping[st
     return _guarded(lambda: _import(source, input_shapes=shapes, strict=strict))
 
 
-def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True,
-                 remarks: str | None = None) -> "Module":
+def run_pipeline(module: Module, pipeline: str, *, verify_each: bool = True,
+                 remarks: str | None = None) -> Module:
     """Run a textual pass pipeline on ``module``, in place, as
     ``ge-opt --pass-pipeline=...`` does: the same pass registry, the same
     syntax (``p1,p2{opt=value other=value}``, optionally wrapped in
@@ -195,7 +195,7 @@ def run_pipeline(module: "Module", pipeline: str, *, verify_each: bool = True,
     return module
 
 
-def lower(module: "Module", graph: str | None = None, *, alignment: int = 512) -> "TaskList":
+def lower(module: Module, graph: str | None = None, *, alignment: int = 512) -> TaskList:
     """The task list of one graph of ``module``, what the emulator runs.
 
     A module that holds an ``rt.model`` (its pipeline ended in
@@ -221,7 +221,7 @@ def lower(module: "Module", graph: str | None = None, *, alignment: int = 512) -
 
     sources = _sources_of(module)
 
-    def body() -> "TaskList":
+    def body() -> TaskList:
         verify(module)
         ops = [op for op in module.body.ops if op.name in ("ge.graph", "rt.model")]
         models = [op for op in ops if op.name == "rt.model"]
@@ -251,10 +251,10 @@ def _pick(candidates: list[Any], name: str | None) -> Any:
     return candidates[names.index(name)]
 
 
-def emulate(task_list: "TaskList | Module", device: str = "910B2", mode: str = "sink",
-            inputs: "Mapping[str, np.ndarray] | str | os.PathLike[str] | None" = None, *,
+def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "sink",
+            inputs: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None, *,
             timing_only: bool = False, seed: int = 0, device_params: Sequence[str] = (),
-            check_races: bool = True) -> "Report":
+            check_races: bool = True) -> Report:
     """Run a task list on the Ascend runtime emulator, as ``ge-run`` does.
 
     Args:
@@ -290,7 +290,7 @@ def emulate(task_list: "TaskList | Module", device: str = "910B2", mode: str = "
     options = EmulatorOptions(device=device, device_params=list(device_params), mode=mode,
                               timing_only=timing_only, seed=seed, check_races=check_races)
 
-    def body() -> "Report":
+    def body() -> Report:
         arrays = None
         if timing_only:
             described = "none (timing only)"
@@ -306,7 +306,7 @@ def emulate(task_list: "TaskList | Module", device: str = "910B2", mode: str = "
     return _guarded(body)
 
 
-def register_pass(cls: "type[ModulePass]", name: str | None = None) -> "type[ModulePass]":
+def register_pass(cls: type[ModulePass], name: str | None = None) -> type[ModulePass]:
     """Register a pass class under its ``name`` so pipelines can name it:
     ``run_pipeline`` and ``opt_main`` (``ge-opt`` in this process).
 

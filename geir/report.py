@@ -74,7 +74,7 @@ class Report:
         result: the emulator's full ``geir.backends.emulator.EmulationResult``.
     """
 
-    def __init__(self, result: "EmulationResult", inputs: str) -> None:
+    def __init__(self, result: EmulationResult, inputs: str) -> None:
         self.result = result
         self.outputs: dict[str, np.ndarray] | None = result.outputs
         self.inputs = inputs
@@ -121,7 +121,7 @@ class Report:
         """The report as ``ge-run`` prints it for people."""
         return self.result.text()
 
-    def trace(self, path: "str | os.PathLike[str]") -> str:
+    def trace(self, path: str | os.PathLike[str]) -> str:
         """Write the Chrome/Perfetto trace of the run (``ge-run --trace``): open
         it at https://ui.perfetto.dev or chrome://tracing.
 
@@ -134,7 +134,7 @@ class Report:
         write_output(path, json.dumps(trace_events(self.result.schedule), separators=(",", ":")))
         return path
 
-    def timeline(self, title: str | None = None) -> "Figure":
+    def timeline(self, title: str | None = None) -> Figure:
         """The Gantt chart of the run (``ge-run --timeline``) as a matplotlib
         figure: one row per stream, kernels coloured by engine, waits hatched;
         below, the share of each engine's units in use.
@@ -199,7 +199,7 @@ class Report:
                             table(self._STREAM_HEAD, self._stream_rows())]) + "\n"
 
 
-def timeline_figure(schedule: Any, title: str | None = None) -> "Figure":
+def timeline_figure(schedule: Any, title: str | None = None) -> Figure:
     """The Gantt chart of an emulator schedule as a matplotlib figure.
 
     The figure is built without pyplot, so it never switches the notebook's
