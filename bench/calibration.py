@@ -21,8 +21,15 @@ build. Each network runs under these schedules:
   with unlimited streams and an event on every cross-stream edge not already
   implied (the issue's "every ready op concurrently");
 * ``chains<=k`` — the same chains folded onto k streams (k = 2, 3, 4, 6, 8);
-  ``best`` is the fastest schedule this bench builds (IOS-Parallel is a DP
-  search; the bench has no such search, so ``best`` bounds nothing).
+* ``pass:<strategy>`` — the network as a ``ge.graph`` (:func:`to_ge`) through
+  geir's own ``assign-engines,partition-streams{strategy=...},insert-events``
+  with every strategy (single, ge, ge-parallel, chain-cover, cost), lowered
+  and emulated.
+
+``best`` is the fastest of the task-list schedules (the same kernels as
+``sequential``; the IR form has separate add/concat kernels, so the passes'
+speed-up is printed against their own ``single``). IOS-Parallel is IOS's DP
+search; no schedule here searches like it, so ``best`` is a schedule, not a bound.
 
 It prints the emulated Sequential/Greedy and Sequential/best ratios beside
 IOS's measured ones, Sequential/all-at-once, and the share of the all-at-once
@@ -70,6 +77,8 @@ class Op:
     out: tuple[int, int, int]
     flops: float
     nbytes: float
+    #: conv / pool window: (kernel, stride, padding, groups)
+    window: tuple[tuple[int, int], tuple[int, int], tuple[int, int], int] | None = None
 
 
 @attrs.define
@@ -80,6 +89,8 @@ class Node:
     preds: list[int]
     block: int
     name: str
+    #: the input terms (concatenated; the values of a term summed)
+    terms: list[list[tuple[int, int, int, int]]] = attrs.Factory(list)
 
 
 #: a value: (producing node or -1 for the graph input, C, H, W)
@@ -92,6 +103,7 @@ class Net:
     along channels, the values of a term summed)."""
 
     name: str
+    input: tuple[int, int] = (224, 224)
     nodes: list[Node] = attrs.Factory(list)
     block: int = 0
 
@@ -100,7 +112,7 @@ class Net:
 
     def _node(self, ops: list[Op], terms: list[list[Value]], name: str) -> Value:
         preds = sorted({v[0] for term in terms for v in term if v[0] >= 0})
-        self.nodes.append(Node(ops, preds, self.block, name))
+        self.nodes.append(Node(ops, preds, self.block, name, terms))
         c, h, w = ops[-1].out
         return (len(self.nodes) - 1, c, h, w)
 
@@ -119,7 +131,8 @@ class Net:
         wo = (w + 2 * padding[1] - kernel[1]) // stride[1] + 1
         weights = cout * (cin // groups) * kernel[0] * kernel[1]
         flops = 2.0 * weights * ho * wo
-        return Op("ge.conv2d", (cout, ho, wo), flops, F32 * (read + weights + cout * ho * wo))
+        return Op("ge.conv2d", (cout, ho, wo), flops, F32 * (read + weights + cout * ho * wo),
+                  (kernel, stride, padding, groups))
 
     def conv(self, terms: list[list[Value]], cout: int, kernel: tuple[int, int] = (1, 1),
              stride: tuple[int, int] = (1, 1), padding: tuple[int, int] = (0, 0), relu_first: bool = False) -> Value:
@@ -153,8 +166,9 @@ class Net:
             wo = (w + 2 * padding[1] - kernel[1]) // stride[1] + 1
             out = (cin, ho, wo)
             flops = float(cin * ho * wo * kernel[0] * kernel[1])
-        op = "ge.max_pool" if kind == "max" else "ge.avg_pool"
-        return self._node([Op(op, out, flops, F32 * (read + out[0] * out[1] * out[2]))], terms, kind + "_pool")
+        op = {"max": "ge.max_pool", "avg": "ge.avg_pool", "global_avg": "ge.global_avg_pool"}[kind]
+        return self._node([Op(op, out, flops, F32 * (read + out[0] * out[1] * out[2]), (kernel, stride, padding, 1))],
+                          terms, kind + "_pool")
 
     def relu(self, terms: list[list[Value]]) -> Value:
         cin, h, w, read = self._input(terms)
@@ -171,7 +185,7 @@ class Net:
 
 def inception_v3() -> Net:
     """IOS ``inception_v3``: 299 x 299 input, blocks A x3, B, C x4, D, E x2."""
-    n = Net("inception_v3")
+    n = Net("inception_v3", (299, 299))
     v: Value = (-1, 3, 299, 299)
     v = n.conv([[v]], 32, (3, 3), (2, 2))
     v = n.conv([[v]], 32, (3, 3))
@@ -302,7 +316,7 @@ def randwire() -> Net:
 
 def nasnet() -> Net:
     """IOS ``nasnet_large`` (stem 96, 168 filters; NASNet-A 6 @ 4032), one block."""
-    n = Net("nasnet")
+    n = Net("nasnet", (331, 331))
 
     def sep2(x: Value, cout: int, k: int, s: int, stem: bool = False) -> Value:
         # branch_separable (stem: branch_separable_stem): two relu-sep-convs
@@ -549,6 +563,97 @@ def chains(net: Net, max_streams: int | None = None) -> TaskList:
     return _task_list(net, stream_of, list(range(len(net.nodes))), label=label)
 
 
+def to_ge(net: Net) -> str:
+    """``net`` as a ``ge.graph`` (f32, splat weights): what geir's scheduling
+    passes take. A node's summed and concatenated inputs become ``ge.add`` and
+    ``ge.concat`` ops of their own."""
+    lines: list[str] = []
+    consts: dict[tuple[int, ...], str] = {}
+    names: dict[int, str] = {-1: "%x"}
+    count = [0]
+
+    def t(c: int, h: int, w: int) -> str:
+        return f"tensor<1x{c}x{h}x{w}xf32>"
+
+    def fresh() -> str:
+        count[0] += 1
+        return f"%v{count[0]}"
+
+    def emit(op: str, args: list[tuple[str, str]], result: str, attrs_text: str = "") -> str:
+        name = fresh()
+        attr = f" {{{attrs_text}}}" if attrs_text else ""
+        lines.append(f"  {name} = {op} {', '.join(a for a, _ in args)}{attr} : "
+                     f"({', '.join(ty for _, ty in args)}) -> {result}")
+        return name
+
+    def combine(terms: list[list[Value]]) -> tuple[str, tuple[int, int, int]]:
+        parts = []
+        for term in terms:
+            node, c, h, w = term[0]
+            value = names[node]
+            for other in term[1:]:
+                value = emit("ge.add", [(value, t(c, h, w)), (names[other[0]], t(c, h, w))], t(c, h, w))
+            parts.append((value, (c, h, w)))
+        if len(parts) == 1:
+            return parts[0]
+        c = sum(p[1][0] for p in parts)
+        _, h, w = parts[0][1]
+        return emit("ge.concat", [(v, t(*shape)) for v, shape in parts], t(c, h, w), "axis = 1"), (c, h, w)
+
+    for g, node in enumerate(net.nodes):
+        value, shape = combine(node.terms)
+        if node.name == "identity":
+            names[g] = value
+            continue
+        for op in node.ops:
+            if op.op == "ge.conv2d":
+                (kh, kw), (sh, sw), (ph, pw), groups = op.window  # type: ignore[misc]
+                wshape = (op.out[0], shape[0] // groups, kh, kw)
+                if wshape not in consts:
+                    consts[wshape] = f"%w{len(consts)}"
+                    wt = f"tensor<{'x'.join(map(str, wshape))}xf32>"
+                    lines.insert(0, f"  {consts[wshape]} = ge.const {{value = dense<1.000000e-02> : {wt}}} : () -> {wt}")
+                wt = f"tensor<{'x'.join(map(str, wshape))}xf32>"
+                value = emit("ge.conv2d", [(value, t(*shape)), (consts[wshape], wt)], t(*op.out),
+                             f"group = {groups}, kernel_shape = [{kh}, {kw}], pads = [{ph}, {pw}, {ph}, {pw}], "
+                             f"strides = [{sh}, {sw}]")
+            elif op.op in ("ge.max_pool", "ge.avg_pool"):
+                (kh, kw), (sh, sw), (ph, pw), _ = op.window  # type: ignore[misc]
+                value = emit(op.op, [(value, t(*shape))], t(*op.out),
+                             f"kernel_shape = [{kh}, {kw}], pads = [{ph}, {pw}, {ph}, {pw}], strides = [{sh}, {sw}]")
+            else:  # relu, global pooling
+                value = emit(op.op, [(value, t(*shape))], t(*op.out))
+            shape = op.out
+        names[g] = value
+    last = net.nodes[-1].ops[-1].out
+    out = names[len(net.nodes) - 1]
+    lines.append(f"  ge.return {out} : ({t(*last)}) -> ()")
+    return "\n".join([f"ge.graph @{net.name}(%x: tensor<1x3x{net.input[0]}x{net.input[1]}xf32>) -> ({t(*last)}) {{",
+                      *lines, "}"]) + "\n"
+
+
+#: geir's partition-streams strategies the bench runs on the IR form (bench/streams.py's list)
+PASS_STRATEGIES = ("single", "ge", "ge-parallel", "chain-cover", "cost")
+
+
+def run_passes(net: Net, device: str, mode: str, params: list[str], max_streams: int,
+               share: bool = True) -> dict[str, float]:
+    """Makespan (ms) of every partition-streams strategy on ``net``'s IR form."""
+    from geir.parser import parse_module
+    from geir.passes.lower_to_tasks import graph_task_list
+    from geir.passes.pass_manager import PassManager
+    from geir.passes.pipeline import parse_pipeline
+    text = to_ge(net)
+    out = {}
+    for strategy in PASS_STRATEGIES:
+        module = parse_module(text, f"{net.name}.mlir")
+        pipeline = (f"assign-engines,partition-streams{{strategy={strategy} max-streams={max_streams} "
+                    f"device={device}}},insert-events{{device={device}}}")
+        PassManager(parse_pipeline(pipeline), verify_each=False).run(module)
+        out[strategy] = run(graph_task_list(next(module.graphs())), device, mode, params, share)
+    return out
+
+
 def run(tl: TaskList, device: str, mode: str, params: list[str], share: bool = True) -> float:
     """Emulated makespan in ms (and the share of it with the HBM saturated in
     :data:`SATURATED`); raises when the schedule is not clean (a bug in the builders)."""
@@ -564,17 +669,20 @@ def run(tl: TaskList, device: str, mode: str, params: list[str], share: bool = T
 SATURATED: dict[str, float] = {}
 
 
-def calibrate(device: str, mode: str, params: list[str], share: bool = True) -> list[dict[str, object]]:
+def calibrate(device: str, mode: str, params: list[str], share: bool = True,
+              passes: bool = True, max_streams: int = 64) -> list[dict[str, object]]:
     """One row per network: emulated ms of every schedule and the ratios."""
     rows = []
     for name, build in NETS.items():
         net = build()
+        pass_times = run_passes(net, device, mode, params, max_streams, share) if passes else {}
         times = {"sequential": run(sequential(net), device, mode, params, share),
                  "greedy": run(greedy(net), device, mode, params, share),
                  "all-at-once": run(chains(net), device, mode, params, share)}
         for k in (2, 3, 4, 6, 8):
             times[f"chains<={k}"] = run(chains(net, k), device, mode, params, share)
-        best = min(times, key=times.__getitem__)
+        best = min(times, key=times.__getitem__)  # same kernels as "sequential": the same baseline
+        times.update({f"pass:{k}": v for k, v in pass_times.items()})
         kernels = sum(len(nd.ops) for nd in net.nodes)
         rows.append({"net": name, "nodes": len(net.nodes), "kernels": kernels, "times": times, "best": best,
                      "saturated": SATURATED[f"{name}/all-at-once"]})
@@ -583,8 +691,10 @@ def calibrate(device: str, mode: str, params: list[str], share: bool = True) -> 
 
 def _print(rows: list[dict[str, object]], title: str) -> None:
     print(title)
-    print(f"{'network':<13} {'nodes':>5} {'seq ms':>7} {'greedy':>7} {'all':>7} {'best':>7} {'(which)':<12} "
-          f"{'seq/greedy emu':>14} {'IOS':>5} {'err':>6} {'seq/best emu':>12} {'IOS-P':>6} {'err':>6} "
+    passes = any("pass:single" in r["times"] for r in rows)  # type: ignore[operator]
+    extra = f" {'pass:single':>11} {'pass:cost':>9} {'single/cost':>11}" if passes else ""
+    print(f"{'network':<13} {'nodes':>5} {'seq ms':>7} {'greedy':>7} {'all':>7}{extra} {'best':>7} {'(which)':<16} "
+          f"{'seq/greedy emu':>14} {'IOS':>5} {'err':>5} {'seq/best emu':>12} {'IOS-P':>5} {'err':>5} "
           f"{'seq/all':>7} {'HBM sat':>7}")
     for row in rows:
         t = row["times"]
@@ -592,9 +702,11 @@ def _print(rows: list[dict[str, object]], title: str) -> None:
         seq = t["sequential"]  # type: ignore[index]
         g_emu, g_pub = seq / t["greedy"], pub["sequential"] / pub["greedy"]  # type: ignore[index]
         b_emu, b_pub = seq / t[row["best"]], pub["sequential"] / pub["ios_parallel"]  # type: ignore[index]
-        print(f"{row['net']:<13} {row['nodes']:>5} {seq:>7.3f} {t['greedy']:>7.3f} {t['all-at-once']:>7.3f} "  # type: ignore[index]
-              f"{t[row['best']]:>7.3f} {row['best']:<12} {g_emu:>14.2f} {g_pub:>5.2f} {g_emu / g_pub - 1:>+6.0%} "  # type: ignore[index]
-              f"{b_emu:>12.2f} {b_pub:>6.2f} {b_emu / b_pub - 1:>+6.0%} {seq / t['all-at-once']:>7.2f} "  # type: ignore[index]
+        cells = (f" {t['pass:single']:>11.3f} {t['pass:cost']:>9.3f} "  # type: ignore[index]
+                 f"{t['pass:single'] / t['pass:cost']:>11.2f}" if passes else "")  # type: ignore[index]
+        print(f"{row['net']:<13} {row['nodes']:>5} {seq:>7.3f} {t['greedy']:>7.3f} {t['all-at-once']:>7.3f}{cells} "  # type: ignore[index]
+              f"{t[row['best']]:>7.3f} {row['best']:<16} {g_emu:>14.2f} {g_pub:>5.2f} {g_emu / g_pub - 1:>+5.0%} "  # type: ignore[index]
+              f"{b_emu:>12.2f} {b_pub:>5.2f} {b_emu / b_pub - 1:>+5.0%} {seq / t['all-at-once']:>7.2f} "  # type: ignore[index]
               f"{row['saturated']:>7.1%}")
 
 
@@ -606,12 +718,15 @@ def main() -> int:
                         "records and waits included (default: both)")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--no-sharing", action="store_true", help="also run without bandwidth sharing (share_hbm off)")
+    p.add_argument("--no-passes", action="store_true", help="skip geir's partition-streams strategies")
+    p.add_argument("--max-streams", type=int, default=64, help="max-streams of the partition-streams strategies")
     args = p.parse_args()
+    kw = {"passes": not args.no_passes, "max_streams": args.max_streams}
     print(f"IOS calibration on {args.device}; published: IOS README (V100, batch 1); err = emulated / published - 1")
     for mode in (("sink", "host") if args.mode == "both" else (args.mode,)):
-        _print(calibrate(args.device, mode, args.device_param), f"{mode} mode, HBM bandwidth shared (fluid model):")
+        _print(calibrate(args.device, mode, args.device_param, **kw), f"{mode} mode, HBM bandwidth shared (fluid model):")
         if args.no_sharing:
-            _print(calibrate(args.device, mode, args.device_param, share=False),
+            _print(calibrate(args.device, mode, args.device_param, share=False, **kw),
                    f"{mode} mode, bandwidth not shared (every kernel at its duration alone):")
     return 0
 

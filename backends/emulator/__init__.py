@@ -10,6 +10,8 @@ One concept per module:
 * :mod:`.program` — the task list flattened and costed (and checked);
 * :mod:`.simulator` — the discrete-event loop (streams, events, engine pools,
   sink and host modes, critical path);
+* :mod:`.bandwidth` — the HBM bandwidth shared by the tasks running at once
+  (a fluid, processor-sharing model);
 * :mod:`.happens_before` — the vector-clock race checker over arena bytes;
 * :mod:`.deadlock` — why a stalled device stalled;
 * :mod:`.arena` — device memory and the numerics;
