@@ -3,6 +3,8 @@ random DAGs, and agreement with the emulator on the plans it produces."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,7 +18,9 @@ from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
 from geir.passes.scheduling.strategies import get_strategy
-from geir.passes.scheduling.strategies.cp_sat import HBM_SCALE, NODE_LIMIT, TICK_US, ProblemTooLarge, hbm_flow, plan
+from geir.passes.scheduling.strategies import cp_sat
+from geir.passes.scheduling.strategies.cp_sat import (HBM_SCALE, NODE_LIMIT, TICK_US, ProblemTooLarge, hbm_flow,
+                                                      kept_events, plan)
 
 #: a vector kernel of 4 cores: two at once draw well under the HBM bandwidth
 S = "tensor<1x16x56x56xf16>"
@@ -55,26 +59,6 @@ def tol(problem: ScheduleProblem) -> float:
     return problem.n * TICK_US
 
 
-def kept_events(problem: ScheduleProblem, p: StreamPlan) -> list[tuple[int, int]]:
-    """The cross-stream edges that need an event of their own: not those where
-    another producer of the consumer follows the producer on its stream, nor
-    those where another consumer of the producer precedes the consumer on its
-    stream (both implied by that other event and stream order)."""
-    g = problem.graph
-    pos = {i: k for k, i in enumerate(p.order)}
-    st = p.streams
-    kept = []
-    for j, i in g.edges():
-        if st[j] == st[i]:
-            continue
-        if any(k != j and st[k] == st[j] and pos[k] > pos[j] for k in g.preds[i]):
-            continue
-        if any(i2 != i and st[i2] == st[i] and pos[i2] < pos[i] for i2 in g.succs[j]):
-            continue
-        kept.append((j, i))
-    return kept
-
-
 def emulated_makespan(problem: ScheduleProblem, p: StreamPlan) -> float:
     """The emulator's makespan for ``p``: a record after the producer and a wait
     before the consumer for every kept event, queues in the plan's order (a
@@ -82,7 +66,7 @@ def emulated_makespan(problem: ScheduleProblem, p: StreamPlan) -> float:
     g = problem.graph
     pos = {i: k for k, i in enumerate(p.order)}
     streams = [Stream(s) for s in range(max(p.streams) + 1)]
-    events = {e: k for k, e in enumerate(kept_events(problem, p))}
+    events = {e: k for k, e in enumerate(kept_events(problem.graph, p.streams, p.order))}
     for i in p.order:
         q = streams[p.streams[i]].tasks
         q.extend(Wait(events[j, i]) for j in sorted(g.preds[i], key=pos.__getitem__) if (j, i) in events)
@@ -140,27 +124,31 @@ def test_two_independent_chains_take_one_chain() -> None:
     assert one.predicted_us == pytest.approx(sum(d), abs=tol(problem))
 
 
-def test_chains_saturating_hbm_are_staggered_by_one_flow() -> None:
-    """Each kernel draws more than half the bandwidth: with rigid flows the second
-    chain runs one flow behind the first (its overheads under the first's
-    flows); ignoring HBM both chains run side by side; the emulator, sharing
-    the bandwidth fluidly, lands in between."""
-    k = 4
-    body = chain("a", "%x0", ["relu"] * k) + chain("b", "%x0", ["relu"] * k)
-    problem = problem_of(body, 2, results=[f"%a{k - 1}", f"%b{k - 1}"])
-    c = problem.costs[0]
-    assert rates(problem, [0, k]) > HBM_SCALE
-    flow = c.duration_us - c.overhead_us
-    assert c.overhead_us >= flow  # one chain's overhead hides the other's flow
-    rigid = plan(problem, LIMIT_S)
+def test_kernels_whose_hbm_draw_exceeds_the_bandwidth_run_apart() -> None:
+    """A full-size conv (every cube core) and a full-size vector kernel (every
+    vector core) share no engine, but their HBM draws add up to more than the
+    bandwidth: the model runs them one after the other; the relaxation, which
+    ignores bandwidth, side by side — and bounds what the emulator does with
+    either plan (it shares the bandwidth fluidly)."""
+    w = "tensor<64x64x3x3xf16>"
+    body = [f"%w = ge.const {{value = dense<1.000000e-02> : {w}}} : () -> {w}",
+            f"%a = ge.conv2d %x0, %w {{pads = [1, 1, 1, 1]}} : ({BIG}, {w}) -> {BIG}",
+            f"%b = ge.relu %x1 : ({BIG}) -> {BIG}"]
+    problem = problem_of(body, 2, BIG, inputs=2, results=["%a", "%b"])
+    assert problem.pools[0] != problem.pools[1]
+    averages = [hbm_flow(c, problem.model.hbm_bw) for c in problem.costs]
+    assert sum(rate * alone / c.duration_us for (alone, rate), c in zip(averages, problem.costs)) > HBM_SCALE
+    da, db = problem.durations
+    full = plan(problem, LIMIT_S)
     relaxed = plan(problem, LIMIT_S, relaxed=True)
-    check_valid(problem, rigid)
+    check_valid(problem, full)
     check_valid(problem, relaxed)
-    assert rigid.optimal and relaxed.optimal
-    assert rigid.predicted_us == pytest.approx(k * c.duration_us + flow, abs=tol(problem))
-    assert relaxed.predicted_us == pytest.approx(k * c.duration_us, abs=tol(problem))
-    emulated = emulated_makespan(problem, rigid)
-    assert relaxed.predicted_us - tol(problem) <= emulated <= rigid.predicted_us + tol(problem)
+    assert full.optimal and relaxed.optimal
+    assert full.predicted_us == pytest.approx(da + db, abs=tol(problem))
+    assert relaxed.predicted_us == pytest.approx(max(da, db), abs=tol(problem))
+    assert relaxed.num_streams == 2
+    for p in (full, relaxed):
+        assert emulated_makespan(problem, p) >= relaxed.bound_us - tol(problem)
 
 
 def test_joined_chains_pay_one_event() -> None:
@@ -344,3 +332,40 @@ def test_plans_of_random_dags_are_valid(case, relaxed: bool) -> None:
         # the relaxation's bound is a lower bound on the emulator: no plan
         # emulates faster
         assert emulated >= p.bound_us - tol(problem)
+
+
+class HintOnlySolver(cp_sat.cp_model.CpSolver):
+    """A solver that may only confirm the hint: every variable fixed to it."""
+
+    statuses: list[int] = []
+
+    def solve(self, model, *args):  # type: ignore[override]
+        self.parameters.fix_variables_to_their_hinted_value = True
+        status = super().solve(model, *args)
+        HintOnlySolver.statuses.append(status)
+        return status
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_dags())
+def test_the_hint_is_a_solution(case) -> None:
+    """Both steps' hints (list schedules) satisfy their models, so the solver
+    always has a solution to return."""
+    body, max_streams = case
+    problem = problem_of(body, max_streams)
+    HintOnlySolver.statuses = []
+    with mock.patch.object(cp_sat.cp_model, "CpSolver", HintOnlySolver):
+        p = plan(problem, 1.0)
+    assert len(HintOnlySolver.statuses) == 2
+    assert all(s == cp_sat.cp_model.OPTIMAL for s in HintOnlySolver.statuses)
+    check_valid(problem, p)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_dags())
+def test_the_relaxation_bounds_the_full_model(case) -> None:
+    body, max_streams = case
+    problem = problem_of(body, max_streams)
+    full = plan(problem, 1.0)
+    relaxed = plan(problem, 1.0, relaxed=True)
+    assert relaxed.bound_us <= full.predicted_us + 1e-9

@@ -7,40 +7,52 @@ The model (integer time in :data:`TICK_US` ticks):
 * **pools**: a cumulative constraint per engine pool, each node demanding its
   ``units`` out of the pool's capacity (``GE_LOCAL`` nodes take no time and no
   units, so they are in none);
-* **streams**: node ``i`` is on stream ``s`` when the Boolean ``x[i, s]`` holds;
-  each stream is a no-overlap over optional intervals, so the tasks of one stream
-  run one after another, as the emulator's in-order queues do (a node of no
-  duration still holds one tick of its stream, so it keeps its queue place).
-  Each ``stream_label`` gets a stream of its own (fixed, not a choice);
-  unlabelled nodes choose among ``max_streams`` further streams. Symmetry
-  breaking: the unlabelled streams are opened in node order (node ``i`` may take
-  stream ``k`` only if an earlier node took stream ``k - 1``);
+* **streams**: node ``i`` is on stream ``s`` when the Boolean ``on[i][s]``
+  holds; each stream is a no-overlap over optional intervals, so the tasks of
+  one stream run one after another, as the emulator's in-order queues do (a
+  node of no duration still holds one tick of its stream, so it keeps its
+  queue place). Each ``stream_label`` gets a stream of its own (fixed, not a
+  choice); unlabelled nodes choose among ``max_streams`` further streams.
+  Symmetry breaking: the unlabelled streams are opened in node order (node
+  ``i`` may take stream ``k`` only if an earlier node took stream ``k - 1``);
 * **dependencies**: ``end_j <= start_i`` on one stream; across streams
   ``end_j + record_us + wait_us <= start_i`` — however ``insert-events``
   reduces the events, a path from ``j`` to ``i`` on another stream holds at
   least one record and one wait;
-* **event tasks' stream time**: a producer keeps its stream busy ``record_us``
-  after it ends when it has a consumer on another stream that no later
-  producer of the same stream covers (``insert-events`` keeps only the last
-  producer's event of each stream a consumer depends on); a consumer with a
-  producer on another stream keeps its stream busy ``wait_us`` before it
-  starts. The stream interval is the node's interval widened by those;
-* **HBM bandwidth**: a task's memory traffic flows after its fixed overhead, at
-  the rate it draws alone (its bytes over its roofline time, at most its
-  cores' rate); the flows form a cumulative over the device's HBM bandwidth
-  (rates in :data:`HBM_SCALE` parts of it, rounded up). The emulator shares
-  the bandwidth fluidly instead (oversubscribed flows slow down), so rigid
-  flows are conservative: a schedule of the model never oversubscribes;
+* **events** (the ones ``insert-events`` keeps): the event of ``j -> i`` is
+  implied, so dropped, when another producer of ``i`` follows ``j`` on ``j``'s
+  stream or another consumer of ``j`` precedes ``i`` on ``i``'s stream. What
+  is left is at most one record per (producer, consumer stream) and one wait
+  per (consumer, producer stream). A producer's records follow it on its
+  stream one after another (``record_us`` each, in the order the solver
+  picks), and a consumer starts ``wait_us`` after its stream's record; the
+  waits of a consumer precede it on its stream (``wait_us`` each). The
+  stream interval of a node is its interval widened by its waits and records;
+* **HBM bandwidth**: each task draws HBM at its bytes over its whole duration
+  (the emulator's flow runs after the fixed overhead at the rate the task
+  draws alone; averaged over the task), and the tasks running at once share
+  the device's bandwidth through a cumulative (rates in :data:`HBM_SCALE`
+  parts of it, rounded up). The emulator shares the bandwidth fluidly instead
+  — oversubscribed flows slow down — so this is an approximation either way:
+  flows of tasks whose average rates fit may still collide (a slowdown the
+  model misses), and tasks whose averages do not fit are kept apart although
+  the emulator would run them slowed side by side. (Rigid flows at their full
+  rate, tried first, kept apart tasks the fluid model runs side by side at a
+  small cost, and made both the search and the plans worse);
 * objective: the makespan (the latest end).
 
 Approximations (the emulator, run on the plan after ``insert-events``, is the
 judge; the model's optimum is what it predicts for the plan):
 
-* event tasks are one record and one wait per node at most — a producer
-  feeding several streams records once per stream in the emulator, a consumer
-  waits once per stream, and ``insert-events`` may drop more than the model's
-  rule above (waits implied by earlier waits of the consumer's stream);
-* rigid HBM flows against the emulator's fluid sharing (above);
+* events: ``insert-events`` may drop more waits than the two rules above
+  (any wait implied through a chain of events); a consumer's waits are
+  assumed to be served in the order their events arrive (a wait is
+  ``wait_us`` after its record, and the waits take ``wait_us`` each of the
+  consumer's stream, but a wait queued behind another for a later event is
+  not delayed further); the records of a producer are in the order the
+  solver picks, which ``insert-events`` should follow by ordering them as
+  their consumers are issued;
+* averaged HBM rates against the emulator's fluid sharing (above);
 * a schedule is a set of start times; the emulator starts every task as soon
   as it can and serves each pool first come, first served without
   backfilling, so its makespan for the same streams and order may differ
@@ -55,25 +67,35 @@ cross-stream dependency at one record plus one wait: a relaxation of what the
 emulator does with any event reduction, so its bound (rounding aside) is a
 lower bound on the emulated makespan of every plan.
 
-The solver is hinted with the serial schedule (every unlabelled node on one
-stream, nodes one after another in block order), so it always has a solution;
-if it finds none of its own within the time limit, that serial schedule is
-returned with the solver's bound.
+Solving: the full model is solved in two steps. The relaxation goes first
+(:data:`RELAXATION_SHARE` of the time limit; it is smaller and, up to some 60
+nodes, usually proven optimal in a fraction of it); its bound is a bound on
+the full model too, and it is reported in the notes as the emulator lower
+bound. The full model is then hinted with the shortest *list schedule* (every
+node as early as the model allows, in a given order on given streams) of the
+serial plan, the relaxation's plan and the ``cost`` strategy's plan, so it
+starts from a complete feasible solution at least as good as the best
+heuristic's and always returns one.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from typing import Union
+
+import attrs
 
 from ortools.sat.python import cp_model
 
 from geir.backends.cost_model import GE_LOCAL, TaskCost
+from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan, dense, label_streams
+from geir.passes.scheduling.strategies import get_strategy
 
 __all__ = ["plan", "ProblemTooLarge", "NODE_LIMIT", "TICK_US", "DEFAULT_TIME_LIMIT_S", "NUM_WORKERS", "HBM_SCALE",
-           "hbm_flow"]
+           "hbm_flow", "kept_events", "RELAXATION_SHARE"]
 
 #: graphs above this many nodes are refused: the model grows as nodes x streams
 #: plus edges x streams, and CP-SAT stops proving anything well before
@@ -85,6 +107,8 @@ TICK_US = 0.01
 DEFAULT_TIME_LIMIT_S = 10.0
 #: CP-SAT search workers (the machine this runs on has two cores)
 NUM_WORKERS = 2
+#: the share of the time limit the relaxation (the full model's first step) may take
+RELAXATION_SHARE = 0.3
 #: the HBM bandwidth in the model's integer rate units (a flow's rate is rounded
 #: up to a thousandth of the bandwidth)
 HBM_SCALE = 1000
@@ -121,6 +145,120 @@ def hbm_flow(cost: TaskCost, bandwidth: float) -> tuple[float, int] | None:
     return alone, max(1, min(HBM_SCALE, math.ceil(demand / bandwidth * HBM_SCALE - 1e-9)))
 
 
+def kept_events(graph: OpGraph, streams: list[int], order: list[int]) -> list[tuple[int, int]]:
+    """The cross-stream edges that need an event of their own under ``streams``
+    and ``order``: not an edge ``j -> i`` where another producer of ``i``
+    follows ``j`` on ``j``'s stream, nor one where another consumer of ``j``
+    precedes ``i`` on ``i``'s stream (that other event and stream order imply
+    it). The rule the model prices events by."""
+    pos = [0] * graph.n
+    for k, i in enumerate(order):
+        pos[i] = k
+    kept = []
+    for j, i in graph.edges():
+        sj, si = streams[j], streams[i]
+        if sj == si:
+            continue
+        if any(k != j and streams[k] == sj and pos[k] > pos[j] for k in graph.preds[i]):
+            continue
+        if any(i2 != i and streams[i2] == si and pos[i2] < pos[i] for i2 in graph.succs[j]):
+            continue
+        kept.append((j, i))
+    return kept
+
+
+@attrs.define
+class _Resources:
+    """What the model constrains besides streams and events, per node: its
+    engine pool and units, and its HBM rate."""
+
+    pool: dict[int, tuple[str, int]]  # node -> (pool, units); only pools that can be oversubscribed
+    capacity: dict[str, int]
+    flow: dict[int, int]  # node -> its average HBM rate; empty when HBM is not a constraint
+
+
+@attrs.define
+class _Schedule:
+    """One solution of the model: streams (model ids), start ticks, and the
+    events it keeps with each record's start."""
+
+    streams: list[int]
+    start: list[int]
+    end: list[int]
+    kept: set[tuple[int, int]]
+    record_at: list[dict[int, int]]  # producer -> consumer stream -> record start
+    waits: list[int]  # waits before each node
+    records: list[int]  # records after each node
+    makespan: int
+
+
+def _fits(placed: list[tuple[int, int, int]], s: int, e: int, amount: int, cap: int) -> bool:
+    """Whether ``amount`` more fits over [s, e) beside ``placed`` (start, end, amount)."""
+    live = [p for p in placed if p[0] < e and p[1] > s]
+    for point in [s] + [p[0] for p in live if p[0] > s]:
+        if sum(a for ps, pe, a in live if ps <= point < pe) + amount > cap:
+            return False
+    return True
+
+
+def _list_schedule(problem: ScheduleProblem, streams: list[int], order: list[int], dur: list[int], R: int, W: int,
+                   events: bool, res: _Resources) -> _Schedule:
+    """The model's schedule of ``streams`` and ``order`` with every node as
+    early as stream order, events and resources allow (a feasible solution to
+    hint the solver with)."""
+    g = problem.graph
+    n = g.n
+    pos = [0] * n
+    for k, i in enumerate(order):
+        pos[i] = k
+    kept = set(kept_events(g, streams, order)) if events else set()
+    waits = [len({streams[j] for j in g.preds[i] if (j, i) in kept}) for i in range(n)]
+    # a producer's records, one per consumer stream, in the order the streams' first consumers are issued
+    record_streams: list[list[int]] = []
+    for j in range(n):
+        first: dict[int, int] = {}
+        for i in g.succs[j]:
+            if (j, i) in kept:
+                first[streams[i]] = min(first.get(streams[i], n), pos[i])
+        record_streams.append(sorted(first, key=first.__getitem__))
+    start, end = [0] * n, [0] * n
+    record_at: list[dict[int, int]] = [{} for _ in range(n)]
+    stream_free: dict[int, int] = {}
+    placed: dict[str, list[tuple[int, int, int]]] = {}
+    flows: list[tuple[int, int, int]] = []  # HBM: (start, end, average rate)
+    for i in order:
+        s = streams[i]
+        t0 = stream_free.get(s, 0) + W * waits[i]
+        for j in g.preds[i]:
+            t0 = max(t0, end[j] + (R + W) * (streams[j] != s))
+            if (j, i) in kept:
+                t0 = max(t0, record_at[j][s] + R + W)
+        d = dur[i]
+        pool = res.pool.get(i)
+        rate = res.flow.get(i)
+        candidates = {t0}
+        if pool is not None:
+            candidates.update(e for _, e, _ in placed.get(pool[0], []) if e > t0)
+        if rate is not None:
+            candidates.update(e for _, e, _ in flows if e > t0)
+        for t in sorted(candidates):
+            if pool is not None and not _fits(placed.get(pool[0], []), t, t + d, pool[1], res.capacity[pool[0]]):
+                continue
+            if rate is not None and not _fits(flows, t, t + d, rate, HBM_SCALE):
+                continue
+            break
+        start[i], end[i] = t, t + d
+        if pool is not None and d > 0:
+            placed.setdefault(pool[0], []).append((t, t + d, pool[1]))
+        if rate is not None:
+            flows.append((t, t + d, rate))
+        for q, s2 in enumerate(record_streams[i]):
+            record_at[i][s2] = end[i] + R * q
+        stream_free[s] = t + max(d, 1) + R * len(record_streams[i])
+    return _Schedule(streams, start, end, kept, record_at, waits, [len(r) for r in record_streams],
+                     max(end, default=0))
+
+
 def _neg(v: Lit) -> Lit:
     return 1 - v if isinstance(v, int) else v.Not()
 
@@ -136,7 +274,7 @@ class _Builder:
 
     def boolean(self, name: str, hinted: int) -> cp_model.IntVar:
         v = self.m.new_bool_var(name)
-        self.hint[v.index] = hinted
+        self.hint[v.index] = int(hinted)
         self.vars.append(v)
         return v
 
@@ -161,15 +299,15 @@ class _Builder:
 
     def any_pair(self, pairs: list[tuple[Lit, Lit]], name: str) -> Lit:
         """A literal true when both members of some pair are (it may be true
-        otherwise: it only ever costs time, so the solver keeps it exact)."""
-        live = [(a, b) for a, b in pairs if not (isinstance(a, int) and not a) and not (isinstance(b, int) and not b)]
+        otherwise: where it only ever costs time the solver keeps it exact)."""
+        live = [(a, c) for a, c in pairs if not (isinstance(a, int) and not a) and not (isinstance(c, int) and not c)]
         if not live:
             return 0
-        if any(isinstance(a, int) and isinstance(b, int) for a, b in live):
+        if any(isinstance(a, int) and isinstance(c, int) for a, c in live):
             return 1
-        r = self.boolean(name, int(any(self.hinted(a) and self.hinted(b) for a, b in live)))
-        for a, b in live:
-            self.clause([_neg(a), _neg(b), r])
+        r = self.boolean(name, any(self.hinted(a) and self.hinted(c) for a, c in live))
+        for a, c in live:
+            self.clause([_neg(a), _neg(c), r])
         return r
 
     def apply_hints(self) -> None:
@@ -177,36 +315,77 @@ class _Builder:
             self.m.add_hint(v, self.hint[v.index])
 
 
-def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *,
-         relaxed: bool = False) -> StreamPlan:
-    """The makespan-optimal plan of ``problem`` (or the best found within
-    ``time_limit_s`` seconds, with the proven lower bound); ``relaxed`` solves
-    the relaxation whose bound is a lower bound on the emulator (module doc).
+@attrs.define
+class _Result:
+    streams: list[int]
+    start: list[int]
+    best: int
+    bound: int
+    status: int
 
-    Raises:
-        ProblemTooLarge: the graph has more than :data:`NODE_LIMIT` nodes.
-    """
-    n = problem.n
-    if n > NODE_LIMIT:
-        raise ProblemTooLarge(n)
-    if n == 0:
-        return StreamPlan([], [], ["optimal: empty graph"], 0.0, 0.0, True)
-    if time_limit_s is None or time_limit_s <= 0:
-        time_limit_s = DEFAULT_TIME_LIMIT_S
 
+def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: bool,
+           guides: list[tuple[list[int], list[int]]]) -> _Result:
+    """Build and solve the model (``events``: event tasks' stream time; ``hbm``:
+    HBM flows), hinted with the shortest list schedule of the serial plan and
+    the ``guides`` (streams, order)."""
     g = problem.graph
+    n = g.n
     labels = problem.labels
     label_ids, first_free = label_streams(problem)
     M = max(1, problem.max_streams)
     T = first_free + M  # label streams, then the free ones
     R, W = _ticks(problem.model.record_us), _ticks(problem.model.wait_us)
     dur = [_ticks(c.duration_us) for c in problem.costs]
+
+    pool_nodes: dict[str, list[int]] = {}
+    for i in range(n):
+        if problem.pools[i] != GE_LOCAL and dur[i] > 0 and problem.units(i) > 0:
+            pool_nodes.setdefault(problem.pools[i], []).append(i)
+    capacity = {p: problem.capacity(p) for p in pool_nodes}
+    res = _Resources({}, capacity, {})
+    for pool, nodes in pool_nodes.items():
+        if sum(problem.units(i) for i in nodes) > capacity[pool]:  # else they all fit side by side
+            for i in nodes:
+                res.pool[i] = (pool, min(problem.units(i), capacity[pool]))
+    if hbm:
+        for i in range(n):
+            flow = hbm_flow(problem.costs[i], problem.model.hbm_bw)
+            if flow is not None and dur[i] > 0:
+                # the flow's rate averaged over the whole task (see the module doc)
+                res.flow[i] = max(1, math.ceil(flow[1] * flow[0] / problem.costs[i].duration_us - 1e-9))
+        if sum(res.flow.values()) <= HBM_SCALE:
+            res.flow.clear()
+
+    # ---- the hint: a list schedule, its free streams numbered by first use in
+    # node order (the model's symmetry breaking)
+    def canonical(streams: list[int]) -> list[int] | None:
+        ids: dict[int, int] = {}
+        out = []
+        for i in range(n):
+            if labels[i] is not None:
+                out.append(label_ids[labels[i]])
+            else:
+                out.append(first_free + ids.setdefault(streams[i], len(ids)))
+        return out if len(ids) <= M else None
+
+    serial = [label_ids[lab] if lab is not None else first_free for lab in labels]
+    hint = _list_schedule(problem, serial, list(range(n)), dur, R, W, events, res)
+    for streams, order in guides:
+        ids = canonical(streams)
+        if ids is None or not g.is_topological(order):
+            continue
+        guided = _list_schedule(problem, ids, order, dur, R, W, events, res)
+        if guided.makespan < hint.makespan:
+            hint = guided
+    horizon = hint.makespan + (R + W) * T
     b = _Builder()
     m = b.m
+    hs = hint.streams
 
     # ---- streams: on[i][s] means node i is on stream s. Labelled nodes are on
     # their label's stream; unlabelled ones choose a free stream, the free
-    # streams opened in node order. The hint puts them all on the first.
+    # streams opened in node order.
     on: list[list[Lit]] = []
     used: list[Lit] = [0] * M  # some earlier unlabelled node is on free stream k
     for i in range(n):
@@ -219,7 +398,7 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
         row: list[Lit] = []
         for k in range(M):
             if k == 0 or not (isinstance(used[k - 1], int) and not used[k - 1]):
-                row.append(b.boolean(f"x{i}_{k}", int(k == 0)))
+                row.append(b.boolean(f"x{i}_{k}", hs[i] == first_free + k))
             else:
                 row.append(0)  # free stream k opens only after stream k - 1
         m.add_exactly_one([v for v in row if not isinstance(v, int)])
@@ -233,10 +412,6 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
         used = now
         on.append([0] * first_free + row)
 
-    def may_share(a: int, c: int) -> bool:
-        """Whether nodes a and c can be on one stream (label streams are reserved)."""
-        return labels[a] == labels[c]
-
     def implies_same_stream(z: Lit, a: int, c: int) -> None:
         """z -> c is on a's stream."""
         for s in range(T):
@@ -248,34 +423,12 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
         if labels[j] is not None or labels[i] is not None or M == 1:
             cross[j, i] = int(labels[j] != labels[i])
         else:
-            c = b.boolean(f"c{j}_{i}", 0)
+            c = b.boolean(f"c{j}_{i}", hs[j] != hs[i])
             for s in range(T):
                 b.clause([_neg(on[j][s]), on[i][s], c])
             cross[j, i] = c
 
-    # ---- the serial hint: nodes one after another in block order, every event
-    # task of a node next to it
-    hint_stream = [next(s for s in range(T) if b.hinted(on[i][s])) for i in range(n)]
-    hint_waits = [0 if relaxed else len({hint_stream[j] for j in g.preds[i]} - {hint_stream[i]}) for i in range(n)]
-    hint_records = [0 if relaxed else len({hint_stream[k] for k in g.succs[i]} - {hint_stream[i]})
-                    for i in range(n)]
-    hint_start, hint_end = [0] * n, [0] * n
-    hint_record_at: list[dict[int, int]] = [{} for _ in range(n)]  # stream -> when j's record for it starts
-    t = 0
-    for i in range(n):
-        st = t + W * hint_waits[i]
-        for j in g.preds[i]:
-            st = max(st, hint_end[j] + (R + W) * b.hinted(cross[j, i]))
-            if hint_stream[i] in hint_record_at[j]:
-                st = max(st, hint_record_at[j][hint_stream[i]] + R + W)
-        hint_start[i], hint_end[i] = st, st + dur[i]
-        if not relaxed:
-            for q, s in enumerate(sorted({hint_stream[k] for k in g.succs[i]} - {hint_stream[i]})):
-                hint_record_at[i][s] = hint_end[i] + R * q
-        t = st + max(dur[i], 1) + R * hint_records[i]
-    horizon = t
-
-    start = [b.integer(0, horizon, f"s{i}", hint_start[i]) for i in range(n)]
+    start = [b.integer(0, horizon, f"s{i}", hint.start[i]) for i in range(n)]
     end = [start[i] + dur[i] for i in range(n)]
 
     def follows(z: Lit, later: int, earlier: int) -> None:
@@ -283,38 +436,34 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
         if not g.reaches(earlier, later):  # a path orders them already
             m.add(start[later] >= start[earlier] + max(dur[earlier], 1)).only_enforce_if(z)
 
-    # ---- event tasks (not in the relaxation): the events insert-events keeps.
-    # The event of j -> i is implied, and dropped, when another producer k of i
-    # follows j on j's stream (k's event orders j too), or another consumer i2
-    # of j precedes i on i's stream (i2's wait orders i too). What is left is
-    # one event per (producer, consumer stream) and per (consumer, producer
-    # stream): records[j][s] is a record after j for stream s, waits[i][s] a
-    # wait before i for stream s.
+    # ---- events (see the module doc): need[j, i] is the event of j -> i;
+    # records[j][s] a record after j for stream s, waits[i][s] a wait before i
+    # for stream s
     waits: list[list[Lit]] = [[0] * T for _ in range(n)]
     records: list[list[Lit]] = [[0] * T for _ in range(n)]
-    if not relaxed:
-        need: dict[tuple[int, int], Lit] = {}
+    need: dict[tuple[int, int], Lit] = {}
+    if events:
         for j, i in g.edges():
             c = cross[j, i]
             if isinstance(c, int) and not c:
                 continue
             covers: list[Lit] = []
             for k in g.preds[i]:
-                if k != j and not g.reaches(k, j) and may_share(j, k):
-                    z = b.boolean(f"za{j}_{k}_{i}", 0)
+                if k != j and not g.reaches(k, j) and labels[k] == labels[j]:
+                    z = b.boolean(f"za{j}_{k}_{i}", hs[k] == hs[j] and hint.start[k] > hint.start[j])
                     implies_same_stream(z, j, k)
                     follows(z, k, j)
                     covers.append(z)
             for i2 in g.succs[j]:
-                if i2 != i and not g.reaches(i, i2) and may_share(i, i2):
-                    z = b.boolean(f"zb{j}_{i2}_{i}", 0)
+                if i2 != i and not g.reaches(i, i2) and labels[i2] == labels[i]:
+                    z = b.boolean(f"zb{j}_{i2}_{i}", hs[i2] == hs[i] and hint.start[i2] < hint.start[i])
                     implies_same_stream(z, i, i2)
                     follows(z, i, i2)
                     covers.append(z)
             if not covers:
                 need[j, i] = c
             else:
-                v = b.boolean(f"e{j}_{i}", b.hinted(c))
+                v = b.boolean(f"e{j}_{i}", (j, i) in hint.kept)
                 b.clause([_neg(c), v] + covers)
                 need[j, i] = v
         for i in range(n):
@@ -323,17 +472,14 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
                                          f"w{i}_{s}")
                 records[i][s] = b.any_pair([(need[i, k], on[k][s]) for k in g.succs[i] if (i, k) in need],
                                            f"r{i}_{s}")
-
-    # ---- record order: j's records, one per consumer stream, follow j one after
-    # another, and a consumer waits for the record of its own stream
-    if not relaxed:
+        # j's records follow j one after another; a consumer waits for its stream's
         for j in range(n):
             slots = []
             for s in range(T):
                 present = records[j][s]
                 if isinstance(present, int) and not present:
                     continue
-                at = b.integer(0, horizon, f"rec{j}_{s}", hint_record_at[j].get(s, hint_end[j]))
+                at = b.integer(0, horizon, f"rec{j}_{s}", hint.record_at[j].get(s, hint.end[j]))
                 enforce = [] if isinstance(present, int) else [present]
                 m.add(at >= end[j]).only_enforce_if(enforce)
                 m.add(at + R <= end[j] + R * sum(records[j])).only_enforce_if(enforce)
@@ -342,10 +488,10 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
                 for i in g.succs[j]:
                     if (j, i) not in need:
                         continue
-                    cond = [v for v in (need[j, i], on[i][s]) if not isinstance(v, int)]
-                    if any(isinstance(v, int) and not v for v in (need[j, i], on[i][s])):
+                    pair = (need[j, i], on[i][s])
+                    if any(isinstance(v, int) and not v for v in pair):
                         continue
-                    m.add(start[i] >= at + R + W).only_enforce_if(cond)
+                    m.add(start[i] >= at + R + W).only_enforce_if([v for v in pair if not isinstance(v, int)])
             if len(slots) > 1:
                 m.add_no_overlap(slots)
 
@@ -360,13 +506,13 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
             size: object = base + W * nw + R * nr
             se: object = ss + size
         else:  # interval bounds must be affine in one variable each
-            hinted_ss = hint_start[i] - W * hint_waits[i]
-            hinted_size = base + W * hint_waits[i] + R * hint_records[i]
+            hinted_ss = hint.start[i] - W * hint.waits[i]
+            hinted_size = base + W * hint.waits[i] + R * hint.records[i]
             ss = b.integer(0, horizon, f"ss{i}", hinted_ss)
             m.add(ss == start[i] - W * nw)
             size = b.integer(base, base + (W + R) * T, f"sz{i}", hinted_size)
             m.add(size == base + W * nw + R * nr)
-            se = b.integer(0, horizon, f"se{i}", hinted_ss + hinted_size)
+            se = b.integer(0, horizon + base + (W + R) * T, f"se{i}", hinted_ss + hinted_size)
             m.add(se == ss + size)
         for s, present in enumerate(on[i]):
             if isinstance(present, int):
@@ -382,31 +528,20 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
     for j, i in g.edges():
         m.add(start[i] >= end[j] + (R + W) * cross[j, i])
 
-    # ---- engine pools
+    # ---- engine pools and HBM flows
     by_pool: dict[str, list[int]] = {}
-    for i in range(n):
-        if problem.pools[i] != GE_LOCAL and dur[i] > 0 and problem.units(i) > 0:
-            by_pool.setdefault(problem.pools[i], []).append(i)
+    for i, (pool, _) in res.pool.items():
+        by_pool.setdefault(pool, []).append(i)
     for pool, nodes in by_pool.items():
-        cap = problem.capacity(pool)
-        if sum(problem.units(i) for i in nodes) <= cap:
-            continue  # they all fit side by side: no constraint
         ivs = [m.new_interval_var(start[i], dur[i], end[i], f"{pool}{i}") for i in nodes]
-        m.add_cumulative(ivs, [min(problem.units(i), cap) for i in nodes], cap)
-
-    # ---- HBM bandwidth: the flow of each task after its overhead (not in the relaxation)
-    if not relaxed:
-        flows: list[tuple[int, int, int]] = []  # node, flow start offset, rate
-        for i in range(n):
-            flow = hbm_flow(problem.costs[i], problem.model.hbm_bw)
-            if flow is not None and dur[i] > 0:
-                flows.append((i, min(dur[i], _ticks(problem.costs[i].overhead_us)), flow[1]))
-        if sum(rate for _, _, rate in flows) > HBM_SCALE:
-            ivs = [m.new_interval_var(start[i] + off, dur[i] - off, end[i], f"hbm{i}") for i, off, _ in flows]
-            m.add_cumulative(ivs, [rate for _, _, rate in flows], HBM_SCALE)
+        m.add_cumulative(ivs, [res.pool[i][1] for i in nodes], capacity[pool])
+    if res.flow:
+        nodes = sorted(res.flow)
+        ivs = [m.new_interval_var(start[i], dur[i], end[i], f"hbm{i}") for i in nodes]
+        m.add_cumulative(ivs, [res.flow[i] for i in nodes], HBM_SCALE)
 
     # ---- objective
-    makespan = b.integer(0, horizon, "makespan", max(hint_end))
+    makespan = b.integer(0, horizon, "makespan", hint.makespan)
     for i in range(n):
         if not g.succs[i]:
             m.add(makespan >= end[i])
@@ -414,33 +549,70 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
     b.apply_hints()
 
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit_s)
+    solver.parameters.max_time_in_seconds = max(0.05, float(time_limit_s))
     solver.parameters.num_workers = NUM_WORKERS
     status = solver.solve(m)
     if status == cp_model.MODEL_INVALID:  # a bug in the model above, not in the input
         raise RuntimeError(f"optimal: CP-SAT rejected the model: {m.validate()}")
-    found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        bound = hint.makespan if status == cp_model.INFEASIBLE else round(solver.best_objective_bound)
+        return _Result(hint.streams, hint.start, hint.makespan, max(0, min(bound, hint.makespan)), status)
+    streams = [next(s for s, v in enumerate(on[i]) if (v if isinstance(v, int) else solver.value(v))) for i in range(n)]
+    best = solver.value(makespan)
+    bound = best if status == cp_model.OPTIMAL else min(best, round(solver.best_objective_bound))
+    return _Result(streams, [solver.value(v) for v in start], best, max(0, bound), status)
 
-    def value(v: Lit) -> int:
-        if isinstance(v, int):
-            return v
-        return solver.value(v) if found else b.hinted(v)
 
-    streams = [next(s for s in range(T) if value(on[i][s])) for i in range(n)]
-    starts = [value(v) for v in start]
-    best = value(makespan)
-    bound = best if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) else min(best, round(solver.best_objective_bound))
-    bound = max(bound, 0)
-    # by start time; ties (zero-time nodes, no event between) by block order
-    order = sorted(range(n), key=lambda i: (starts[i], i))
-    optimal = status == cp_model.OPTIMAL
-    best_us, bound_us = best * TICK_US, bound * TICK_US
-    model = " (relaxed model: a lower bound)" if relaxed else ""
-    if optimal:
-        note = f"optimal: proven optimum {best_us:.2f} us{model}"
-    elif found:
-        note = f"optimal: best {best_us:.2f} us, bound {bound_us:.2f} us after {time_limit_s:g} s{model}"
+def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *,
+         relaxed: bool = False) -> StreamPlan:
+    """The makespan-optimal plan of ``problem`` (or the best found within
+    ``time_limit_s`` seconds, with the proven lower bound); ``relaxed`` solves
+    the relaxation whose bound is a lower bound on the emulator (module doc).
+
+    The full model is solved after the relaxation, hinted with the best list
+    schedule of the serial, the relaxation's and the ``cost`` strategy's plans
+    (module doc); ``bound_us`` is the full model's bound, the notes give the
+    relaxation's, a lower bound on the emulator.
+
+    Raises:
+        ProblemTooLarge: the graph has more than :data:`NODE_LIMIT` nodes.
+    """
+    n = problem.n
+    if n > NODE_LIMIT:
+        raise ProblemTooLarge(n)
+    if n == 0:
+        return StreamPlan([], [], ["optimal: empty graph"], 0.0, 0.0, True)
+    if time_limit_s is None or time_limit_s <= 0:
+        time_limit_s = DEFAULT_TIME_LIMIT_S
+    began = time.monotonic()
+    first = _solve(problem, time_limit_s * (1.0 if relaxed else RELAXATION_SHARE), False, False, [])
+    result = first
+    if not relaxed:
+        guides = [(first.streams, _order(first.start))]
+        heuristic = get_strategy("cost")(problem, time_limit_s)
+        guides.append((heuristic.streams, heuristic.order))
+        result = _solve(problem, time_limit_s - (time.monotonic() - began), True, True, guides)
+        result.bound = max(result.bound, min(first.bound, result.best))
+        if result.bound >= result.best:
+            result.status = cp_model.OPTIMAL
+    order = _order(result.start)
+    optimal = result.status == cp_model.OPTIMAL
+    best_us, bound_us = result.best * TICK_US, result.bound * TICK_US
+    spent = time.monotonic() - began
+    if relaxed:
+        what = "relaxed model (its bound is a lower bound on the emulator)"
     else:
-        note = (f"optimal: no schedule better than the serial one found in {time_limit_s:g} s: "
-                f"{best_us:.2f} us, bound {bound_us:.2f} us{model}")
-    return StreamPlan(dense(streams, order), order, [note], best_us, bound_us, optimal)
+        what = f"emulator lower bound {first.bound * TICK_US:.2f} us (relaxation)"
+    if optimal:
+        note = f"optimal: proven optimum {best_us:.2f} us in {spent:.1f} s; {what}"
+    elif result.status == cp_model.FEASIBLE:
+        note = f"optimal: best {best_us:.2f} us, bound {bound_us:.2f} us after {spent:.1f} s; {what}"
+    else:
+        note = (f"optimal: nothing better than a list schedule found in {spent:.1f} s: "
+                f"{best_us:.2f} us, bound {bound_us:.2f} us; {what}")
+    return StreamPlan(dense(result.streams, order), order, [note], best_us, bound_us, optimal)
+
+
+def _order(start: list[int]) -> list[int]:
+    """Nodes by start time; ties (zero-time nodes, no event between) by block order."""
+    return sorted(range(len(start)), key=lambda i: (start[i], i))
