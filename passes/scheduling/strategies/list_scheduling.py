@@ -18,7 +18,9 @@ start elsewhere before it leaves its predecessor's stream), Nimble's chain
 cover, and the single stream — and keeps the one the emulator measures fastest.
 Up to :data:`WIDE_PORTFOLIO_LIMIT` nodes every budget and five margins are
 tried, up to :data:`EVALUATE_LIMIT` halving budgets and three margins; above
-that, the full-budget list schedule against the single stream only. The single stream is always a candidate, so ``cost`` is
+that, the full-budget list schedule against the single stream only. Up to
+:data:`WIDE_PORTFOLIO_LIMIT` nodes the winner is then refined by hill climbing
+on the emulator (:mod:`.local_search`). The single stream is always a candidate, so ``cost`` is
 never slower than ``single`` by the emulator's measure.
 """
 
@@ -203,4 +205,11 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
     best.predicted_us = makespan
     best.notes.append(f"cost: chose the {name} ({makespan:.1f} us; single stream {single_us:.1f} us) "
                       f"of {len(candidates)} candidates measured by the emulator")
+    if problem.n <= WIDE_PORTFOLIO_LIMIT:
+        from geir.passes.scheduling.strategies.local_search import refine
+        refined, after, moves = refine(problem, best, makespan)
+        if moves:
+            refined.notes.append(f"cost: {moves} stream move(s) by local search on the emulator: "
+                                 f"{makespan:.1f} -> {after:.1f} us")
+            best = refined
     return best
