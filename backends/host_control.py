@@ -22,7 +22,7 @@ is also checked for races and deadlocks like any emulator run.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 import attrs
 import numpy as np

@@ -42,9 +42,9 @@ from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.graph_io import attribute_dicts, input_names
 from geir.module import Module
 from geir.opdef import InferContext, InferError
-from geir.operation import Block, Operation, Value
+from geir.operation import Block, OpResult, Operation
 from geir.rewriter import InsertionPoint, Rewriter
-from geir.types import FunctionType, TensorType, Type
+from geir.types import NONE, FunctionType, TensorType, Type
 from geir.passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["SpecializeShapes", "parse_shape_bindings", "resolve_bindings", "bindings_from_inputs",
@@ -257,7 +257,7 @@ def _specialize_block(block: Block, rewriter: Rewriter, folded: list[Operation],
             const = rewriter.create("ge.const", (), [t], {"value": DenseElementsAttr(t, value)},
                                     location=op.location)
             const.results[0].name_hint = op.results[0].name_hint
-            folded.extend(v.op for v in op.operands if hasattr(v, "op"))  # type: ignore[attr-defined]
+            folded.extend(v.op for v in op.operands if isinstance(v, OpResult))
             rewriter.replace_op(op, [const.results[0]])
             continue
         _reinfer(op, errors)
@@ -283,7 +283,7 @@ def _fold(op: Operation) -> np.ndarray | None:
             from geir.types import storage_dtype
             # the kernel reads only the shape: a zero-stride view costs no memory
             c = np.broadcast_to(np.zeros((), storage_dtype(v.type.element_type)), v.type.shape)  # type: ignore[arg-type]
-        if c is None and not (v.type is not None and str(v.type) == "none"):
+        if c is None and v.type is not NONE:  # (an omitted optional operand is None to the kernel)
             return None
         inputs.append(c)
     from geir.backends.kernel_dispatch import KernelError, prepare_op
@@ -355,7 +355,7 @@ def _erase_dead(candidates: list[Operation], rewriter: Rewriter) -> None:
         od = op.definition
         if op.name not in CONSTANT_OPS and (od is None or not od.has_trait("pure")):
             continue
-        work.extend(v.op for v in op.operands if hasattr(v, "op"))  # type: ignore[attr-defined]
+        work.extend(v.op for v in op.operands if isinstance(v, OpResult))
         rewriter.erase_op(op)
 
 
