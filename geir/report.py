@@ -143,7 +143,8 @@ class Report:
             geir.Error: matplotlib is not installed (``pip install 'geir[plot]'``).
         """
         from geir.api import _guarded
-        return _guarded(lambda: timeline_figure(self.result.schedule, title))
+        from geir.backends.emulator.timeline import timeline_figure
+        return _guarded(lambda: timeline_figure(self.result.schedule, title, needs="Report.timeline()"))
 
     def __repr__(self) -> str:
         return (f"<geir.Report {self._fields.get('task_list')!s} on {self._fields.get('device')} "
@@ -197,67 +198,3 @@ class Report:
         return "\n\n".join([table(["", "value"], [list(r) for r in self._summary_rows()]),
                             table(self._ENGINE_HEAD, self._engine_rows()),
                             table(self._STREAM_HEAD, self._stream_rows())]) + "\n"
-
-
-def timeline_figure(schedule: Any, title: str | None = None) -> Figure:
-    """The Gantt chart of an emulator schedule as a matplotlib figure.
-
-    The figure is built without pyplot, so it never switches the notebook's
-    backend nor closes its figures; the chart is the one ``ge-run --timeline``
-    saves (``geir.backends.emulator.timeline``).
-
-    Raises:
-        DiagnosticError: matplotlib is not installed.
-    """
-    from geir.backends.emulator.program import KERNEL, WAIT
-    from geir.backends.emulator.simulator import INF
-    from geir.backends.emulator.timeline import _COLOURS
-    from geir.diagnostics import Diagnostic, DiagnosticError
-    try:
-        from matplotlib.figure import Figure
-        from matplotlib.patches import Patch
-    except ImportError:
-        raise DiagnosticError(Diagnostic("error", "Report.timeline() needs matplotlib, which is not installed")
-                              .attach_note("install the optional extra: pip install 'geir[plot]'")) from None
-
-    program = schedule.program
-    start, end, ready = schedule.start, schedule.end, schedule.ready
-    rows = program.num_streams
-    colour = {p: _COLOURS.get(name, "#17becf") for p, name in enumerate(program.pool_names)}
-    fig = Figure(figsize=(12, 1.5 + 0.45 * rows + 2.0), layout="constrained")
-    ax, ax_units = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [max(rows, 2), 2]})
-    kernels = [g for g in range(program.n) if program.kind[g] == KERNEL and start[g] != INF]
-    pools = sorted({program.pool[g] for g in kernels})
-    bars: dict[tuple[int, int], list[tuple[float, float]]] = {}
-    for g in kernels:
-        bars.setdefault((program.pool[g], program.stream_of[g]), []).append((start[g], end[g] - start[g]))
-    for (p, s), spans in bars.items():
-        ax.broken_barh(spans, (s - 0.4, 0.8), facecolors=colour[p], edgecolors="none")
-    stalls: dict[int, list[tuple[float, float]]] = {}
-    for g in range(program.n):
-        if program.kind[g] == WAIT and start[g] != INF and end[g] > ready[g]:
-            stalls.setdefault(program.stream_of[g], []).append((ready[g], end[g] - ready[g]))
-    for s, spans in stalls.items():
-        ax.broken_barh(spans, (s - 0.25, 0.5), facecolors="#dddddd", edgecolors="#999999", hatch="//",
-                       linewidth=0.3)
-    ax.set_yticks(range(rows), [f"stream {sid}" for sid in program.stream_ids])
-    ax.set_ylim(rows - 0.5, -0.5)
-    handles = [Patch(color=colour[p], label=program.pool_names[p]) for p in pools]
-    handles.append(Patch(facecolor="#dddddd", edgecolor="#999999", hatch="//", label="waiting on an event"))
-    ax.legend(handles=handles, loc="upper right", fontsize="small")
-    ax.set_title(title or f"{program.task_list.name}: {schedule.mode} mode, makespan {schedule.makespan:.1f} us")
-    changes: dict[int, list[tuple[float, int]]] = {}
-    for g in kernels:
-        # units in use over time: +units at each start, -units at each end
-        changes.setdefault(program.pool[g], []).extend([(start[g], program.units[g]), (end[g], -program.units[g])])
-    for p in pools:
-        steps = sorted(changes[p])
-        times = [0.0] + [t for t, _ in steps]
-        levels = np.concatenate([[0], np.cumsum([d for _, d in steps])]) / max(program.capacity[p], 1)
-        ax_units.step(times, levels, where="post", color=colour[p], label=program.pool_names[p])
-    ax_units.set_ylabel("share of units busy")
-    ax_units.set_ylim(0, 1.05)
-    ax_units.set_xlabel("time (us)")
-    if pools:
-        ax_units.legend(loc="upper right", fontsize="small")
-    return fig

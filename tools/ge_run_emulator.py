@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from geir.module import Module
+from geir.report import findings as _findings, output_summary as _summary  # ge-run and the API agree
 
 __all__ = ["run_emulator", "EXIT_FINDINGS"]
 
@@ -62,28 +63,6 @@ def _inputs(task_list: Any, args: argparse.Namespace) -> dict[str, np.ndarray] |
     if inputs:
         sys.stderr.write(f"ge-run: random inputs, seed {args.seed}\n")
     return inputs
-
-
-def _summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
-    out = {}
-    for name, v in outputs.items():
-        finite = v.dtype.kind in "fiub" and v.size
-        out[name] = {"dtype": str(v.dtype), "shape": list(v.shape),
-                     "mean": float(v.astype(np.float64).mean()) if finite else None}
-    return out
-
-
-def _findings(report: dict[str, Any]) -> list[str]:
-    found = []
-    if report["races"]:
-        found.append(f"{report['races_total']} data race(s)")
-    if report["deadlock"]:
-        found.append("a deadlock")
-    if report["uninitialised_reads"]:
-        found.append(f"{len(report['uninitialised_reads'])} read(s) of uninitialised arena bytes")
-    if report["event_stats"]["lost_records"]:
-        found.append(f"{len(report['event_stats']['lost_records'])} lost event record(s)")
-    return found
 
 
 def run_emulator(module: Module, args: argparse.Namespace) -> int:
