@@ -325,10 +325,11 @@ class _Result:
 
 
 def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: bool,
-           guides: list[tuple[list[int], list[int]]]) -> _Result:
+           guides: list[tuple[list[int], list[int]]], deadline: float) -> _Result:
     """Build and solve the model (``events``: event tasks' stream time; ``hbm``:
     HBM flows), hinted with the shortest list schedule of the serial plan and
-    the ``guides`` (streams, order)."""
+    the ``guides`` (streams, order), searching ``time_limit_s`` seconds at
+    most and never past ``deadline`` (``time.monotonic()``)."""
     g = problem.graph
     n = g.n
     labels = problem.labels
@@ -549,7 +550,8 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
     b.apply_hints()
 
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.05, float(time_limit_s))
+    # building the model took time too: never past the caller's deadline
+    solver.parameters.max_time_in_seconds = max(0.05, min(time_limit_s, deadline - time.monotonic()))
     solver.parameters.num_workers = NUM_WORKERS
     status = solver.solve(m)
     if status == cp_model.MODEL_INVALID:  # a bug in the model above, not in the input
@@ -585,13 +587,17 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
     if time_limit_s is None or time_limit_s <= 0:
         time_limit_s = DEFAULT_TIME_LIMIT_S
     began = time.monotonic()
-    first = _solve(problem, time_limit_s * (1.0 if relaxed else RELAXATION_SHARE), False, False, [])
+
+    def left() -> float:
+        return time_limit_s - (time.monotonic() - began)
+
+    heuristic = get_strategy("cost")(problem, time_limit_s)
+    guides = [(heuristic.streams, heuristic.order)]
+    first = _solve(problem, left() * (1.0 if relaxed else RELAXATION_SHARE), False, False, guides, began + time_limit_s)
     result = first
     if not relaxed:
-        guides = [(first.streams, _order(first.start))]
-        heuristic = get_strategy("cost")(problem, time_limit_s)
-        guides.append((heuristic.streams, heuristic.order))
-        result = _solve(problem, time_limit_s - (time.monotonic() - began), True, True, guides)
+        guides.append((first.streams, _order(first.start)))
+        result = _solve(problem, left(), True, True, guides, began + time_limit_s)
         result.bound = max(result.bound, min(first.bound, result.best))
         if result.bound >= result.best:
             result.status = cp_model.OPTIMAL
