@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import Callable
 
 import attrs
 
@@ -45,16 +44,11 @@ from geir.passes.memory.happens_before import StreamOrder
 from geir.passes.memory.lifetimes import MemoryProblem, align, tensor_bytes
 from geir.passes.memory.memory_bound import MemoryBound, lower_bound
 from geir.passes.memory.memory_plan_table import format_plan, value_name
-from geir.passes.memory.memory_priority import (add_events, candidates, measured_times, next_event_id,
-                                               node_durations, predict_times, remove_events)
+from geir.passes.memory.memory_priority import fit_budget, offsets_by_value, transfer
 from geir.passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["ReuseMemory", "GraphMemory", "plan_graph"]
 
-#: the most candidate orderings memory priority tries on one graph (each is a replan)
-MAX_PRIORITY_TRIES = 96
-#: candidates tried per round before memory priority gives up
-PRIORITY_CANDIDATES = 24
 #: buffers a too-big error lists by name
 SHOWN_LIVE = 8
 
@@ -152,61 +146,38 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
     memory-priority mode). The IR is changed only by those events."""
     block = graph.regions[0].blocks[0]
 
-    def build(single: bool = False) -> tuple[ArenaPlan, MemoryBound]:
+    def build(single: bool = False) -> MemoryProblem:
         order = StreamOrder.build(list(block.ops), single_stream=single)
-        problem = MemoryProblem.build(graph, order, alignment, in_place, zero_copy)
-        plan = plan_arena(problem, algorithm)
-        return plan, lower_bound(problem)
+        return MemoryProblem.build(graph, order, alignment, in_place, zero_copy)
 
-    single, _ = build(single=True)
-    plan, bound = build()
+    single = plan_arena(build(single=True), algorithm)
+    extra: list[tuple[str, list[int]]] = []
     added = 0
     if memory_priority:
         target = budget or single.arena_bytes
+        added, aims = fit_budget(
+            graph, build, lambda p, offsets: plan_arena(p, algorithm, [("aim", o) for o in offsets]).arena_bytes,
+            target, offsets_by_value(single.problem, single.offsets), device)
+    problem = build()
+    if memory_priority:
+        for name, aim in zip(("measured-run", "single-stream"), aims):
+            offsets = transfer(problem, aim)
+            if offsets is not None:
+                extra.append((f"{plan_name(algorithm)}+{name}", offsets))
+    plan = plan_arena(problem, algorithm, extra)
+    bound = lower_bound(problem)
+    if memory_priority and ctx is not None:
         if plan.arena_bytes > target:
-            plan, bound, added = _fit_budget(graph, plan, bound, target, build, device)
-        if ctx is not None:
-            if plan.arena_bytes > target:
-                ctx.warning(graph, f"reuse-memory: cannot fit the arena in the budget of {target} B: it needs "
-                                   f"{plan.arena_bytes} B after {added} added events (lower bound "
-                                   f"{bound.bytes} B)")
-            elif added:
-                ctx.remark(graph, f"memory priority: {added} events added to fit {target} B")
+            ctx.warning(graph, f"reuse-memory: cannot fit the arena in the budget of {target} B: it needs "
+                               f"{plan.arena_bytes} B after {added} added events (lower bound "
+                               f"{bound.bytes} B)")
+        elif added:
+            ctx.remark(graph, f"memory priority: {added} events added to fit {target} B")
     return GraphMemory(plan, bound, single.arena_bytes, added)
 
 
-def _fit_budget(graph: Operation, plan: ArenaPlan, bound: MemoryBound, target: int,
-                build: Callable[[], tuple[ArenaPlan, MemoryBound]], device: str) -> tuple[ArenaPlan, MemoryBound, int]:
-    """Add the cheapest helpful ordering events until the plan fits ``target``
-    (see :mod:`geir.passes.memory.memory_priority`): (plan, bound, events added)."""
-    block = graph.regions[0].blocks[0]
-    durations: list[float] | None = None
-    added = tries = 0
-    while plan.arena_bytes > target and tries < MAX_PRIORITY_TRIES:
-        ops = list(block.ops)
-        times = measured_times(graph, plan.problem.order, device)
-        if times is None:
-            if durations is None:
-                durations, sync_us = node_durations(graph, device)
-            times = predict_times(ops, plan.problem.order, durations.__getitem__, sync_us)
-        start, finish = times
-        improved = False
-        for c in candidates(plan.problem, bound.live, finish, start)[:PRIORITY_CANDIDATES]:
-            tries += 1
-            new_ops = add_events(plan.problem, c, next_event_id(ops))
-            new_plan, new_bound = build()
-            before, after = (plan.arena_bytes, bound.bytes), (new_plan.arena_bytes, new_bound.bytes)
-            # smaller, or as small at no predicted cost: a free ordering may open the way to the next
-            if after < before or (after == before and c.stall == 0.0 and new_bound.live != bound.live):
-                plan, bound, improved = new_plan, new_bound, True
-                added += len(new_ops) // 2
-                break
-            remove_events(new_ops)
-            if tries >= MAX_PRIORITY_TRIES:
-                break
-        if not improved:
-            break
-    return plan, bound, added
+def plan_name(algorithm: str) -> str:
+    return "plan" if algorithm == "best" else algorithm
 
 
 def write_plan(graph: Operation, result: GraphMemory) -> None:

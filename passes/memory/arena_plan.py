@@ -4,6 +4,8 @@ inputs by size, so the host's copies can merge)."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import attrs
 
 from geir.passes.memory.ge_blocks import ge_blocks
@@ -61,12 +63,16 @@ def _variants(problem: MemoryProblem, algorithm: str) -> list[tuple[str, list[in
     return greedy + [("greedy-by-size(first-fit)", greedy_by_size(bufs, conflicts, first_fit=True))] + ge
 
 
-def plan_arena(problem: MemoryProblem, algorithm: str = "greedy-by-size") -> ArenaPlan:
+def plan_arena(problem: MemoryProblem, algorithm: str = "greedy-by-size",
+               extra: Sequence[tuple[str, list[int]]] = ()) -> ArenaPlan:
     """The plan of ``problem`` by ``algorithm`` (one of :data:`ALGORITHMS`); with
-    several variants, the smallest arena (the first on ties)."""
+    several variants, the smallest arena (the first on ties). ``extra`` are
+    more (name, offsets) candidates, used only where valid for ``problem``."""
     best: ArenaPlan | None = None
-    for name, offsets in _variants(problem, algorithm):
+    for name, offsets in _variants(problem, algorithm) + list(extra):
         plan = ArenaPlan(problem, offsets, name)
+        if (name, offsets) in extra and overlaps(plan):
+            continue
         if best is None or plan.arena_bytes < best.arena_bytes:
             best = plan
     assert best is not None
