@@ -6,6 +6,8 @@
   I/O) and which pairs may not share bytes;
 * :mod:`.greedy_by_size` — TFLite's offset calculation (best fit by size);
 * :mod:`.ge_blocks` — GE's size-class block reuse (the baseline);
+* :mod:`.arena_plan` — a plan: the algorithms' variants, the smallest kept,
+  zero-copy I/O laid out after the arena;
 * :mod:`.memory_bound` — the lower bound of a schedule: the heaviest set of
   buffers that some execution keeps live at once;
 * :mod:`.memory_priority` — ordering events that trade parallelism for memory;
