@@ -18,7 +18,6 @@ compile-time scaling of the three passes on 10k- and 100k-op graphs.
 from __future__ import annotations
 
 import argparse
-import glob
 import math
 import os
 import sys
@@ -29,53 +28,26 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from stream_workloads import WORKLOADS  # noqa: E402
 
-from geir.backends.emulator import EmulatorOptions, emulate  # noqa: E402
-from geir.module import Module  # noqa: E402
 from geir.parser import parse_module  # noqa: E402
-from geir.passes.insert_events import ge_rule_event_count, stream_attr  # noqa: E402
-from geir.passes.lower_to_tasks import graph_task_list  # noqa: E402
 from geir.passes.pass_manager import PassManager  # noqa: E402
 from geir.passes.pipeline import parse_pipeline  # noqa: E402
 from geir.passes.scheduling.lower_bound import graph_lower_bound  # noqa: E402
 from geir.passes.scheduling.op_graph import OpGraph  # noqa: E402
 from geir.passes.scheduling.problem import ScheduleProblem  # noqa: E402
-from geir.printer import module_to_string  # noqa: E402
+from geir.tools.bench.measure import measure  # noqa: E402
+from geir.tools.bench.models import light_models  # noqa: E402
+from geir.tools.bench.sweep_config import Configuration  # noqa: E402
 
 STRATEGIES = ("single", "ge", "ge-parallel", "chain-cover", "cost")
 OPTIMAL_LIMIT = 200
 
 
-def light_models() -> dict[str, str]:
-    """The light_* models onnx ships, imported and printed as ge IR."""
-    import onnx
-    from geir.onnx_importer import import_onnx
-    from geir.passes.canonicalize import Canonicalize
-    out = {}
-    pattern = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", "light_*.onnx")
-    for path in sorted(glob.glob(pattern)):
-        module = import_onnx(path)
-        PassManager([Canonicalize()]).run(module)
-        out[os.path.basename(path)[6:-5]] = module_to_string(module)
-    return out
-
-
 def schedule(text: str, strategy: str, device: str, max_streams: int, time_limit: float) -> dict[str, Any]:
-    """Run the three passes with ``strategy`` and measure the result."""
-    module = parse_module(text, "bench.mlir")
-    pipeline = (f"assign-engines,partition-streams{{strategy={strategy} max-streams={max_streams} device={device} "
-                f"time-limit={time_limit}}},insert-events{{device={device}}}")
-    t0 = time.perf_counter()
-    PassManager(parse_pipeline(pipeline), verify_each=False).run(module)
-    compile_s = time.perf_counter() - t0
-    graph = next(module.graphs())
-    og = OpGraph.build(graph)
-    streams = [stream_attr(op) for op in og.ops]
-    records = sum(1 for op in og.block.ops if op.name == "ge.record_event")
-    report = emulate(graph_task_list(graph), None, EmulatorOptions(device=device, timing_only=True,
-                                                                   progress=False)).report
-    return {"makespan": report["makespan_us"], "races": report["races_total"], "deadlock": bool(report["deadlock"]),
-            "streams": len(set(streams)), "events": records, "ge_events": ge_rule_event_count(og, streams),
-            "compile_s": compile_s}
+    """Run the three passes with ``strategy`` and measure the result (ge-bench's
+    run of one configuration, without reuse-memory)."""
+    r = measure(text, Configuration(strategy, max_streams, device, "none"), time_limit)
+    return {"makespan": r["makespan_us"], "races": r["races"], "deadlock": r["deadlock"], "streams": r["streams"],
+            "events": r["events"], "ge_events": r["ge_events"], "compile_s": r["compile_s"]}
 
 
 def bench_model(name: str, text: str, device: str, max_streams: int, time_limit: float,

@@ -1,0 +1,132 @@
+"""One run of a sweep: a model under one configuration, scheduled by the passes,
+lowered and emulated; every figure comes from that run.
+
+:func:`run_task` is what a worker executes (a process of the local pool or a
+Dask worker): it must be a top-level function of an importable module so both
+can pickle it by reference.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from geir.diagnostics import DiagnosticError
+from geir.tools.bench.sweep_config import Configuration
+
+__all__ = ["pipeline_text", "measure", "run_task"]
+
+
+def pipeline_text(config: Configuration, time_limit: float) -> str:
+    """The pass pipeline of ``config`` (without ``lower-to-tasks``: the task list
+    is lowered without changing the module)."""
+    d = config.device
+    text = (f"partition-streams{{strategy={config.strategy} max-streams={config.max_streams} device={d} "
+            f"time-limit={time_limit}}},insert-events{{device={d}}}")
+    if config.memory != "none":
+        text += f",reuse-memory{{algorithm={config.memory} device={d}}}"
+    return text
+
+
+def measure(text: str, config: Configuration, time_limit: float = 10.0, name: str = "bench.mlir") -> dict[str, Any]:
+    """Schedule ``text``'s main graph under ``config`` and emulate it (timing
+    only, race checker on). The figures, by column name:
+
+    ``ops``; ``lb_us`` the schedule-independent lower bound
+    (:func:`~geir.passes.scheduling.lower_bound.graph_lower_bound`) and what
+    binds it (``lb_by``); ``makespan_us`` and the emulator's own bound of the
+    program it ran (``emu_lb_us``); ``streams`` used, ``events`` inserted,
+    ``ge_events`` (GE's rule on the same assignment); ``arena_bytes`` of the
+    task list and the run's ``peak_live_bytes``; ``races``, ``deadlock``;
+    ``compile_s`` of the passes (wall clock, the only figure not from the
+    emulator).
+    """
+    from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.parser import parse_module
+    from geir.passes.insert_events import ge_rule_event_count, stream_attr
+    from geir.passes.lower_to_tasks import graph_task_list
+    from geir.passes.pass_manager import PassManager
+    from geir.passes.pipeline import parse_pipeline
+    from geir.passes.scheduling.lower_bound import graph_lower_bound
+    from geir.passes.scheduling.op_graph import OpGraph
+    from geir.passes.scheduling.problem import ScheduleProblem
+
+    module = parse_module(text, name)
+    t0 = time.perf_counter()
+    PassManager(parse_pipeline("assign-engines"), verify_each=False).run(module)
+    assign_s = time.perf_counter() - t0
+    graph = _main_graph(module)
+    # The bound needs engines but no streams: take it between the two passes.
+    bound = graph_lower_bound(ScheduleProblem.build(OpGraph.build(graph), config.max_streams, config.device))
+    t0 = time.perf_counter()
+    PassManager(parse_pipeline(pipeline_text(config, time_limit)), verify_each=False).run(module)
+    compile_s = assign_s + time.perf_counter() - t0
+    graph = _main_graph(module)
+    og = OpGraph.build(graph)
+    streams = [stream_attr(op) for op in og.ops]
+    records = sum(1 for op in og.block.ops if op.name == "ge.record_event")
+    options = EmulatorOptions(device=config.device, mode=config.mode, timing_only=True, progress=False)
+    report = emulate(graph_task_list(graph), None, options).report
+    makespan = float(report["makespan_us"])
+    return {
+        "ops": len(og.ops),
+        "makespan_us": makespan,
+        "lb_us": round(bound.bound_us, 3),
+        "lb_ratio": round(makespan / bound.bound_us, 4) if bound.bound_us > 0 else None,
+        "lb_by": bound.binding,
+        "emu_lb_us": report["lower_bound_us"],
+        "streams": len(set(streams)),
+        "events": records,
+        "ge_events": ge_rule_event_count(og, streams),
+        "arena_bytes": int(report["arena_bytes"]),
+        "peak_live_bytes": int(report["peak_live_bytes"]),
+        "races": int(report["races_total"] or 0),
+        "deadlock": report["deadlock"] is not None,
+        "compile_s": round(compile_s, 4),
+    }
+
+
+def _main_graph(module: Any) -> Any:
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    for op in graphs:
+        if str(op.get_attr("sym_name")) == "main":
+            return op
+    return graphs[0]
+
+
+_WARM_GRAPH = """ge.graph @main(%x: tensor<1x16xf16>) -> (tensor<1x16xf16>) {
+  %a = ge.relu %x : (tensor<1x16xf16>) -> tensor<1x16xf16>
+  %b = ge.sigmoid %a : (tensor<1x16xf16>) -> tensor<1x16xf16>
+  %c = ge.tanh %a : (tensor<1x16xf16>) -> tensor<1x16xf16>
+  %d = ge.add %b, %c : (tensor<1x16xf16>, tensor<1x16xf16>) -> tensor<1x16xf16>
+  ge.return %d : (tensor<1x16xf16>) -> ()
+}
+"""
+_warm: set[Configuration] = set()
+
+
+def _warm_up(config: Configuration) -> None:
+    """Run ``config`` once on a four-op graph in this process, so the first real
+    run's ``compile_s`` does not include importing what the passes import
+    lazily (the strategy's module, scipy's graph routines, the device profile)."""
+    if config not in _warm:
+        _warm.add(config)
+        try:
+            measure(_WARM_GRAPH, config, 1.0, "warm-up.mlir")
+        except DiagnosticError:
+            pass  # the real run reports it
+
+
+def run_task(model: str, config: Configuration, text: str, time_limit: float) -> dict[str, Any]:
+    """The result row of ``model`` under ``config``: the configuration's columns,
+    the figures of :func:`measure`, and ``error`` (the diagnostic, when the
+    passes or the emulator rejected the model; the row is still a result, so a
+    resumed sweep does not retry it)."""
+    row: dict[str, Any] = {"model": model, **config.columns()}
+    _warm_up(config)
+    try:
+        row.update(measure(text, config, time_limit, f"{model}"))
+        row["error"] = ""
+    except DiagnosticError as e:
+        row["error"] = e.format().strip().splitlines()[0]
+    return row

@@ -1,0 +1,114 @@
+"""The models a sweep runs, named on the command line or in a config file:
+
+* a generated workload by name (``inception``, ``attention``, ... — see
+  :data:`geir.tools.bench.workloads.WORKLOADS`);
+* ``light`` for every ``light_*`` model onnx ships, or one of them by name
+  (``light_resnet50``);
+* a path ending in ``.onnx`` (imported and canonicalised) or ``.mlir`` (a ``ge``
+  module whose ``main`` graph, or only graph, is run).
+
+Each resolves to ``(name, ge IR text)``; the driver resolves every model once
+(so a bad name or an unparsable file fails before any run) and ships the text
+with each task, which lets a Dask worker on another machine run it without the
+file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import glob
+import os
+from typing import Callable
+
+import attrs
+
+from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.tools.bench.workloads import WORKLOADS
+
+__all__ = ["Model", "light_model_paths", "light_models", "resolve_models", "known_model_names"]
+
+
+@attrs.frozen
+class Model:
+    """One model of a sweep: its name in the results and its ``ge`` IR text."""
+
+    name: str
+    text: str
+
+
+def light_model_paths() -> dict[str, str]:
+    """``light_<net>`` -> path of the models onnx ships in its backend test data."""
+    import onnx
+    pattern = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", "light_*.onnx")
+    return {os.path.basename(p)[:-5]: p for p in sorted(glob.glob(pattern))}
+
+
+def _onnx_text(path: str) -> str:
+    from geir.onnx_importer import import_onnx
+    from geir.passes.canonicalize import Canonicalize
+    from geir.passes.pass_manager import PassManager
+    from geir.printer import module_to_string
+    module = import_onnx(path)
+    PassManager([Canonicalize()]).run(module)
+    return module_to_string(module)
+
+
+def light_models() -> dict[str, str]:
+    """The ``light_*`` models, imported and canonicalised, as ge IR text keyed
+    by their name without the ``light_`` prefix (``bench/streams.py``'s names)."""
+    return {name[6:]: _onnx_text(path) for name, path in light_model_paths().items()}
+
+
+def _mlir_text(path: str) -> str:
+    from geir.parser import parse_module
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    module = parse_module(text, path)  # fail here, once, rather than in every task
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    if not graphs:
+        raise DiagnosticError(Diagnostic("error", f"model '{path}' holds no ge.graph to schedule"))
+    return text
+
+
+def known_model_names() -> list[str]:
+    """The names ``--models`` accepts besides paths."""
+    return [*WORKLOADS, "light", *light_model_paths()]
+
+
+def _resolve_one(spec: str, base_dir: str) -> list[tuple[str, Callable[[], str]]]:
+    if spec in WORKLOADS:
+        return [(spec, WORKLOADS[spec])]
+    light = light_model_paths()
+    if spec == "light":
+        return [(name, (lambda p=path: _onnx_text(p))) for name, path in light.items()]
+    if spec in light:
+        return [(spec, lambda: _onnx_text(light[spec]))]
+    if spec.endswith((".onnx", ".mlir")):
+        path = spec if os.path.isabs(spec) else os.path.normpath(os.path.join(base_dir, spec))
+        if not os.path.isfile(path):
+            raise DiagnosticError(Diagnostic("error", f"model file '{spec}' does not exist"))
+        loader = _onnx_text if spec.endswith(".onnx") else _mlir_text
+        return [(spec, lambda: loader(path))]
+    d = Diagnostic("error", f"unknown model '{spec}'")
+    d.attach_note(f"known models: {', '.join([*WORKLOADS, 'light', 'light_<net>'])}, or a path ending in .onnx "
+                  "or .mlir")
+    close = difflib.get_close_matches(spec, known_model_names(), n=1)
+    if close:
+        d.attach_note(f"did you mean '{close[0]}'?")
+    raise DiagnosticError(d)
+
+
+def resolve_models(specs: list[str], base_dir: str = ".",
+                   on_error: Callable[[int, DiagnosticError], DiagnosticError] | None = None) -> list[Model]:
+    """The models ``specs`` name, in order, each once. Relative paths are taken
+    from ``base_dir`` (a config file's folder). ``on_error(index, error)`` may
+    relocate an error to where spec ``index`` was written."""
+    models: dict[str, Model] = {}
+    for i, spec in enumerate(specs):
+        try:
+            for name, load in _resolve_one(spec, base_dir):
+                if name not in models:
+                    models[name] = Model(name, load())
+        except DiagnosticError as e:
+            raise (on_error(i, e) if on_error else e) from None
+    return list(models.values())

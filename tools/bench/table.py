@@ -1,0 +1,122 @@
+"""The result table as people read it: aligned text on a terminal, or Markdown
+in the README's format (``ge-bench --markdown``; the README's results section
+is this output). Configuration columns that are the same on every row go into
+a caption line above the table; the geometric means per strategy follow it.
+
+The Markdown form leaves out the wall-clock column (compile seconds), so a
+rerun of the same sweep prints the same text: every number in it comes from
+the emulator or the passes' decisions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+__all__ = ["render", "geomeans"]
+
+# (header, the cell's text of a row, right-aligned)
+_Cell = tuple[str, Callable[[dict[str, Any]], str], bool]
+
+
+def _num(column: str, fmt: str, suffix: str = "") -> Callable[[dict[str, Any]], str]:
+    def cell(r: dict[str, Any]) -> str:
+        v = r.get(column)
+        return "-" if v is None else f"{v:{fmt}}{suffix}"
+    return cell
+
+
+def _events(r: dict[str, Any]) -> str:
+    if r.get("events") is None:
+        return "-"
+    return f"{r['events']} ({r['ge_events']})"
+
+
+def _kib(r: dict[str, Any]) -> str:
+    v = r.get("arena_bytes")
+    return "-" if v is None else f"{v / 1024:,.0f}"
+
+
+def _races(r: dict[str, Any]) -> str:
+    if r.get("error"):
+        return "error: " + r["error"]
+    if r.get("races") is None:
+        return "-"
+    return f"{r['races']}" + (" deadlock" if r.get("deadlock") else "")
+
+
+_CONFIG = [("device", "device"), ("mode", "mode"), ("max-streams", "max_streams"), ("memory", "memory"),
+           ("strategy", "strategy")]
+_FIGURES: list[_Cell] = [
+    ("makespan us", _num("makespan_us", ",.1f"), True),
+    ("speed-up", _num("speedup", ".2f", "x"), True),
+    ("makespan/LB", _num("lb_ratio", ".3f"), True),
+    ("streams", _num("streams", "d"), True),
+    ("events (GE rule)", _events, True),
+    ("arena KiB", _kib, True),
+    ("races", _races, True),
+]
+_TIMING: list[_Cell] = [("compile s", _num("compile_s", ".2f"), True)]
+
+
+def _geomean(xs: list[float]) -> float | None:
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def geomeans(rows: list[dict[str, Any]]) -> list[tuple[str, float | None, float | None, int]]:
+    """Per configuration (its varying columns as text): the geometric mean of
+    the speed-ups and of makespan/LB over the models, and how many models."""
+    varying = [c for _, c in _CONFIG if len({r[c] for r in rows}) > 1 or c == "strategy"]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(" ".join(str(r[c]) for c in varying), []).append(r)
+    return [(name, _geomean([r["speedup"] for r in g if r.get("speedup")]),
+             _geomean([r["lb_ratio"] for r in g if r.get("lb_ratio")]), len(g)) for name, g in groups.items()]
+
+
+def render(rows: list[dict[str, Any]], markdown: bool = False, order: dict[str, list[Any]] | None = None) -> str:
+    """The table of ``rows``, sorted by model then configuration (in ``order``,
+    the sweep's own order of each list, when given)."""
+    if not rows:
+        return "no results\n"
+    order = order or {}
+
+    def rank(column: str, value: Any) -> Any:
+        values = order.get(column)
+        return (values.index(value), "") if values and value in values else (len(values or ()), str(value))
+    models = order.get("model") or sorted({r["model"] for r in rows})
+    rows = sorted(rows, key=lambda r: (models.index(r["model"]) if r["model"] in models else len(models),
+                                       *(rank(c, r[c]) for _, c in _CONFIG)))
+    constant = [(h, c) for h, c in _CONFIG if len({r[c] for r in rows}) == 1 and c != "strategy"]
+    varying = [(h, c) for h, c in _CONFIG if (h, c) not in constant]
+    cells: list[_Cell] = [("model", lambda r: str(r["model"]), False), ("ops", _num("ops", "d"), True)]
+    cells += [(h, (lambda r, c=c: str(r[c])), c == "max_streams") for h, c in varying]
+    cells += _FIGURES + ([] if markdown else _TIMING)
+    table = [[f(r) for _, f, _ in cells] for r in rows]
+    heads = [h for h, _, _ in cells]
+    out = []
+    if constant:
+        out.append(", ".join(f"{h} {rows[0][c]}" for h, c in constant) + ":")
+        out.append("")
+    if markdown:
+        out.append("| " + " | ".join(heads) + " |")
+        out.append("|" + "|".join("---:" if right else "---" for _, _, right in cells) + "|")
+        out += ["| " + " | ".join(line) + " |" for line in table]
+    else:
+        widths = [max(len(h), *(len(line[i]) for line in table)) for i, h in enumerate(heads)]
+
+        def fmt(line: list[str]) -> str:
+            return "  ".join(v.rjust(w) if cells[i][2] else v.ljust(w) for i, (v, w) in enumerate(zip(line, widths)))
+        out.append(fmt(heads).rstrip())
+        out += [fmt(line).rstrip() for line in table]
+    means = geomeans(rows)
+    if any(sp is not None or lb is not None for _, sp, lb, _ in means):
+        out.append("")
+        out.append("Geometric means over the models:")
+        out.append("")
+        for name, sp, lb, n in means:
+            sp_text = f"speed-up {sp:.3f}x" if sp is not None else "speed-up -"
+            lb_text = f"makespan/LB {lb:.3f}" if lb is not None else "makespan/LB -"
+            out.append(f"{'* ' if markdown else '  '}{name}: {sp_text}, {lb_text} ({n} models)")
+    return "\n".join(out) + "\n"
