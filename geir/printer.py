@@ -581,7 +581,7 @@ class _Printer:
         """MLIR's ``// pred: ^bb0`` / ``// 2 preds: ^bb0, ^bb1`` / ``// no predecessors``."""
         if not preds:
             return "" if index == 0 else "  // no predecessors"
-        if len({id(b) for _, b in preds}) == 1:
+        if len(preds) == 1:  # MLIR counts branches: two from one block are "2 preds"
             return "  // pred: " + self.block_names[preds[0][1]]
         ordered = sorted(preds, key=lambda p: p[0])
         return f"  // {len(ordered)} preds: " + ", ".join(self.block_names[b] for _, b in ordered)

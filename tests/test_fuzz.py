@@ -16,11 +16,18 @@ from geir.verifier import verify
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEEDS = [open(p).read() for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.mlir")))
-         + sorted(glob.glob(os.path.join(ROOT, "lit_tests", "parser", "*.mlir")))]
+         + sorted(glob.glob(os.path.join(ROOT, "lit_tests", "parser", "*.mlir")))
+         # upstream MLIR's generic form: properties, successors, opaque bodies, #loc aliases, resources
+         + sorted(glob.glob(os.path.join(ROOT, "lit_tests", "interop", "Inputs", "*", "*.mlir")))]
 TOKENS = ["%0", "%a#1", "(", ")", "{", "}", "[", "]", "<", ">", ":", ",", "=", "->", "ge.relu", '"ge.add"',
           "tensor<2xf32>", "tensor<?x3xi8>", "dense<1.0>", "dense<[1, 2]>", "0x7FC00000", "-1", "1.5e3",
           "loc(", "#a", "^bb0", "@g", "module", "{-#", "#-}", "\"", "\\", "array<i64: 1>", "i1", "unit",
-          "dense_resource<x>", "attributes", "ge.graph", "//", "\n", "%", "#", "!ge.x", "f16", "tensor<*xf32>"]
+          "dense_resource<x>", "attributes", "ge.graph", "//", "\n", "%", "#", "!ge.x", "f16", "tensor<*xf32>",
+          "<{", "}>", "[^bb1]", "[^bb0, ^bb2]", "^bb1:", "^bb2(%z: f32 loc(unknown)):", "#loc1", "loc(#loc1)",
+          "#loc1 = loc(\"f\":1:2)", "#foo.bar<", "#foo.bar<\"a>b\", [1]>", "!foo.t<", "!t", "!t = !foo.t",
+          "affine_map<(d0) -> (d0)>", "memref<4x?xf32, #map>", "fused[", "fused<\"m\">[", "callsite(", " at ",
+          " to ", ":3:4 to :9", "dialect_resources", "external_resources", "builtin: {", "\"0x01000000AB\"",
+          "vector<4xf32>", "complex<f32>", "dense<(1.0,2.0)>"]
 
 
 def _check(text: str) -> None:
@@ -30,6 +37,7 @@ def _check(text: str) -> None:
             verify(m, allow_unregistered=unregistered)
             module_to_string(m)
             module_to_string(m, PrintOptions(generic=True, debuginfo=True))
+            module_to_string(m, PrintOptions(generic=True, debuginfo=True, local_scope=True))
         except DiagnosticError as e:
             assert e.diagnostics and all(d.message for d in e.diagnostics)
             e.format()
