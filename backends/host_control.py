@@ -11,6 +11,10 @@ does the latter:
   values read after; each launch binds its inputs' concrete shapes
   (``specialize-shapes``), is lowered (``lower-to-tasks``) and emulated, so a
   segment inside a loop whose carried value grows still gets static buffers;
+* an op whose result size depends on tensor values (NonZero, Unique, NMS ...)
+  ends a segment and launches alone, as an AICPU task planned at the size the
+  kernel gives (GE's range shapes, resolved at run time: the host reads the
+  size back, as runtime v2 does after a data-dependent kernel);
 * ``ge.if`` reads its predicate back to the host and runs the taken region;
   ``ge.loop`` / ``ge.scan`` iterate on the host, each body a sequence of
   launches (the same loop logic as the interpreter, which this subclasses).
@@ -30,7 +34,8 @@ import numpy as np
 from geir.attributes import ArrayAttr, DictionaryAttr, StringAttr, TypeAttr
 from geir.backends.interpreter import Env, Interpreter
 from geir.module import Module
-from geir.operation import Block, Operation, Region, Value
+from geir.constants import CONSTANT_OPS
+from geir.operation import Block, OpResult, Operation, Region, Value
 from geir.types import FunctionType, TensorType, element_type_from_numpy
 
 __all__ = ["has_control_flow", "HostDriver", "Launch"]
@@ -76,6 +81,9 @@ class HostDriver(Interpreter):
                 return [env[v] for v in op.operands]
             if op.name == "ge.none":
                 env[op.results[0]] = None
+            elif op.name in CONSTANT_OPS:
+                # the host has the weights; a segment that reads one holds its own copy
+                env[op.results[0]] = self.call_kernel(op, env)[0]
             elif op.regions:
                 self._launch(pending, env)
                 pending = []
@@ -86,7 +94,11 @@ class HostDriver(Interpreter):
         raise AssertionError("the verifier makes every block end in its terminator")
 
     # ----------------------------------------------------------- segments
-    def _launch(self, ops: list[Operation], env: Env) -> None:
+    def _launch(self, ops: list[Operation], env: Env, result_shapes: list[tuple[int, ...]] | None = None) -> None:
+        """Lower (once per input shapes) and emulate ``ops`` as one subgraph. A
+        data-dependent op splits the segment: the ops before it launch, then it
+        launches alone with its output size read back from the host kernel (a
+        range shape resolved at run time), then the rest."""
         if not ops:
             return
         inside = set(ops)
@@ -94,18 +106,26 @@ class HostDriver(Interpreter):
         inputs: list[Value] = []
         for op in ops:
             for v in op.operands:
-                if v not in defined and v not in inputs:
+                if v not in defined and v not in inputs and not _is_constant(v):
                     inputs.append(v)
         outputs = [r for op in ops for r in op.results if any(_block_op(u.owner, ops[0].parent) not in inside
                                                             for u in r.uses)]
         arrays = [env[v] for v in inputs]
         key = (id(ops[0]), len(ops), *((None if a is None else (np.shape(a), np.asarray(a).dtype.str))
-                                       for a in arrays))
+                                       for a in arrays), None if result_shapes is None else tuple(result_shapes))
         task_list = self._lowered.get(key)
         if task_list is None:
-            task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs)
+            try:
+                task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs, result_shapes)
+            except _DataDependent as split:
+                self._launch(ops[:split.index], env)
+                op = ops[split.index]
+                shapes = [tuple(np.shape(a)) for a in self.call_kernel(op, env)]
+                self._launch([op], env, shapes)
+                self._launch(ops[split.index + 1:], env)
+                return
         from geir.backends.emulator import emulate
-        feeds = {f"in{i}": np.asarray(a) for i, a in enumerate(arrays) if a is not None}
+        feeds = {f"in{i}": np.asarray(a) for i, a in enumerate(a for a in arrays if a is not None)}
         result = emulate(task_list, feeds, self.options)
         report = result.report
         findings = []
@@ -114,7 +134,8 @@ class HostDriver(Interpreter):
         if result.deadlock is not None:
             findings.append("a deadlock")
         from geir.passes.lower_to_tasks import loc_text
-        self.launches.append(Launch(task_list.name, loc_text(ops[0].location), sum(len(s.tasks) for s in task_list.streams),
+        self.launches.append(Launch(task_list.name, loc_text(ops[0].location),
+                                    sum(len(s.tasks) for s in task_list.streams),
                                     float(report.get("makespan_us", 0.0)), findings))
         if result.outputs is None:
             from geir.diagnostics import Diagnostic, DiagnosticError, op_position
@@ -124,8 +145,14 @@ class HostDriver(Interpreter):
         for i, v in enumerate(outputs):
             env[v] = result.outputs[f"out{i}"]
 
-    def _lower(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value]) -> Any:
-        """The task list of ``ops`` as a graph with ``inputs`` bound to the shapes of ``arrays``."""
+    def _lower(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value],
+               result_shapes: list[tuple[int, ...]] | None = None) -> Any:
+        """The task list of ``ops`` as a graph with ``inputs`` bound to the shapes
+        of ``arrays`` (and, for one data-dependent op, its results to ``result_shapes``).
+
+        Raises:
+            _DataDependent: an op's result size depends on values (its index).
+        """
         from geir.backends.rt_module import task_list_from_model
         from geir.backends.shape_gears import clone_op
         from geir.passes.lower_to_tasks import lower_graph
@@ -145,6 +172,9 @@ class HostDriver(Interpreter):
             t = v.type
             et = t.element_type if isinstance(t, TensorType) else element_type_from_numpy(a.dtype)
             mapping[v] = block.add_argument(TensorType(a.shape, et), v.name_hint)
+        constants = [v for op in ops for v in op.operands if _is_constant(v)]
+        for v in dict.fromkeys(constants):  # the weights a segment reads live in its own weight space
+            block.append(clone_op(v.op, mapping))  # type: ignore[attr-defined]
         for op in ops:  # cloned: the original block stays as it is
             block.append(clone_op(op, mapping))
         block.append(Operation("ge.return", [mapping[v] for v in outputs]))
@@ -158,8 +188,31 @@ class HostDriver(Interpreter):
             location=ops[0].location)
         scratch = Module()
         specialize_graph(graph, scratch, {i: a.type.shape for i, a in enumerate(block.arguments)})  # type: ignore[union-attr]
+        body = [op for op in block.ops if op.name not in ("ge.none", "ge.return") and op.name not in CONSTANT_OPS]
+        if result_shapes is not None:
+            (only,) = body
+            for r, shape in zip(only.results, result_shapes):
+                r.type = TensorType(shape, r.type.element_type)  # type: ignore[union-attr]
+            ret = block.last_op
+            graph.attributes["function_type"] = TypeAttr(FunctionType(ftype.inputs, [v.type for v in ret.operands]))  # type: ignore[union-attr]
+        else:
+            for index, op in enumerate(body):
+                if any(isinstance(r.type, TensorType) and not r.type.is_static for r in op.results):
+                    raise _DataDependent(index)
         verify_op(graph)
         return task_list_from_model(lower_graph(graph, scratch))
+
+
+class _DataDependent(Exception):
+    """A segment's op ``index`` has a result whose size depends on tensor values."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.index = index
+
+
+def _is_constant(v: Value) -> bool:
+    return isinstance(v, OpResult) and v.op.name in CONSTANT_OPS
 
 
 def _block_op(op: Operation, block: Block | None) -> Operation | None:

@@ -21,7 +21,7 @@ from geir.graph_io import input_names
 from geir.operation import Block, Operation, Value
 from geir.types import TensorType
 
-__all__ = ["dynamic_shape_diagnostics"]
+__all__ = ["dynamic_shape_diagnostics", "unbound_input_diagnostics", "data_dependent_diagnostics"]
 
 #: at most this many origins are reported
 MAX_ORIGINS = 20
@@ -39,6 +39,11 @@ def _dynamic_dims(v: Value) -> list[int] | None:
 
 def dynamic_shape_diagnostics(graph: Operation) -> list[Diagnostic]:
     """One error per place a dynamic dim of ``graph`` starts (empty when static)."""
+    return (unbound_input_diagnostics(graph) + data_dependent_diagnostics(graph))[:MAX_ORIGINS]
+
+
+def unbound_input_diagnostics(graph: Operation) -> list[Diagnostic]:
+    """One error per input of ``graph`` with a dynamic dim, saying how to bind it."""
     from geir.passes.specialize_shapes import graph_symbols
     block = graph.regions[0].blocks[0]
     out: list[Diagnostic] = []
@@ -57,7 +62,14 @@ def dynamic_shape_diagnostics(graph: Operation) -> list[Diagnostic]:
         named = f" ('{symbol}')" if symbol else ""
         out.append(Diagnostic("error", f"input '{name}' dim {k}{named} is dynamic ({arg.type}); bind it with "
                                        f"{how}, or give --inputs", op_position(graph)))
-    _origins(block, out)
+    return out[:MAX_ORIGINS]
+
+
+def data_dependent_diagnostics(graph: Operation) -> list[Diagnostic]:
+    """One error per op where a value-dependent size starts (downstream of an
+    unbound input does not count: that input is the origin)."""
+    out: list[Diagnostic] = []
+    _origins(graph.regions[0].blocks[0], out)
     return out[:MAX_ORIGINS]
 
 

@@ -30,7 +30,7 @@ from geir.diagnostics import DiagnosticError
 from geir.onnx_importer import import_onnx
 from geir.passes.lower_to_tasks import LowerToTasks
 from geir.passes.pass_manager import PassManager
-from geir.passes.range_shapes import dynamic_shape_diagnostics
+from geir.passes.range_shapes import data_dependent_diagnostics, dynamic_shape_diagnostics
 from geir.passes.specialize_shapes import (SpecializeShapes, bindings_from_inputs, parse_shape_bindings,
                                            resolve_bindings, specialize_graph)
 from geir.printer import module_to_string
@@ -279,6 +279,33 @@ def test_nonzero_runs_in_the_interpreter_and_is_refused_at_its_dim() -> None:
     module = _specialised(model, {"x": x})
     (problem,) = dynamic_shape_diagnostics(find_graph(module))
     assert "'ge.nonzero' op result #0 dim 1 has a data-dependent size" in problem.message
+
+
+def nonzero_chain() -> onnx.ModelProto:
+    """The non-zero elements of x[batch, 4], doubled: NonZero -> Transpose ->
+    GatherND -> Mul, every size after NonZero data-dependent."""
+    nodes = [helper.make_node("NonZero", ["x"], ["where"]),
+             helper.make_node("Transpose", ["where"], ["indices"], perm=[1, 0]),
+             helper.make_node("GatherND", ["x", "indices"], ["values"]),
+             helper.make_node("Mul", ["values", "two"], ["y"])]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["batch", 4])],
+                  [helper.make_tensor_value_info("y", F, [None])],
+                  [numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_data_dependent_sizes_run_on_the_emulator_as_their_own_launch(batch: int) -> None:
+    model = nonzero_chain()
+    for seed in (0, 1):
+        x = np.random.default_rng(seed).standard_normal((batch, 4)).astype(np.float32)
+        x[x < 0] = 0  # about half the elements are zero
+        feeds = {"x": x}
+        module = _specialised(model, feeds)
+        assert data_dependent_diagnostics(find_graph(module))
+        driver = HostDriver(module)
+        _close(driver.run(feeds), _reference(model, feeds))
+        # before NonZero (nothing), NonZero alone, then the rest at the size it gave
+        assert [launch.at for launch in driver.launches] == ["NonZero_0", "Transpose_1"]
 
 
 @pytest.mark.parametrize("n", [2, 6, 7])

@@ -12,7 +12,10 @@ A ``ge`` graph with dynamic dims (``?``) is specialised before it runs: with
 ``--inputs``, each dynamic dim takes its array's size (one symbolic dim, one
 size across all inputs); ``--input-shape`` binds dims by input or symbol name.
 A module of gears (``ge-translate --dynamic-batch-size`` ...) runs the smallest
-gear that fits the inputs, padding them, and the report names the gear.
+gear that fits the inputs, padding them, and the report names the gear. A graph
+with ``ge.if`` / ``ge.loop`` / ``ge.scan`` or a data-dependent size (NonZero ...)
+runs on the emulator as host-driven launches (GE's runtime v2,
+:mod:`geir.backends.host_control`).
 
 Exit codes: 0 clean; 1 bad input (a diagnostic); 3 the emulator found a race, a
 deadlock, a read of bytes nothing wrote, or a lost event record (reported, with
@@ -79,15 +82,18 @@ def _run_module(args: argparse.Namespace, name: str, text: str) -> int:
     inputs = _specialize(module, args)
     if args.interpret:
         return _interpret(module, args, inputs)
-    if _has_control_flow(module):
+    if _needs_host(module):
         return _run_host_driven(module, args, inputs)
     from geir.tools.ge_run_emulator import run_emulator
     return run_emulator(module, args)
 
 
-def _has_control_flow(module) -> bool:  # type: ignore[no-untyped-def]
+def _needs_host(module) -> bool:  # type: ignore[no-untyped-def]
+    """Whether @main has control flow or a data-dependent size: one task list cannot run it."""
     from geir.backends.host_control import has_control_flow
-    return any(op.name == "ge.graph" and has_control_flow(op) for op in module.body.ops)
+    from geir.passes.range_shapes import data_dependent_diagnostics
+    return any(op.name == "ge.graph" and (has_control_flow(op) or data_dependent_diagnostics(op))
+               for op in module.body.ops)
 
 
 def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -108,11 +114,11 @@ def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-de
         shapes = resolve_bindings(graph, bindings_from_inputs(graph, inputs, args.inputs), args.inputs)
         if shapes:
             specialize_graph(graph, module, shapes)
-    if not args.interpret and not _has_control_flow(module):
+    if not args.interpret:
         from geir.diagnostics import DiagnosticError
-        from geir.passes.range_shapes import dynamic_shape_diagnostics
-        problems = dynamic_shape_diagnostics(graph)
-        if problems:  # said at its origin, before lower-to-tasks reports every op it reaches
+        from geir.passes.range_shapes import unbound_input_diagnostics
+        problems = unbound_input_diagnostics(graph)
+        if problems:  # said at the input, before lower-to-tasks reports every op it reaches
             raise DiagnosticError(problems)
     return inputs
 
@@ -184,8 +190,9 @@ def _run_gears(module, args: argparse.Namespace) -> int:  # type: ignore[no-unty
 
 
 def _run_host_driven(module, args: argparse.Namespace, inputs=None) -> int:  # type: ignore[no-untyped-def]
-    """A graph with ge.if / ge.loop / ge.scan on the emulator: the host runs the
-    control flow and launches the static segments between (GE's runtime v2)."""
+    """A graph with ge.if / ge.loop / ge.scan or a data-dependent size on the
+    emulator: the host runs the control flow and launches the static segments
+    between, and each data-dependent op alone at the size it gives (GE's runtime v2)."""
     import json
     from geir.backends.emulator import EmulatorOptions
     from geir.backends.host_control import HostDriver
@@ -193,8 +200,8 @@ def _run_host_driven(module, args: argparse.Namespace, inputs=None) -> int:  # t
     from geir.tools.ge_run_emulator import EXIT_FINDINGS, _summary
     if args.timing_only:
         from geir.diagnostics import Diagnostic, DiagnosticError
-        raise DiagnosticError(Diagnostic("error", "--timing-only cannot run control flow: the host reads "
-                                                  "predicates and trip counts from the numerics"))
+        raise DiagnosticError(Diagnostic("error", "--timing-only cannot run control flow or data-dependent sizes: "
+                                                  "the host reads predicates, trip counts and sizes from the numerics"))
     if inputs is None:
         inputs = random_inputs(graph_signature(module), args.seed)
         sys.stderr.write(f"ge-run: random inputs, seed {args.seed}\n")
@@ -215,8 +222,9 @@ def _run_host_driven(module, args: argparse.Namespace, inputs=None) -> int:  # t
     if args.report == "json":
         sys.stdout.write(json.dumps(report, indent=1) + "\n")
     else:
-        sys.stdout.write(f"host-driven run on {args.device} ({args.mode} mode per launch; control flow on the "
-                         f"host, as GE's runtime v2): {len(launches)} launches of {report['segments']} segments, "
+        sys.stdout.write(f"host-driven run on {args.device} ({args.mode} mode per launch; control flow and "
+                         f"data-dependent sizes on the host, as GE's runtime v2): {len(launches)} launch(es) of "
+                         f"{report['segments']} segment(s), "
                          f"device time {report['device_time_us']:.3f} us (sum of makespans)\n")
         for i, l in enumerate(launches[:20]):
             sys.stdout.write(f"  launch {i:<4} {l.segment:<10} {l.tasks:>5} tasks {l.makespan_us:>10.3f} us  "
