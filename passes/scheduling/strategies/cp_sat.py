@@ -65,7 +65,8 @@ So the default model's optimum is a prediction, not a bound on the emulator.
 HBM bandwidth — keeping every task at its alone duration and every
 cross-stream dependency at one record plus one wait: a relaxation of what the
 emulator does with any event reduction, so its bound (rounding aside) is a
-lower bound on the emulated makespan of every plan.
+lower bound on the emulated makespan of every plan within the same stream
+budget (tested on random DAGs).
 
 Solving: the full model is solved in two steps. The relaxation goes first
 (:data:`RELAXATION_SHARE` of the time limit; it is smaller and, up to some 60
