@@ -90,9 +90,13 @@ class InsertEvents(ModulePass):
             raise DiagnosticError(Diagnostic("error", f"insert-events: the graph needs {sync.num_ids} event ids, "
                                                       f"more than the device's {max_events}", op_position(graph)))
         rewriter = Rewriter()
+        last_record: dict[int, Operation] = {}
         for (p, c), eid in zip(sync.events, sync.ids):
             producer, consumer = og.ops[p], og.ops[c]
-            rewriter.insert_after(producer, _sync_op("ge.record_event", eid, streams[p], producer))
+            record = _sync_op("ge.record_event", eid, streams[p], producer)
+            # a producer's records go out in event order: the order its consumers are issued in
+            rewriter.insert_after(last_record.get(p, producer), record)
+            last_record[p] = record
             rewriter.insert_before(consumer, _sync_op("ge.wait_event", eid, streams[c], consumer))
         if len(set(streams)) > 1 or sync.events:
             ge_count = ge_rule_event_count(og, streams)
