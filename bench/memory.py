@@ -214,46 +214,57 @@ def time_large(n_ops: int) -> None:
     (ops spread round-robin over 4 streams with an event per cross-stream edge)."""
     from graph_generator import generate_graph
     text = generate_graph(n_ops)
-    for label, streams in (("one stream", 1), ("4 streams", 4)):
+    for label, streams in (("one stream", 1), ("4 streams, an event per cross-stream edge", 4)):
         module = parse_module(_spread(text, streams) if streams > 1 else text)
         t = time.perf_counter()
         ReuseMemory().run(module, PassContext())
         dt = time.perf_counter() - t
         g = _graph(module)
         ops = sum(1 for _ in g.regions[0].blocks[0].ops)
+        report = g.get_attr("ge.memory")
+        kind = "exact" if report["lower_bound_exact"] else "block-order peak"
         print(f"reuse-memory on {ops} ops ({label}): {dt:.1f} s, arena {_mib(g.get_attr('ge.arena_bytes'))} MiB, "
-              f"bound {_mib(g.get_attr('ge.memory')['lower_bound'])} MiB")
+              f"bound {_mib(report['lower_bound'])} MiB ({kind})")
 
 
 def _spread(text: str, streams: int) -> str:
     """Put the ops of a generated graph on ``streams`` streams in runs of 8,
-    with a record/wait pair (fresh event) per cross-stream operand."""
-    out, stream_of, event = [], {}, 0
-    where: dict[str, int] = {}
-    k = 0
-    for line in text.splitlines():
+    with a record after the producer and a wait before the consumer (a fresh
+    event each) for every cross-stream operand not already waited for."""
+    lines = text.splitlines()
+    stream_of: dict[str, int] = {}
+    producer_line: dict[str, int] = {}
+    waited: set[tuple[str, int]] = set()
+    after: dict[int, list[str]] = {}
+    before: dict[int, list[str]] = {}
+    event = k = 0
+    for n, line in enumerate(lines):
         s = line.strip()
-        if s.startswith("%") and " = ge." in s and " = ge.const" not in s:
-            name = s.split(" ", 1)[0][1:]
-            stream = (k // 8) % streams
-            k += 1
-            body = s.split(" = ", 1)[1]
-            for tok in body.replace(",", " ").split():
-                if tok.startswith("%") and tok[1:] in stream_of and stream_of[tok[1:]] != stream:
-                    out.insert(where[tok[1:]] + 1, f"  ge.record_event {{event = {event}, stream = "
-                                                   f"{stream_of[tok[1:]]}}} : () -> ()")
-                    where = {v: (i + 1 if i > where[tok[1:]] else i) for v, i in where.items()}
-                    out.append(f"  ge.wait_event {{event = {event}, stream = {stream}}} : () -> ()")
-                    event += 1
-                    stream_of[tok[1:]] = stream  # later readers on this stream are ordered already
-            attrs_at = line.rfind("} :")
-            if " {" in line and attrs_at > 0:
-                line = line[:attrs_at] + f", stream = {stream}" + line[attrs_at:]
-            else:
-                line = line.replace(" : (", f" {{stream = {stream}}} : (", 1)
-            where[name] = len(out)
-            stream_of[name] = stream
+        if not (s.startswith("%") and " = ge." in s) or " = ge.const" in s:
+            continue
+        name = s.split(" ", 1)[0][1:]
+        stream = (k // 8) % streams
+        k += 1
+        for tok in s.split(" = ", 1)[1].replace(",", " ").split():
+            v = tok[1:]
+            if tok.startswith("%") and v in stream_of and stream_of[v] != stream and (v, stream) not in waited:
+                waited.add((v, stream))
+                after.setdefault(producer_line[v], []).append(
+                    f"  ge.record_event {{event = {event}, stream = {stream_of[v]}}} : () -> ()")
+                before.setdefault(n, []).append(f"  ge.wait_event {{event = {event}, stream = {stream}}} : () -> ()")
+                event += 1
+        attrs_at = line.rfind("} :")
+        if " {" in line and attrs_at > 0:
+            lines[n] = line[:attrs_at] + f", stream = {stream}" + line[attrs_at:]
+        else:
+            lines[n] = line.replace(" : (", f" {{stream = {stream}}} : (", 1)
+        stream_of[name] = stream
+        producer_line[name] = n
+    out: list[str] = []
+    for n, line in enumerate(lines):
+        out.extend(before.get(n, ()))
         out.append(line)
+        out.extend(after.get(n, ()))
     return "\n".join(out) + "\n"
 
 
@@ -277,7 +288,8 @@ def main() -> None:
         t = time.perf_counter()
         rows.append(measure(name, load, args.strategy, args.max_streams, args.device))
         print(f"# {name}: {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
-    report(rows)
+    if rows:
+        report(rows)
     if args.large:
         time_large(args.large)
 
