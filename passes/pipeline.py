@@ -15,7 +15,7 @@ __all__ = ["PipelineError", "parse_pipeline", "make_pass", "NAMED_PIPELINES"]
 #: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
 #: pipeline that declares it)
 NAMED_PIPELINES: dict[str, str] = {
-    "ge-default": "canonicalize,cse,assign-engines,partition-streams,insert-events,lower-to-tasks",
+    "ge-default": "canonicalize,cse,assign-engines,partition-streams,insert-events,reuse-memory,lower-to-tasks",
 }
 
 
