@@ -90,10 +90,15 @@ def _origins(block: Block, out: list[Diagnostic]) -> None:
             if dims is None:
                 continue
             tainted.update(op.results)
-            dim = f"dim {dims[0]}" if dims else "rank"
-            out.append(Diagnostic(
-                "error", f"'{op.name}' op result #{k} {dim} has a data-dependent size ({r.type}): it depends on "
-                         "the values of the op's operands, not only on their shapes; lower-to-tasks plans "
-                         "fixed-size buffers (GE's range shapes, an upper bound per dim, are not supported)",
-                op_position(op)))
+            if op.name == "ge.onnx_op":
+                qualified = ".".join(str(x) for x in (op.get_attr("domain"), op.get_attr("op_type")) if x)
+                why = (f"'ge.onnx_op' op ({qualified}) result #{k} has no static shape ({r.type}): ONNX's shape "
+                       "inference gives none for it and geir has no inference of its own")
+            else:
+                dim = f"dim {dims[0]}" if dims else "rank"
+                why = (f"'{op.name}' op result #{k} {dim} has a data-dependent size ({r.type}): it depends on "
+                       "the values of the op's operands, not only on their shapes")
+            out.append(Diagnostic("error", why + "; lower-to-tasks plans fixed-size buffers (GE's range shapes, an "
+                                             "upper bound per dim, are not supported; ge-run launches it alone)",
+                                  op_position(op)))
             break

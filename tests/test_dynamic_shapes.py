@@ -308,6 +308,16 @@ def test_data_dependent_sizes_run_on_the_emulator_as_their_own_launch(batch: int
         assert [launch.at for launch in driver.launches] == ["NonZero_0", "Transpose_1"]
 
 
+@pytest.mark.parametrize("batch", [1, 4])
+def test_an_unshaped_onnx_ml_op_runs_on_the_emulator(batch: int) -> None:
+    model = onnx.load(os.path.join(LIT_MODELS, "ml_scaler.onnx"))
+    feeds = _feeds(model, {"N": batch})
+    module = _specialised(model, feeds)
+    (problem,) = data_dependent_diagnostics(find_graph(module))
+    assert "(ai.onnx.ml.Scaler) result #0 has no static shape" in problem.message
+    _close(HostDriver(module).run(feeds), _reference(model, feeds))
+
+
 @pytest.mark.parametrize("n", [2, 6, 7])
 def test_topk_with_a_computed_k_becomes_static(n: int) -> None:
     model = onnx.load(os.path.join(LIT_MODELS, "topk.onnx"))

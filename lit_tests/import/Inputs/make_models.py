@@ -217,6 +217,18 @@ def topk() -> None:
     _save(_model(graph), "topk.onnx")
 
 
+def ml_scaler() -> None:
+    """An ai.onnx.ml op (as scikit-learn pipelines export) on a symbolic batch:
+    ONNX's shape inference gives its output no shape."""
+    graph = helper.make_graph(
+        [helper.make_node("Scaler", ["x"], ["scaled"], name="scaler", domain="ai.onnx.ml",
+                          offset=[1.0, 2.0, 3.0], scale=[2.0, 2.0, 2.0]),
+         helper.make_node("Relu", ["scaled"], ["y"], name="relu")], "ml_scaler",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])])
+    _save(_model(graph, [*OPSET, helper.make_opsetid("ai.onnx.ml", 3)]), "ml_scaler.onnx")
+
+
 def unknown_opset() -> None:
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"], name="relu")], "unknown_opset",
@@ -271,6 +283,7 @@ def main() -> None:
     image()
     nonzero()
     topk()
+    ml_scaler()
     unknown_opset()
     bad_output_type()
     channel_mismatch()
