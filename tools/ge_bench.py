@@ -18,6 +18,7 @@ rerunning a finished one only prints its table. The pieces live in
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 __all__ = ["build_arg_parser", "main"]
@@ -92,6 +93,7 @@ def _run(args: argparse.Namespace, sources: object) -> int:
         if text is not None:
             sweep.set_from_cli(key, text)
     run = prepare(sweep, args.results)
+    executor.start()
     total = run.skipped + len(run.todo)
     where = f" ({run.skipped} already in {args.results})" if run.skipped else ""
     workers = "1 process" if args.jobs == 1 and args.executor == "local" else (
@@ -116,7 +118,7 @@ def _run(args: argparse.Namespace, sources: object) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``ge-bench`` with ``argv`` (default ``sys.argv[1:]``); the exit code."""
-    from geir.diagnostics import DiagnosticError, SourceManager
+    from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
     from geir.tools.driver import run_guarded
     args = build_arg_parser().parse_args(argv)
     sources = SourceManager()
@@ -125,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return _run(args, sources)
         except DiagnosticError as e:
+            pos = e.diagnostics[0].file_position
+            if pos is not None and pos.file not in sources.files and os.path.isfile(pos.file):
+                # An error inside a model file: show its line too.
+                with open(pos.file, encoding="utf-8", errors="replace") as f:
+                    sources.add(SourceFile(pos.file, f.read()))
             # Prefix position-less errors with the tool's name, as the other drivers do.
             text = e.format(sources)
             sys.stderr.write(text if e.diagnostics[0].file_position is not None else f"ge-bench: {text}")

@@ -28,7 +28,14 @@ class Task:
     config: Configuration
 
 
+#: seconds to wait for a Dask scheduler before giving up
+CONNECT_TIMEOUT_S = 10.0
+
+
 class Executor(Protocol):
+    def start(self) -> None:
+        """Connect to whatever runs the tasks (before the sweep prints its plan)."""
+
     def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
         """Run ``tasks`` and yield each one's row as it finishes."""
 
@@ -37,6 +44,9 @@ class Executor(Protocol):
 class InlineExecutor:
     """Every run in this process, in order (``--jobs 1``: no pickling, and a
     debugger or profiler sees the passes)."""
+
+    def start(self) -> None:
+        pass
 
     def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
         for t in tasks:
@@ -48,6 +58,9 @@ class ProcessExecutor:
     """A ``ProcessPoolExecutor`` of ``jobs`` worker processes."""
 
     jobs: int
+
+    def start(self) -> None:
+        pass
 
     def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
         from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -73,28 +86,36 @@ class DaskExecutor:
     (``tcp://host:8786``). Each model's text is scattered to the cluster once."""
 
     address: str
+    _client: Any = None
 
-    def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
+    def start(self) -> None:
         try:
             import distributed
         except ImportError:
             raise DiagnosticError(Diagnostic("error", "--executor dask needs dask.distributed, which is not "
                                                       "installed; pip install 'geir[dist]'")) from None
         try:
-            client = distributed.Client(self.address, timeout=10, set_as_default=False)
+            self._client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as e:
             raise DiagnosticError(Diagnostic("error", f"cannot reach the Dask scheduler at '{self.address}': "
                                                       f"{e}")) from None
+
+    def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
+        import distributed
+        if self._client is None:
+            self.start()
+        client = self._client
         try:
             used = {t.model for t in tasks}
             scattered = {m: client.scatter(texts[m], broadcast=False) for m in used}
             futures = [client.submit(run_task, t.model, t.config, scattered[t.model], time_limit, pure=False,
                                      key=f"ge-bench-{i}-{t.model}-{t.config.strategy}")
                        for i, t in enumerate(tasks)]
-            for f in distributed.as_completed(futures):
+            for f in distributed.as_completed(futures, loop=client.loop):
                 yield f.result()
         finally:
             client.close()
+            self._client = None
 
 
 def make_executor(kind: str, jobs: int, scheduler: str | None) -> Executor:

@@ -61,9 +61,11 @@ def light_models() -> dict[str, str]:
 
 def _mlir_text(path: str) -> str:
     from geir.parser import parse_module
+    from geir.verifier import verify
     with open(path, encoding="utf-8") as f:
         text = f.read()
     module = parse_module(text, path)  # fail here, once, rather than in every task
+    verify(module)
     graphs = [op for op in module.body.ops if op.name == "ge.graph"]
     if not graphs:
         raise DiagnosticError(Diagnostic("error", f"model '{path}' holds no ge.graph to schedule"))

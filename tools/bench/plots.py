@@ -54,10 +54,12 @@ def write_plots(rows: list[dict[str, Any]], directory: str, order: dict[str, lis
     paths = []
     strategies = [s for s in order["strategy"] if s != "single"]
     if strategies and any(r.get("speedup") for r in chosen):
-        paths.append(_bars(plt, chosen, devices, order["model"], strategies, "speedup", "speed-up over single stream",
-                           f"speed-up per model and strategy ({where})", os.path.join(directory, "speedup.png"), 1.0))
-    paths.append(_bars(plt, chosen, devices, order["model"], order["strategy"], "lb_ratio", "makespan / lower bound",
-                       f"makespan over the lower bound ({where})", os.path.join(directory, "lb_ratio.png"), 1.0))
+        paths.append(_bars(plt, chosen, devices, order["model"], strategies, "speedup", "speed-up over single",
+                           f"speed-up over a single stream per model and strategy\n({where})",
+                           os.path.join(directory, "speedup.png"), 1.0))
+    paths.append(_bars(plt, chosen, devices, order["model"], order["strategy"], "lb_ratio", "makespan / LB",
+                       f"makespan over the schedule-independent lower bound\n({where})",
+                       os.path.join(directory, "lb_ratio.png"), 1.0))
     paths.append(_memory(plt, rows, devices, order, os.path.join(directory, "memory_streams.png")))
     return [p for p in paths if p]
 
@@ -74,10 +76,13 @@ def _bars(plt: Any, rows: list[dict[str, Any]], devices: list[str], models: list
             if pts:
                 ax.bar([x for x, _ in pts], [y for _, y in pts], width, label=s)
         ax.axhline(line, color="black", linewidth=0.8)
-        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(models))], models, rotation=30, ha="right")
+        # Paths are long: the file name is enough under a bar group.
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(models))], [os.path.basename(m) for m in models],
+                      rotation=30, ha="right")
         ax.set_ylabel(ylabel)
-        ax.set_title(f"{device}: {title}", fontsize=9)
+        ax.set_title(device, fontsize=9)
         ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

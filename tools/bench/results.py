@@ -104,9 +104,10 @@ class ResultStore:
         if not os.path.exists(self.path):
             return 0
         try:
-            with open(self.path, encoding="utf-8", newline="") as f:
+            # A kill can cut a character in two: only the (dropped) last line has it.
+            with open(self.path, encoding="utf-8", errors="replace", newline="") as f:
                 text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
+        except OSError as e:
             raise self._io_error("cannot read", e) from None
         rows, clean = (self._parse_csv if self.format == "csv" else self._parse_jsonl)(text)
         for r in rows:
@@ -123,6 +124,9 @@ class ResultStore:
         if not text.strip():
             return [], True
         lines = text.split("\n")
+        head = ",".join(COLUMNS)
+        if len(lines) == 1 and head.startswith(lines[0]):
+            return [], False  # killed while writing the header
         header = next(csv.reader([lines[0]]))
         if header != list(COLUMNS):
             raise self._bad(1, "the results file's columns are not ge-bench's")

@@ -1,0 +1,283 @@
+"""ge-bench: a sweep's rows come from the emulator's runs, the results file
+survives interruption (resume), and the Dask executor gives the local
+processes' table. The command-line options and every diagnostic are in
+lit_tests/bench/."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from geir.tools import ge_bench
+from geir.tools.bench.measure import measure, run_task
+from geir.tools.bench.results import COLUMNS, KEY_COLUMNS, TIMING_COLUMNS, ResultStore, with_speedups
+from geir.tools.bench.sweep_config import Configuration, Sweep, load_config
+from geir.tools.bench.table import render
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BRANCHES = os.path.join(ROOT, "lit_tests", "bench", "Inputs", "branches.mlir")
+
+
+def _text() -> str:
+    with open(BRANCHES, encoding="utf-8") as f:
+        return f.read()
+
+
+def _rows(path: str) -> list[dict[str, Any]]:
+    store = ResultStore(path)
+    store.load()
+    return sorted(store.rows.values(), key=lambda r: tuple(str(r[c]) for c in KEY_COLUMNS))
+
+
+def _untimed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]
+
+
+def _bench(*args: str) -> subprocess.Popen[str]:
+    # One hash seed for every process: partition-streams{strategy=cost} visits
+    # its engine pools in set order, so its plan can depend on the seed.
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    return subprocess.Popen([sys.executable, "-m", "geir.tools.ge_bench", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+
+
+# -- the figures of a run ------------------------------------------------------
+
+
+def test_a_rows_figures_are_the_emulators() -> None:
+    """measure's makespan and arena are what ge-run's path (passes, lower,
+    emulate) gives for the same pipeline; the bounds hold."""
+    import geir
+    config = Configuration("cost", 4, "910B2", "best")
+    row = measure(_text(), config)
+    module = geir.parse(BRANCHES)
+    geir.run_pipeline(module, "assign-engines,partition-streams{strategy=cost max-streams=4 device=910B2},"
+                              "insert-events{device=910B2},reuse-memory{algorithm=best device=910B2}")
+    report = geir.emulate(geir.lower(module), device="910B2", timing_only=True)
+    assert row["makespan_us"] == report.makespan_us
+    assert row["arena_bytes"] == report.arena_bytes and row["peak_live_bytes"] == report.peak_live_bytes
+    assert row["makespan_us"] >= row["lb_us"] - 1e-6
+    assert row["makespan_us"] >= row["emu_lb_us"] - 1e-6
+    assert row["lb_ratio"] == pytest.approx(row["makespan_us"] / row["lb_us"], abs=1e-4)
+    assert row["races"] == 0 and row["deadlock"] is False
+    assert row["streams"] > 1 and row["events"] > 0
+
+
+def test_single_stream_row_has_no_events_and_the_most_makespan() -> None:
+    rows = {s: measure(_text(), Configuration(s, 4, "910B2", "none")) for s in ("single", "cost")}
+    assert rows["single"]["streams"] == 1 and rows["single"]["events"] == 0
+    # cost's portfolio always holds the single-stream plan (sink mode)
+    assert rows["cost"]["makespan_us"] <= rows["single"]["makespan_us"]
+
+
+def test_a_rejected_model_is_an_error_row_not_a_crash() -> None:
+    bad = "ge.graph @main(%x: tensor<4xf16>) -> (tensor<4xf16>) {\n  ge.return %x : (tensor<4xf16>) -> ()\n}\n"
+    row = run_task("m", Configuration("single", 2, "910B2", "best"), bad + "}", 1.0)
+    assert row["error"].startswith("m:") and "error" in row["error"]
+    assert row["model"] == "m" and row["strategy"] == "single"
+
+
+# -- speed-ups, the table ---------------------------------------------------------
+
+
+def _row(model: str, strategy: str, ms: int, makespan: float, memory: str = "best") -> dict[str, Any]:
+    return {"model": model, "strategy": strategy, "max_streams": ms, "device": "910B2", "memory": memory,
+            "mode": "sink", "makespan_us": makespan, "lb_ratio": 1.0}
+
+
+def test_speedup_is_over_the_single_row_of_the_same_model_device_and_memory() -> None:
+    rows = with_speedups([_row("a", "single", 2, 100.0), _row("a", "single", 4, 80.0), _row("a", "cost", 4, 40.0),
+                          _row("a", "cost", 8, 50.0), _row("a", "cost", 4, 30.0, memory="none"),
+                          _row("b", "cost", 4, 10.0)])
+    by = {(r["model"], r["strategy"], r["max_streams"], r["memory"]): r["speedup"] for r in rows}
+    assert by[("a", "single", 2, "best")] == 1.0
+    assert by[("a", "cost", 4, "best")] == 2.0      # the single row of the same max-streams
+    assert by[("a", "cost", 8, "best")] == 2.0      # none of that max-streams: the first single row (100 us)
+    assert by[("a", "cost", 4, "none")] is None     # no single row with memory none
+    assert by[("b", "cost", 4, "best")] is None
+
+
+def test_markdown_leaves_out_wall_clock_and_puts_constant_columns_in_the_caption() -> None:
+    rows = with_speedups([{**_row("a", "single", 4, 100.0), "compile_s": 0.5, "ops": 3},
+                          {**_row("a", "cost", 4, 50.0), "compile_s": 0.7, "ops": 3}])
+    md = render(rows, markdown=True)
+    assert md.startswith("device 910B2, mode sink, max-streams 4, memory best:\n")
+    assert "compile" not in md and "| a | 3 | cost | 50.0 | 2.00x |" in md
+    assert "* cost: speed-up 2.000x" in md
+    assert "compile s" in render(rows)
+
+
+# -- config files -----------------------------------------------------------------
+
+
+def test_config_positions_through_comments_and_line_breaks(tmp_path: Any) -> None:
+    from geir.diagnostics import DiagnosticError, SourceManager
+    path = tmp_path / "s.toml"
+    path.write_text('models = ["fpn_head"]\nstrategies = [\n  "single",  # the baseline\n  # the next is wrong\n'
+                    '  "gee",\n]\n')
+    sweep = Sweep()
+    sources = SourceManager()
+    load_config(str(path), sweep, sources)
+    with pytest.raises(DiagnosticError) as e:
+        sweep.check()
+    text = e.value.format(sources)
+    assert text.startswith(f"{path}:5:3: error: unknown strategy 'gee'\n  \"gee\",\n  ^\n")
+    assert "did you mean 'ge'?" in text
+
+
+def test_configurations_are_the_cross_product_once_each() -> None:
+    sweep = Sweep()
+    for key, text in (("models", "fpn_head"), ("strategies", "single,cost,single"), ("max_streams", "2,4"),
+                      ("devices", "910b2,910B2,V100"), ("memory", "best")):
+        sweep.set_from_cli(key, text)
+    sweep.check()
+    configs = sweep.configurations()
+    assert len(configs) == len(set(configs)) == 2 * 2 * 2
+    assert {c.device for c in configs} == {"910B2", "V100"}  # the profile's own spelling
+
+
+# -- the results file ----------------------------------------------------------------
+
+_names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=8)
+_row_strategy = st.fixed_dictionaries({
+    "model": _names, "strategy": st.sampled_from(["single", "ge", "cost"]), "max_streams": st.integers(1, 16),
+    "device": st.sampled_from(["910B2", "V100"]), "memory": st.sampled_from(["best", "none"]),
+    "mode": st.sampled_from(["sink", "host"]), "ops": st.integers(0, 10**6),
+    "makespan_us": st.floats(0.001, 1e7, allow_nan=False), "speedup": st.none(),
+    "lb_us": st.floats(0.001, 1e7), "lb_ratio": st.floats(1.0, 100.0), "lb_by": _names,
+    "emu_lb_us": st.floats(0.0, 1e7), "streams": st.integers(1, 64), "events": st.integers(0, 1000),
+    "ge_events": st.integers(0, 1000), "arena_bytes": st.integers(0, 2**40), "peak_live_bytes": st.integers(0, 2**40),
+    "races": st.integers(0, 100), "deadlock": st.booleans(), "compile_s": st.floats(0.0, 100.0),
+    "error": st.sampled_from(["", "x.mlir:1:2: error: a, \"quoted\" message"]),
+})
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(_row_strategy, min_size=1, max_size=6, unique_by=lambda r: tuple(r[c] for c in KEY_COLUMNS)),
+       cut=st.floats(0.0, 1.0))
+def test_results_round_trip_and_any_cut_keeps_whole_rows(tmp_path: Any, suffix: str, rows: list[dict[str, Any]],
+                                                         cut: float) -> None:
+    """Rows written are read back equal; a file cut anywhere (a killed sweep)
+    reads back as a prefix of the rows, and appending after it is clean."""
+    path = str(tmp_path / f"r{suffix}")
+    if os.path.exists(path):
+        os.unlink(path)
+    store = ResultStore(path)
+    store.open_for_append()
+    for r in rows:
+        store.append(r)
+    store.close()
+    back = ResultStore(path)
+    assert back.load() == len(rows)
+    assert list(back.rows.values()) == [{c: r[c] for c in COLUMNS} for r in rows]
+    data = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(data[: int(len(data) * cut)])
+    cut_store = ResultStore(path)
+    n = cut_store.load()
+    assert list(cut_store.rows.values()) == [{c: r[c] for c in COLUMNS} for r in rows[:n]]
+    cut_store.open_for_append()
+    for r in rows[n:]:
+        cut_store.append(r)
+    cut_store.close()
+    again = ResultStore(path)
+    again.load()
+    assert list(again.rows.values()) == [{c: r[c] for c in COLUMNS} for r in rows]
+
+
+# -- resume ---------------------------------------------------------------------------
+
+_SWEEP = ["--models", "random_dag_60", "--strategies", "single,ge,chain-cover,cost", "--max-streams", "2,4,8"]
+
+
+def _wait_for_rows(path: str, proc: subprocess.Popen[str], rows: int, timeout: float = 120.0) -> None:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout and proc.poll() is None:
+        if os.path.exists(path) and open(path).read().count("\n") >= rows + 1:  # + the header
+            return
+        time.sleep(0.005)
+
+
+@pytest.mark.parametrize("how", ["kill", "interrupt"])
+def test_an_interrupted_sweep_resumes_from_its_file(tmp_path: Any, how: str) -> None:
+    """SIGKILL mid-sweep (one process), or Ctrl-C (two worker processes):
+    the rerun runs only the missing rows and the file ends equal to an
+    uninterrupted sweep's (timing excluded)."""
+    cut, full = str(tmp_path / "cut.csv"), str(tmp_path / "full.csv")
+    jobs = "1" if how == "kill" else "2"
+    proc = _bench(*_SWEEP, "--jobs", jobs, "-o", cut)
+    _wait_for_rows(cut, proc, 1)
+    proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if how == "interrupt":
+        assert proc.returncode == 130 and "Traceback" not in err, err
+    done = _rows(cut)
+    assert 1 <= len(done) < 12, "the sweep was not interrupted mid-way"
+    proc = _bench(*_SWEEP, "--jobs", "1", "-o", cut)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert f"12 runs ({len(done)} already in {cut}); running {12 - len(done)}" in err
+    proc = _bench(*_SWEEP, "--jobs", "1", "-o", full)
+    assert proc.communicate(timeout=300) and proc.returncode == 0
+    assert _untimed(_rows(cut)) == _untimed(_rows(full))
+    assert all(r["speedup"] is not None for r in _rows(cut))
+
+
+# -- Dask ----------------------------------------------------------------------------------
+
+
+def test_dask_cluster_gives_the_local_processes_table(tmp_path: Any, capsys: Any) -> None:
+    """The same sweep on a LocalCluster of 2 workers and on 2 local worker
+    processes: the same rows, the same Markdown table."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (the 'dist' extra)")
+    sweep = ["--models", f"{BRANCHES},fpn_head", "--strategies", "single,ge-parallel,cost", "--max-streams", "2,8",
+             "--markdown"]
+    local, dask = str(tmp_path / "local.csv"), str(tmp_path / "dask.jsonl")
+    assert ge_bench.main([*sweep, "--jobs", "2", "-o", local]) == 0
+    local_out = capsys.readouterr().out
+    # Threads in this process keep the test fast (no interpreter start per worker).
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        assert ge_bench.main([*sweep, "--executor", "dask", "--scheduler", cluster.scheduler_address,
+                              "-o", dask]) == 0
+    captured = capsys.readouterr()
+    assert f"running 12 on Dask at {cluster.scheduler_address}" in captured.err
+    assert captured.out == local_out
+    assert _untimed(_rows(dask)) == _untimed(_rows(local))
+    assert len(_rows(dask)) == 2 * 3 * 2
+
+
+def test_dask_scheduler_that_is_not_there(capsys: Any, monkeypatch: Any) -> None:
+    pytest.importorskip("distributed", reason="dask.distributed is not installed (the 'dist' extra)")
+    from geir.tools.bench import executors
+    monkeypatch.setattr(executors, "CONNECT_TIMEOUT_S", 1.0)
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    t0 = time.monotonic()
+    assert ge_bench.main(["--models", "fpn_head", "--strategies", "single", "--executor", "dask",
+                          "--scheduler", f"tcp://127.0.0.1:{port}"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"ge-bench: error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:{port}'"), err
+    assert "Traceback" not in err and "running" not in err and time.monotonic() - t0 < 30
+
+
+def test_csv_is_readable_by_the_csv_module(tmp_path: Any) -> None:
+    path = str(tmp_path / "r.csv")
+    assert ge_bench.main(["--models", BRANCHES, "--strategies", "single,cost", "--jobs", "1", "-o", path]) == 0
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["strategy"] for r in rows] == ["single", "cost"] and list(rows[0]) == list(COLUMNS)
+    assert json.loads(json.dumps(rows))  # plain strings, nothing exotic
