@@ -10,7 +10,8 @@ Figures per graph (arena bytes of the feature map; zero-copy I/O is apart):
 * ``best/LB``: the ``best`` arena over this schedule's exact lower bound (the
   heaviest set of tensors some execution keeps live at once), single- and
   multi-stream;
-* ``best/no-reuse`` and ``best/ge-blocks`` (GE's level-1 size-class reuse);
+* ``best/no-reuse`` and ``best/ge-blocks`` (GE's level-1 size-class reuse),
+  and ``in-place/best`` (``in-place=true`` over the default), multi-stream;
 * ``multi/single``: the multi-stream arena over the single-stream one, by
   default and with ``memory-priority`` (budget: 1.05x the single-stream
   arena); ``run peak/single``: the emulated multi-stream run's own peak of
@@ -146,6 +147,7 @@ def measure(name: str, load: Callable[[], Module], strategy: str, max_streams: i
         row[f"{label}_greedy"] = plans["greedy-by-size"].plan.arena_bytes
         row[f"{label}_ge"] = plans["ge-blocks"].plan.arena_bytes
         row[f"{label}_noreuse"] = best.problem.no_reuse_bytes
+        row[f"{label}_inplace"] = plan_graph(g, "best", in_place=True).plan.arena_bytes
         write_plan(g, best)
         row[f"{label}_zero_copy"] = best.plan.zero_copy_bytes
         row[f"{label}_us"], row[f"{label}_races"], row[f"{label}_peak"] = _emulate(module, device)
@@ -176,14 +178,15 @@ def _mib(n: int) -> str:
 
 def report(rows: list[dict[str, Any]]) -> None:
     head = ("| graph | streams | single MiB | multi MiB | best/LB single | best/LB multi | best/no-reuse | "
-            "best/ge-blocks | multi/single | run peak/single | prio/single (events) | speed-up | prio gives up | races |")
+            "best/ge-blocks | in-place/best | multi/single | run peak/single | prio/single (events) | speed-up | prio gives up | races |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
-    agg: dict[str, list[float]] = {k: [] for k in ("lb_s", "lb_m", "nr", "ge", "ms", "pk", "ps", "giveup")}
+    agg: dict[str, list[float]] = {k: [] for k in ("lb_s", "lb_m", "nr", "ge", "ip", "ms", "pk", "ps", "giveup")}
     for r in rows:
         lb_s, lb_m = _ratio(r["single_best"], r["single_lb"]), _ratio(r["multi_best"], r["multi_lb"])
         nr = _ratio(r["multi_best"], r["multi_noreuse"])
         ge = _ratio(r["multi_best"], r["multi_ge"])
+        ip = _ratio(r["multi_inplace"], r["multi_best"])
         ms, ps = _ratio(r["multi_best"], r["single_best"]), _ratio(r["prio_best"], r["single_best"])
         # the emulated run's peak of live feature-map bytes (its zero-copy I/O taken out): no plan
         # for that very timing can go below it
@@ -192,15 +195,16 @@ def report(rows: list[dict[str, Any]]) -> None:
         gain = r["single_us"] - r["multi_us"]
         giveup = (r["prio_us"] - r["multi_us"]) / gain if gain > 1e-9 else 0.0
         races = r["single_races"] + r["multi_races"] + r["prio_races"]
-        for k, v in zip(agg, (lb_s, lb_m, nr, ge, ms, pk, ps)):
+        for k, v in zip(agg, (lb_s, lb_m, nr, ge, ip, ms, pk, ps)):
             agg[k].append(v)
         agg["giveup"].append(giveup)
         exact = "" if r["multi_lb_exact"] and r["single_lb_exact"] else "*"
         print(f"| {r['graph']} | {r['streams']} | {_mib(r['single_best'])} | {_mib(r['multi_best'])} | "
-              f"{lb_s:.3f}{exact} | {lb_m:.3f}{exact} | {nr:.3f} | {ge:.3f} | {ms:.3f} | {pk:.3f} | {ps:.3f} "
+              f"{lb_s:.3f}{exact} | {lb_m:.3f}{exact} | {nr:.3f} | {ge:.3f} | {ip:.3f} | {ms:.3f} | {pk:.3f} | {ps:.3f} "
               f"({r['prio_events']}) | {speedup:.3f} | {100 * giveup:.1f}% | {races} |")
     print(f"| geomean | | | | {_geomean(agg['lb_s']):.3f} | {_geomean(agg['lb_m']):.3f} | "
-          f"{_geomean(agg['nr']):.3f} | {_geomean(agg['ge']):.3f} | {_geomean(agg['ms']):.3f} | "
+          f"{_geomean(agg['nr']):.3f} | {_geomean(agg['ge']):.3f} | {_geomean(agg['ip']):.3f} | "
+          f"{_geomean(agg['ms']):.3f} | "
           f"{_geomean(agg['pk']):.3f} | "
           f"{_geomean(agg['ps']):.3f} | | max {100 * max(agg['giveup'], default=0):.1f}% | |")
     print("\n(* the bound is the block-order peak, not the exact antichain; prio gives up: the share of the "

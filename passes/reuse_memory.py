@@ -20,8 +20,10 @@ Options: ``algorithm`` (``greedy-by-size``: TFLite's best fit by size;
 smallest kept), ``in-place`` (an elementwise op overwrites an operand of its
 result's type that it is the last reader of), ``zero-copy-io`` (graph inputs
 and outputs get their own buffers after the arena, as GE's zero-copy memory),
-``memory-priority`` with ``budget`` (add ordering events until the arena fits
-the budget — by default the single-stream plan's — or warn that it cannot),
+``memory-priority`` with ``budget`` and ``max-slowdown`` (add ordering events
+until the arena fits the budget — by default the single-stream plan's — while
+the measured makespan grows by at most ``max-slowdown``, or warn that it
+cannot),
 ``alignment`` (GE's 512 B), ``device`` (a plan beyond its memory is an error
 naming the biggest live set) and ``print-plan`` (the plan table on stderr).
 """
@@ -61,6 +63,7 @@ class GraphMemory:
     bound: MemoryBound
     single_stream_bytes: int
     events_added: int = 0
+    slowdown: float = 0.0  # memory priority's measured makespan growth
 
     @property
     def problem(self) -> MemoryProblem:
@@ -77,6 +80,7 @@ class ReuseMemory(ModulePass):
     zero_copy_io: bool = option(True, "graph inputs and outputs live outside the arena (GE zero-copy)")
     memory_priority: bool = option(False, "add ordering events until the arena fits the budget")
     budget: int = option(0, "memory-priority's arena budget in bytes (0: the single-stream plan's arena)")
+    max_slowdown: float = option(0.05, "memory-priority's limit on the measured makespan growth (0.05: 5%)")
     alignment: int = option(512, "byte alignment of every buffer (GE: 512)")
     device: str = option("910B2", "device profile whose memory the plan must fit")
     print_plan: bool = option(False, "print the plan table (offset, size, lifetime, stream per tensor) to stderr")
@@ -99,7 +103,7 @@ class ReuseMemory(ModulePass):
         memory_bytes = int(load_profile(self.device)["memory_bytes"])
         for graph in list(module.graphs()):
             result = plan_graph(graph, self.algorithm, self.in_place, self.zero_copy_io, self.alignment,
-                                self.memory_priority, self.budget, ctx, self.device)
+                                self.memory_priority, self.budget, ctx, self.device, self.max_slowdown)
             self.check_fits(graph, result, memory_bytes)
             write_plan(graph, result)
             name = str(graph.get_attr("sym_name", "main"))
@@ -119,6 +123,8 @@ class ReuseMemory(ModulePass):
             raise bad(f"option 'alignment' must be positive, got {self.alignment}")
         if self.budget < 0:
             raise bad(f"option 'budget' must be non-negative, got {self.budget}")
+        if self.max_slowdown < 0:
+            raise bad(f"option 'max-slowdown' must be non-negative, got {self.max_slowdown}")
 
     def check_fits(self, graph: Operation, result: GraphMemory, memory_bytes: int) -> None:
         """A plan beyond the device memory is an error naming the biggest live set."""
@@ -141,7 +147,7 @@ class ReuseMemory(ModulePass):
 
 def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False, zero_copy: bool = True,
                alignment: int = 512, memory_priority: bool = False, budget: int = 0,
-               ctx: PassContext | None = None, device: str = "910B2") -> GraphMemory:
+               ctx: PassContext | None = None, device: str = "910B2", max_slowdown: float = 0.05) -> GraphMemory:
     """Plan ``graph``'s arena under its current schedule (adding events first in
     memory-priority mode). The IR is changed only by those events."""
     block = graph.regions[0].blocks[0]
@@ -152,12 +158,12 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
 
     single = plan_arena(build(single=True), algorithm)
     extra: list[tuple[str, list[int]]] = []
-    added = 0
+    added, slowdown = 0, 0.0
     if memory_priority:
         target = budget or single.arena_bytes
-        added, aims = fit_budget(
+        added, aims, slowdown = fit_budget(
             graph, build, lambda p, offsets: plan_arena(p, algorithm, [("aim", o) for o in offsets]).arena_bytes,
-            target, offsets_by_value(single.problem, single.offsets), device)
+            target, offsets_by_value(single.problem, single.offsets), device, max_slowdown)
     problem = build()
     if memory_priority:
         for name, aim in zip(("measured-run", "single-stream"), aims):
@@ -167,13 +173,14 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
     plan = plan_arena(problem, algorithm, extra)
     bound = lower_bound(problem)
     if memory_priority and ctx is not None:
+        cost = f"{added} added events (measured makespan {100 * slowdown:+.1f}%)"
         if plan.arena_bytes > target:
-            ctx.warning(graph, f"reuse-memory: cannot fit the arena in the budget of {target} B: it needs "
-                               f"{plan.arena_bytes} B after {added} added events (lower bound "
-                               f"{bound.bytes} B)")
+            ctx.warning(graph, f"reuse-memory: cannot fit the arena in the budget of {target} B within a "
+                               f"{100 * max_slowdown:g}% slowdown: it needs {plan.arena_bytes} B after {cost}; "
+                               f"lower bound {bound.bytes} B")
         elif added:
-            ctx.remark(graph, f"memory priority: {added} events added to fit {target} B")
-    return GraphMemory(plan, bound, single.arena_bytes, added)
+            ctx.remark(graph, f"memory priority: {cost} to fit {target} B")
+    return GraphMemory(plan, bound, single.arena_bytes, added, slowdown)
 
 
 def plan_name(algorithm: str) -> str:

@@ -146,7 +146,7 @@ def test_random_plans_are_race_free_and_exact(seed: int, n_ops: int, max_streams
     expected = interpret(module, inputs)
     check_plan_invariants(_graph(module), algorithm, in_place, zero_copy)
     PassManager([ReuseMemory(algorithm=algorithm, in_place=in_place, zero_copy_io=zero_copy,
-                             memory_priority=priority)]).run(module)
+                             memory_priority=priority, max_slowdown=1.0)]).run(module)
     if priority:  # the events it added are part of the schedule the plan was made for
         check_plan_invariants(_graph(module), algorithm, in_place, zero_copy)
     result = run_and_compare(module, expected, inputs)
@@ -293,12 +293,22 @@ def test_diamond_memory_priority_adds_one_event() -> None:
     inputs = random_inputs(graph_signature(module), 0)
     expected = interpret(module, inputs)
     ctx = PassContext()
-    PassManager([ReuseMemory(memory_priority=True)]).run(module, ctx)
+    PassManager([ReuseMemory(memory_priority=True, max_slowdown=0.5)]).run(module, ctx)
     graph = _graph(module)
     assert graph.get_attr("ge.arena_bytes") == 3072 and graph.get_attr("ge.memory")["events_added"] == 1
-    assert any("1 events added" in d.message for d in ctx.diagnostics)
+    assert any("memory priority: 1 added events (measured makespan +" in d.message for d in ctx.diagnostics)
     result = run_and_compare(module, expected, inputs)
     assert result.clean and outputs_equal(result, expected)
+
+
+def test_memory_priority_keeps_within_max_slowdown() -> None:
+    """The diamond's one useful event costs about 7% of the makespan: refused at 5%."""
+    module = parse_module(DIAMOND)
+    ctx = PassContext()
+    PassManager([ReuseMemory(memory_priority=True)]).run(module, ctx)
+    graph = _graph(module)
+    assert graph.get_attr("ge.arena_bytes") == 4096 and graph.get_attr("ge.memory")["events_added"] == 0
+    assert sum(op.name == "ge.record_event" for op in graph.regions[0].blocks[0].ops) == 2
 
 
 def test_memory_priority_says_when_the_budget_cannot_be_met() -> None:
@@ -306,7 +316,8 @@ def test_memory_priority_says_when_the_budget_cannot_be_met() -> None:
     ctx = PassContext()
     PassManager([ReuseMemory(memory_priority=True, budget=1024)]).run(module, ctx)
     warnings = [d for d in ctx.diagnostics if d.severity == "warning"]
-    assert warnings and "cannot fit the arena in the budget of 1024 B: it needs 2048 B" in warnings[0].message
+    assert warnings and "cannot fit the arena in the budget of 1024 B within a 5% slowdown: it needs 2048 B" in \
+        warnings[0].message
 
 
 def test_hand_written_in_place_chain_is_legal() -> None:

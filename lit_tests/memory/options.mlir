@@ -6,6 +6,7 @@
 // LIST-NEXT:   zero-copy-io=<bool>
 // LIST-NEXT:   memory-priority=<bool>
 // LIST-NEXT:   budget=<int>
+// LIST-NEXT:   max-slowdown=<float>
 // LIST-NEXT:   alignment=<int>
 // LIST-NEXT:   device=<str>
 // LIST-NEXT:   print-plan=<bool>
@@ -42,10 +43,12 @@
 // RUN: not ge-opt %s --reuse-memory='alignment=0' 2>&1 | filecheck %s --check-prefix=BAD-ALIGN
 // RUN: not ge-opt %s --reuse-memory='budget=-5' 2>&1 | filecheck %s --check-prefix=BAD-BUDGET
 // RUN: not ge-opt %s --reuse-memory='device=nope' 2>&1 | filecheck %s --check-prefix=BAD-DEVICE
+// RUN: not ge-opt %s --reuse-memory='max-slowdown=-1' 2>&1 | filecheck %s --check-prefix=BAD-SLOW
 // BAD-ALG: error: reuse-memory: option 'algorithm' must be one of greedy-by-size, ge-blocks, best, got 'tflite'
 // BAD-ALIGN: error: reuse-memory: option 'alignment' must be positive, got 0
 // BAD-BUDGET: error: reuse-memory: option 'budget' must be non-negative, got -5
 // BAD-DEVICE: error: unknown device 'nope'
+// BAD-SLOW: error: reuse-memory: option 'max-slowdown' must be non-negative, got -1.0
 ge.graph @main(%x: tensor<4x4xf32> {ge.name = "x"}) -> (tensor<4x4xf32> {ge.name = "y"}) {
   %a = ge.relu %x : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %b = ge.neg %a : (tensor<4x4xf32>) -> tensor<4x4xf32>

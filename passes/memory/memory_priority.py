@@ -23,7 +23,8 @@ plan and adding exactly the orderings that make it valid:
 
 Each step tries the cheapest 1, 2, 4, ... orderings the aimed plan needs
 (least stall, then most bytes shared), each with a replan, and keeps the one
-that saves the most bytes per event; a phase ends when none saves any. Events cost the device a record and a
+that saves the most bytes per event among those whose measured makespan stays
+within ``max_slowdown`` of the original; a phase ends when none qualifies. Events cost the device a record and a
 wait each, so only orderings that pay are kept.
 
 Requirements are merged per consumer and source stream (one wait for the last
@@ -233,11 +234,14 @@ def _run_plan(problem: MemoryProblem, times: Times) -> list[int]:
 
 def fit_budget(graph: Operation, build: Callable[[], MemoryProblem],
                plan: Callable[[MemoryProblem, Sequence[list[int]]], int], target: int,
-               single: Mapping[Value, int], device: str) -> tuple[int, list[dict[Value, int]]]:
+               single: Mapping[Value, int], device: str,
+               max_slowdown: float = 0.05) -> tuple[int, list[dict[Value, int]], float]:
     """Add events to ``graph`` until ``plan(problem, extra offset candidates)``
     (the arena of the best plan) fits ``target``: (events added, the plans
-    aimed at, by tensor — candidates for the final plan). ``single`` is the
-    single-stream plan by tensor. See the module doc for the phases."""
+    aimed at, by tensor — candidates for the final plan, the measured makespan
+    growth). ``single`` is the single-stream plan by tensor; no step may make
+    the measured makespan grow by more than ``max_slowdown`` of the original.
+    See the module doc for the phases."""
     block = graph.regions[0].blocks[0]
     durations: list[float] | None = None
     sync_us = 0.0
@@ -259,7 +263,10 @@ def fit_budget(graph: Operation, build: Callable[[], MemoryProblem],
         return plan(p, extra)
 
     if arena(problem) <= target:
-        return 0, targets
+        return 0, targets, 0.0
+    base = max(times_of(problem)[1], default=0.0)
+    limit = base * (1.0 + max_slowdown)
+    makespan = base
     added = evaluated = 0
     # phase 1: what the measured run allowed (zero stall); phase 2: the single-stream plan
     for phase in ("run", "single"):
@@ -269,25 +276,32 @@ def fit_budget(graph: Operation, build: Callable[[], MemoryProblem],
         while evaluated < MAX_EVALUATIONS:
             current = arena(problem)
             if current <= target:
-                return added, targets
+                break
             offsets = transfer(problem, aim)
             reqs = _requirements(problem, offsets, times) if offsets is not None else []
             # cheapest first: the least stall, then the most bytes it lets share
             reqs.sort(key=lambda r: (r[2], -r[3]))
             # steps: the cheapest 1, 2, 4, ... orderings; keep the one saving most bytes per event
-            best: tuple[float, list[Requirement]] | None = None
+            best: tuple[float, list[Requirement], float] | None = None
             k = 1
             while k <= len(reqs) and evaluated < MAX_EVALUATIONS:
                 evaluated += 1
                 ops = _add(problem, reqs[:k], next_event_id(list(block.ops)))
-                after = arena(build())
+                trial = build()
+                after = arena(trial)
+                saving = (current - after) / (len(ops) // 2)
+                if after < current and (best is None or saving > best[0]):
+                    span = max(times_of(trial)[1], default=0.0)
+                    if span <= limit:  # the time it costs, measured
+                        best = (saving, reqs[:k], span)
                 _remove(ops)
-                if after < current and (best is None or (current - after) / (len(ops) // 2) > best[0]):
-                    best = ((current - after) / (len(ops) // 2), reqs[:k])
                 k *= 2
             if best is None:
                 break  # no step pays: the next phase, or give up
             added += len(_add(problem, best[1], next_event_id(list(block.ops)))) // 2
+            makespan = best[2]
             problem = build()
             times = times_of(problem)
-    return added, targets
+        if arena(problem) <= target:
+            break
+    return added, targets, (makespan / base - 1.0) if base > 0 else 0.0
