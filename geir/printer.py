@@ -123,10 +123,6 @@ class _AliasInfo:
         self.children: list[object] = []
 
 
-def _key(obj: object) -> object:
-    return obj if type(obj) in _ALIASABLE else id(obj)
-
-
 class _AliasState:
     """MLIR's AliasInitializer: walk what will be printed (in the order of its
     dummy printer), give ``loc``/``map``/``set`` and the source's dialect alias
@@ -159,14 +155,15 @@ class _AliasState:
     # the walk: an op's location, its regions (block argument types and
     # locations, then the ops), operand and result types, then its attributes
     def visit_op(self, op: Operation) -> None:
+        leaves = _LEAVES
         if self.locations:
-            self.visit(op.location, True)
+            self.visit(op.location, True, None)
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.arguments:
                     self.visit_type(arg.type)
                     if self.locations:
-                        self.visit(arg.location, False)
+                        self.visit(arg.location, False, None)
                 for inner in block.ops:
                     self.visit_op(inner)
         for v in op.operands:
@@ -174,36 +171,50 @@ class _AliasState:
         for r in op.results:
             self.visit_type(r.type)
         props = op.properties
-        if isinstance(props, DictionaryAttr):
-            items = sorted([*props.value, *op.attributes.items()], key=lambda kv: kv[0])
+        if props is None:
+            for a in op.attributes.values():
+                if type(a) not in leaves:
+                    self.visit(a, False, None)
+            return
+        if isinstance(props, DictionaryAttr):  # MLIR walks inherent and discardable attributes sorted by name
+            values = [a for _, a in sorted([*props.value, *op.attributes.items()], key=lambda kv: kv[0])]
         else:
-            if props is not None:
-                self.visit(props, False)
-            items = list(op.attributes.items())
-        for _, a in items:
-            if type(a) not in _LEAVES:
-                self.visit(a, False)
+            values = [props, *op.attributes.values()]
+        for a in values:
+            if type(a) not in leaves:
+                self.visit(a, False, None)
 
     def visit_type(self, t: Type) -> None:
-        tt = type(t)
-        if tt in _LEAVES or tt is TensorType and type(t.element_type) is not OpaqueType:  # type: ignore[attr-defined]
+        kind = type(t)
+        if kind in _LEAVES or kind is TensorType and type(t.element_type) is not OpaqueType:  # type: ignore[attr-defined]
             return
-        self.visit(t, False)
+        self.visit(t, False, None)
 
-    def visit(self, obj: object, deferrable: bool) -> int:
-        k = _key(obj)
-        info = self.infos.get(k)
+    def visit(self, obj: object, deferrable: bool, parent: list[object] | None) -> int:
+        """Visit ``obj``; return its alias depth. Only what can take an alias is
+        recorded (and listed in ``parent``, the nearest recorded ancestor's
+        children); arrays, dictionaries and the like are looked through."""
+        kind = type(obj)
+        if kind in _LEAVES:
+            return 0
+        if kind not in _ALIASABLE:
+            deepest = 0
+            for child in _children(obj):
+                if type(child) not in _LEAVES:
+                    deepest = max(deepest, self.visit(child, deferrable, parent))
+            return deepest + 1 if deepest else 0
+        if parent is not None:
+            parent.append(obj)
+        info = self.infos.get(obj)
         if info is not None:
             if not deferrable:
                 self.mark_non_deferrable(info)
             return info.depth
-        info = self.infos[k] = _AliasInfo(obj, self.alias_name(obj), isinstance(obj, Type), deferrable)
+        info = self.infos[obj] = _AliasInfo(obj, self.alias_name(obj), isinstance(obj, Type), deferrable)
         deepest = 0
         for child in _children(obj):
-            if type(child) in _LEAVES:
-                continue
-            deepest = max(deepest, self.visit(child, deferrable))
-            info.children.append(_key(child))
+            if type(child) not in _LEAVES:
+                deepest = max(deepest, self.visit(child, deferrable, info.children))
         if deepest:
             info.depth = deepest + 1
         return info.depth
