@@ -23,9 +23,9 @@ and outputs get their own buffers after the arena, as GE's zero-copy memory),
 ``memory-priority`` with ``budget`` and ``max-slowdown`` (add ordering events
 until the arena fits the budget — by default the single-stream plan's — while
 the measured makespan grows by at most ``max-slowdown``, or warn that it
-cannot),
-``alignment`` (GE's 512 B), ``device`` (a plan beyond its memory is an error
-naming the biggest live set) and ``print-plan`` (the plan table on stderr).
+cannot), ``alignment`` (GE's 512 B), ``device`` (a plan beyond its memory is
+an error naming the biggest live set) and ``print-plan`` (the plan table on
+stderr).
 """
 
 from __future__ import annotations
