@@ -281,3 +281,24 @@ def test_csv_is_readable_by_the_csv_module(tmp_path: Any) -> None:
         rows = list(csv.DictReader(f))
     assert [r["strategy"] for r in rows] == ["single", "cost"] and list(rows[0]) == list(COLUMNS)
     assert json.loads(json.dumps(rows))  # plain strings, nothing exotic
+
+
+def test_a_run_that_hits_a_bug_is_recorded_and_retried_on_resume(tmp_path: Any, monkeypatch: Any,
+                                                                 capsys: Any) -> None:
+    from geir.tools.bench import measure as measure_module
+    real = measure_module.measure
+
+    def broken(text: str, config: Configuration, time_limit: float = 10.0, name: str = "") -> dict[str, Any]:
+        if config.strategy == "cost" and name != "warm-up.mlir":
+            raise RuntimeError("a bug in a pass")
+        return real(text, config, time_limit, name)
+    path = str(tmp_path / "r.csv")
+    args = ["--models", BRANCHES, "--strategies", "single,cost", "--jobs", "1", "-o", path]
+    monkeypatch.setattr(measure_module, "measure", broken)
+    assert ge_bench.main(args) == 0
+    err = capsys.readouterr().err
+    assert "ge-bench: warning: 1 runs failed" in err and "internal error: RuntimeError: a bug in a pass" in err
+    monkeypatch.setattr(measure_module, "measure", real)
+    assert ge_bench.main(args) == 0
+    assert "2 runs (1 already in" in capsys.readouterr().err
+    assert [r["error"] for r in _rows(path)] == ["", ""]

@@ -54,6 +54,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     o = p.add_argument_group("output")
     o.add_argument("--markdown", action="store_true",
                    help="print the table in Markdown, the README's format (without wall-clock columns)")
+    o.add_argument("--table", choices=("long", "pivot"), default="long",
+                   help="a row per run (long, the default), or a row per model with a column per strategy (pivot)")
     o.add_argument("--plot", metavar="DIR", help="write speedup.png, lb_ratio.png and memory_streams.png here")
     o.add_argument("--list", action="store_true", help="list the known models, strategies, devices and memory "
                                                        "algorithms, and exit")
@@ -78,7 +80,7 @@ def _run(args: argparse.Namespace, sources: object) -> int:
     from geir.tools.bench.executors import make_executor
     from geir.tools.bench.sweep import prepare, run_sweep
     from geir.tools.bench.sweep_config import CONFIG_KEYS, Sweep, load_config
-    from geir.tools.bench.table import render
+    from geir.tools.bench.table import render, render_pivot
 
     if args.list:
         return _list()
@@ -102,7 +104,8 @@ def _run(args: argparse.Namespace, sources: object) -> int:
                      f"runs{where}; running {len(run.todo)} on {workers}\n")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     rows = run_sweep(run, executor, progress)
-    sys.stdout.write(render(rows, markdown=args.markdown, order=run.order()))
+    table = render_pivot if args.table == "pivot" else render
+    sys.stdout.write(table(rows, markdown=args.markdown, order=run.order()))
     errors = [r for r in rows if r.get("error")]
     if errors:
         sys.stderr.write(f"ge-bench: warning: {len(errors)} runs failed (the 'error' column); first: "

@@ -14,7 +14,10 @@ from typing import Any
 from geir.diagnostics import DiagnosticError
 from geir.tools.bench.sweep_config import Configuration
 
-__all__ = ["pipeline_text", "measure", "run_task"]
+__all__ = ["pipeline_text", "measure", "run_task", "INTERNAL_ERROR"]
+
+#: how a row's ``error`` starts when the run hit a bug rather than a diagnostic
+INTERNAL_ERROR = "internal error: "
 
 
 def pipeline_text(config: Configuration, time_limit: float) -> str:
@@ -119,9 +122,9 @@ def _warm_up(config: Configuration) -> None:
 
 def run_task(model: str, config: Configuration, text: str, time_limit: float) -> dict[str, Any]:
     """The result row of ``model`` under ``config``: the configuration's columns,
-    the figures of :func:`measure`, and ``error`` (the diagnostic, when the
-    passes or the emulator rejected the model; the row is still a result, so a
-    resumed sweep does not retry it)."""
+    the figures of :func:`measure`, and ``error``: the diagnostic when the
+    passes or the emulator rejected the model (a result: a resumed sweep does
+    not retry it), or :data:`INTERNAL_ERROR` and the exception (retried)."""
     row: dict[str, Any] = {"model": model, **config.columns()}
     _warm_up(config)
     try:
@@ -129,4 +132,7 @@ def run_task(model: str, config: Configuration, text: str, time_limit: float) ->
         row["error"] = ""
     except DiagnosticError as e:
         row["error"] = e.format().strip().splitlines()[0]
+    except Exception as e:  # noqa: BLE001 - a bug in a pass must not end a long sweep
+        # Recorded so the sweep goes on; a resumed sweep runs it again (it may be fixed by then).
+        row["error"] = f"{INTERNAL_ERROR}{type(e).__name__}: {e}".splitlines()[0]
     return row

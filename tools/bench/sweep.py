@@ -11,6 +11,7 @@ import attrs
 
 from geir.diagnostics import DiagnosticError
 from geir.tools.bench.executors import Executor, Task
+from geir.tools.bench.measure import INTERNAL_ERROR
 from geir.tools.bench.models import Model, resolve_models
 from geir.tools.bench.results import KEY_COLUMNS, ResultStore, row_key, with_speedups
 from geir.tools.bench.sweep_config import Configuration, Sweep
@@ -69,7 +70,9 @@ def prepare(sweep: Sweep, results: str | None) -> SweepRun:
         store = ResultStore(results)
         store.load()
         store.open_for_append()
-    done = set(store.rows) if store is not None else set()
+    # Rows of runs that hit a bug are run again: the bug may be fixed by now.
+    done = {k for k, r in store.rows.items() if not str(r.get("error") or "").startswith(INTERNAL_ERROR)} \
+        if store is not None else set()
     todo, skipped = [], 0
     for m in models.values():
         for c in configs:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-__all__ = ["render", "geomeans"]
+__all__ = ["render", "render_pivot", "geomeans"]
 
 # (header, the cell's text of a row, right-aligned)
 _Cell = tuple[str, Callable[[dict[str, Any]], str], bool]
@@ -120,3 +120,67 @@ def render(rows: list[dict[str, Any]], markdown: bool = False, order: dict[str, 
             lb_text = f"makespan/LB {lb:.3f}" if lb is not None else "makespan/LB -"
             out.append(f"{'* ' if markdown else '  '}{name}: {sp_text}, {lb_text} ({n} models)")
     return "\n".join(out) + "\n"
+
+
+def render_pivot(rows: list[dict[str, Any]], markdown: bool = False, order: dict[str, list[Any]] | None = None) -> str:
+    """The compact form (``--table pivot``): a line per model (and per value of
+    each other varying column), a column per strategy holding its speed-up over
+    single and, in parentheses, its makespan over the lower bound; the last line
+    is the geometric mean of each column."""
+    if not rows:
+        return "no results\n"
+    order = order or {}
+    strategies = order.get("strategy") or list(dict.fromkeys(r["strategy"] for r in rows))
+    models = order.get("model") or list(dict.fromkeys(r["model"] for r in rows))
+    constant = [(h, c) for h, c in _CONFIG if len({r[c] for r in rows}) == 1 and c != "strategy"]
+    varying = [(h, c) for h, c in _CONFIG if (h, c) not in constant and c != "strategy"]
+    groups: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["model"], *(r[c] for _, c in varying)), {})[r["strategy"]] = r
+
+    def rank(key: tuple[Any, ...]) -> tuple[Any, ...]:
+        out: list[Any] = [models.index(key[0]) if key[0] in models else len(models)]
+        for (_, c), v in zip(varying, key[1:]):
+            values = order.get(c) or []
+            out.append(values.index(v) if v in values else len(values))
+        return tuple(out)
+    heads = ["model", "ops", *(h for h, _ in varying), "single us", "LB us", *strategies]
+    right = [False, True, *(c == "max_streams" for _, c in varying), True, True, *([True] * len(strategies))]
+    table = []
+    for key in sorted(groups, key=rank):
+        by = groups[key]
+        any_row = next(iter(by.values()))
+        single = by.get("single", {}).get("makespan_us")
+        cells = [str(key[0]), _num("ops", "d")(any_row), *(str(v) for v in key[1:]),
+                 "-" if single is None else f"{single:,.1f}", _num("lb_us", ",.1f")(any_row)]
+        for s in strategies:
+            r = by.get(s)
+            cells.append("-" if r is None else _pivot_cell(r))
+        table.append(cells)
+    means = ["geomean", "", *([""] * len(varying)), "", ""]
+    for s in strategies:
+        have = [r for r in rows if r["strategy"] == s]
+        sp = _geomean([r["speedup"] for r in have if r.get("speedup")])
+        lb = _geomean([r["lb_ratio"] for r in have if r.get("lb_ratio")])
+        means.append(_pivot_cell({"speedup": sp, "lb_ratio": lb}))
+    table.append(means)
+    out = []
+    caption = ", ".join(f"{h} {rows[0][c]}" for h, c in constant)
+    out.append(f"{caption + '; ' if caption else ''}speed-up over single (makespan / lower bound):")
+    out.append("")
+    if markdown:
+        out.append("| " + " | ".join(heads) + " |")
+        out.append("|" + "|".join("---:" if r else "---" for r in right) + "|")
+        out += ["| " + " | ".join(line) + " |" for line in table]
+    else:
+        widths = [max(len(h), *(len(line[i]) for line in table)) for i, h in enumerate(heads)]
+        out += ["  ".join(v.rjust(w) if right[i] else v.ljust(w) for i, (v, w) in enumerate(zip(line, widths))).rstrip()
+                for line in [heads, *table]]
+    return "\n".join(out) + "\n"
+
+
+def _pivot_cell(r: dict[str, Any]) -> str:
+    if r.get("error"):
+        return "error"
+    sp, lb = r.get("speedup"), r.get("lb_ratio")
+    return f"{'-' if sp is None else f'{sp:.2f}x'} ({'-' if lb is None else f'{lb:.2f}'})"
