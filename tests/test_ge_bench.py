@@ -302,3 +302,16 @@ def test_a_run_that_hits_a_bug_is_recorded_and_retried_on_resume(tmp_path: Any, 
     assert ge_bench.main(args) == 0
     assert "2 runs (1 already in" in capsys.readouterr().err
     assert [r["error"] for r in _rows(path)] == ["", ""]
+
+
+@pytest.mark.parametrize("flag", ["--progress", "--no-progress"])
+def test_progress_bar_on_stderr(flag: str) -> None:
+    proc = _bench("--models", BRANCHES, "--strategies", "single,cost", "--jobs", "1", flag)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "| cost" not in out  # the table on stdout, untouched
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        assert ("no progress bar without tqdm" in err) == (flag == "--progress")
+        return
+    assert ("2/2" in err and "100%" in err) == (flag == "--progress"), err
