@@ -315,3 +315,14 @@ def test_progress_bar_on_stderr(flag: str) -> None:
         assert ("no progress bar without tqdm" in err) == (flag == "--progress")
         return
     assert ("2/2" in err and "100%" in err) == (flag == "--progress"), err
+
+
+def test_markdown_names_each_profiles_assumed_numbers() -> None:
+    from geir.backends.device_profile import load_profile
+    from geir.tools.bench.table import profile_notes
+    for device in ("910B2", "V100"):
+        p = load_profile(device)
+        line = profile_notes([device])
+        assert line.startswith(f"{device}: {len(p.values) - len(p.assumed)} of {len(p.values)} profile numbers "
+                               "sourced; assumed: ")
+        assert all(name in line for name in p.assumed)

@@ -106,6 +106,9 @@ def _run(args: argparse.Namespace, sources: object) -> int:
     rows = run_sweep(run, executor, progress)
     table = render_pivot if args.table == "pivot" else render
     sys.stdout.write(table(rows, markdown=args.markdown, order=run.order()))
+    if args.markdown:
+        from geir.tools.bench.table import profile_notes
+        sys.stdout.write("\n" + profile_notes(run.order()["device"]))
     errors = [r for r in rows if r.get("error")]
     if errors:
         sys.stderr.write(f"ge-bench: warning: {len(errors)} runs failed (the 'error' column); first: "

@@ -66,7 +66,7 @@ def write_plots(rows: list[dict[str, Any]], directory: str, order: dict[str, lis
 
 def _bars(plt: Any, rows: list[dict[str, Any]], devices: list[str], models: list[str], strategies: list[str],
           column: str, ylabel: str, title: str, path: str, line: float) -> str:
-    fig, axes = plt.subplots(len(devices), 1, figsize=(max(6.0, len(models) * 1.1), 3.4 * len(devices)),
+    fig, axes = plt.subplots(len(devices), 1, figsize=(min(16.0, max(6.0, len(models) * 0.9)), 4.2 * len(devices)),
                              squeeze=False)
     width = 0.8 / max(1, len(strategies))
     for ax, device in zip(axes[:, 0], devices):

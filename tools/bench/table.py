@@ -5,7 +5,9 @@ a caption line above the table; the geometric means per strategy follow it.
 
 The Markdown form leaves out the wall-clock column (compile seconds), so a
 rerun of the same sweep prints the same text: every number in it comes from
-the emulator or the passes' decisions.
+the emulator or the passes' decisions. Below the table, each device profile
+says how many of its numbers are sourced and which are assumed, since every
+emulated figure rests on them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-__all__ = ["render", "render_pivot", "geomeans"]
+__all__ = ["render", "render_pivot", "geomeans", "profile_notes"]
 
 # (header, the cell's text of a row, right-aligned)
 _Cell = tuple[str, Callable[[dict[str, Any]], str], bool]
@@ -184,3 +186,16 @@ def _pivot_cell(r: dict[str, Any]) -> str:
         return "error"
     sp, lb = r.get("speedup"), r.get("lb_ratio")
     return f"{'-' if sp is None else f'{sp:.2f}x'} ({'-' if lb is None else f'{lb:.2f}'})"
+
+
+def profile_notes(devices: list[str]) -> str:
+    """A line per device profile: how many of its numbers have a source, and
+    the names of those that are assumed."""
+    from geir.backends.device_profile import load_profile
+    lines = []
+    for d in devices:
+        p = load_profile(d)
+        assumed = sorted(p.assumed)
+        lines.append(f"{p.name}: {len(p.values) - len(assumed)} of {len(p.values)} profile numbers sourced; "
+                     f"assumed: {', '.join(assumed) or 'none'}.")
+    return "\n".join(lines) + "\n"
