@@ -369,7 +369,28 @@ class DenseElementsAttr(Attribute):
             bits = flat.view(_uint_view(a.dtype))
             if bool(np.all(bits == bits[0])):
                 return f"dense<{_format_scalar(flat[0].item(), et)}> : {self.type}"
+            hex_text = self.hex_text()
+            if hex_text is not None:
+                return hex_text
         return f"dense<{_format_nested(a, et)}> : {self.type}"
+
+    def hex_text(self) -> str | None:
+        """MLIR's spelling of a constant of more than 100 elements that are not
+        all equal: ``dense<"0x...">``, the elements' bytes as stored (an i1 a
+        byte, bf16 two); None when MLIR prints the elements."""
+        a = self.array
+        if a.size <= 100 or a.dtype.kind not in "biuf":
+            return None
+        flat = a.reshape(-1)
+        bits = flat.view(_uint_view(a.dtype))
+        if bool(np.all(bits == bits[0])):
+            return None
+        from geir.types import storage_dtype
+        try:
+            raw = np.ascontiguousarray(flat.astype(storage_dtype(self.type.element_type))).tobytes()
+        except ValueError:
+            return None
+        return f'dense<"0x{raw.hex().upper()}"> : {self.type}'
 
     def __repr__(self) -> str:
         return f"DenseElementsAttr({self.type}, shape={self.array.shape})"

@@ -29,7 +29,7 @@ from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
 from geir.operation import Block, Operation, Region, Value
 from geir.types import (F64, I1, I64, ElementType, FloatType, FunctionType, IntegerType, NONE,
-                        OpaqueType, TensorType, Type, parse_element_type)
+                        OpaqueType, TensorType, Type, parse_element_type, storage_dtype)
 
 __all__ = ["parse_module", "parse_file", "split_input_file", "parse_type", "parse_attribute"]
 
@@ -61,6 +61,8 @@ def _unescape(token_text: str) -> str:
     return out.decode("utf-8", errors="surrogateescape")
 
 
+_DIMS_RE = re.compile(r"(?:[0-9]+x|\?x)*")
+
 #: builtin scalar types MLIR has and geir keeps as opaque text
 _UNMODELED_SCALARS = frozenset({"f80", "f128", "tf32", "f8E4M3", "f8E4M3B11FNUZ", "f8E3M4", "f8E8M0FNU",
                                 "f6E2M3FN", "f6E3M2FN", "f4E2M1FN"})
@@ -69,7 +71,11 @@ _UNMODELED_SCALARS = frozenset({"f80", "f128", "tf32", "f8E4M3", "f8E4M3B11FNUZ"
 @lru_cache(maxsize=None)
 def _tensor_type(text: str) -> Type:
     body = text[7:-1]
-    *dims, elem = body.split("x") if not body.startswith("*x") else ("*", body[2:])
+    if body.startswith("*x"):
+        dims, elem = ["*"], body[2:]
+    else:  # `4x?x` then the element type, which may hold an x itself (index)
+        m = _DIMS_RE.match(body)
+        dims, elem = m.group(0).split("x")[:-1], body[m.end():]  # type: ignore[union-attr]
     et = parse_element_type(elem)
     if et is None:
         if elem in _UNMODELED_SCALARS:  # a builtin element type geir does not model: kept verbatim
@@ -975,7 +981,8 @@ def _dense_array(body: Any, t: TensorType) -> np.ndarray:
         arr = np.zeros((0,), dtype)
     elif isinstance(body, _HexBlob) and dtype.kind != "O":
         raw = bytes.fromhex(body[2:])
-        arr = np.frombuffer(raw, dtype=dtype).copy()
+        stored = storage_dtype(et)  # bf16/f8 bytes are not numpy's: read as stored, then widen
+        arr = np.frombuffer(raw, dtype=stored).astype(dtype) if stored != dtype else np.frombuffer(raw, dtype=dtype).copy()
         if arr.size == 1:  # a splat: a read-only broadcast view costs no memory
             return np.broadcast_to(arr[0], shape)
     else:

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import subprocess
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from geir.parser import parse_module
+from geir.attributes import DenseElementsAttr
+from geir.parser import parse_attribute, parse_module, parse_type
 from geir.printer import PrintOptions, module_to_string
 from ir_strategies import modules
+from geir.types import TensorType
 from tool_paths import find_tool
 
 GENERIC = PrintOptions(generic=True)
@@ -64,3 +68,25 @@ def test_generic_form_is_byte_identical_to_mlir_opt(options: PrintOptions, modul
                           input=text, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == text
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["f32", "f16", "bf16", "f64", "i1", "i8", "i32", "index", "ui16"]),
+       st.integers(101, 300), st.integers(0, 2**32 - 1))
+def test_large_constants_print_as_hex_and_read_back(element: str, n: int, seed: int) -> None:
+    """More than 100 elements not all equal print as MLIR's `dense<"0x...">` (the
+    bytes as stored: i1 a byte, bf16 two) and read back to the same values."""
+    et = parse_type(element)
+    rng = np.random.default_rng(seed)
+    if element == "i1":
+        values = rng.integers(0, 2, n).astype(bool)
+    elif element in ("f32", "f16", "f64", "bf16"):
+        values = rng.integers(-64, 64, n) / 4.0  # exact in every float type, bf16 too
+    else:
+        values = rng.integers(0, 100, n)
+    values[0], values[1] = 0, 1  # not a splat
+    t = TensorType((n,), et)
+    attr = DenseElementsAttr(t, values.astype(et.numpy_dtype))
+    assert str(attr).startswith('dense<"0x')
+    again = parse_attribute(str(attr))
+    assert again == attr and str(again) == str(attr)
