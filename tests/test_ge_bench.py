@@ -91,7 +91,7 @@ def test_a_rejected_model_is_an_error_row_not_a_crash() -> None:
 
 
 def _row(model: str, strategy: str, ms: int, makespan: float, memory: str = "best") -> dict[str, Any]:
-    return {"model": model, "strategy": strategy, "max_streams": ms, "device": "910B2", "memory": memory,
+    return {"model": model, "model_sha": "0" * 16, "strategy": strategy, "max_streams": ms, "device": "910B2", "memory": memory,
             "mode": "sink", "makespan_us": makespan, "lb_ratio": 1.0}
 
 
@@ -150,7 +150,7 @@ def test_configurations_are_the_cross_product_once_each() -> None:
 
 _names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=8)
 _row_strategy = st.fixed_dictionaries({
-    "model": _names, "strategy": st.sampled_from(["single", "ge", "cost"]), "max_streams": st.integers(1, 16),
+    "model": _names, "model_sha": st.sampled_from(["0123456789abcdef", "fedcba9876543210"]), "strategy": st.sampled_from(["single", "ge", "cost"]), "max_streams": st.integers(1, 16),
     "device": st.sampled_from(["910B2", "V100"]), "memory": st.sampled_from(["best", "none"]),
     "mode": st.sampled_from(["sink", "host"]), "ops": st.integers(0, 10**6),
     "makespan_us": st.floats(0.001, 1e7, allow_nan=False), "speedup": st.none(),

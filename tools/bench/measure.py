@@ -14,7 +14,7 @@ from typing import Any
 from geir.diagnostics import DiagnosticError
 from geir.tools.bench.sweep_config import Configuration
 
-__all__ = ["pipeline_text", "measure", "run_task", "INTERNAL_ERROR"]
+__all__ = ["pipeline_text", "measure", "run_task", "model_digest", "INTERNAL_ERROR"]
 
 #: how a row's ``error`` starts when the run hit a bug rather than a diagnostic
 INTERNAL_ERROR = "internal error: "
@@ -120,12 +120,18 @@ def _warm_up(config: Configuration) -> None:
             pass  # the real run reports it
 
 
+def model_digest(text: str) -> str:
+    """A short digest of a model's IR text (the results file's ``model_sha``)."""
+    import hashlib
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def run_task(model: str, config: Configuration, text: str, time_limit: float) -> dict[str, Any]:
     """The result row of ``model`` under ``config``: the configuration's columns,
     the figures of :func:`measure`, and ``error``: the diagnostic when the
     passes or the emulator rejected the model (a result: a resumed sweep does
     not retry it), or :data:`INTERNAL_ERROR` and the exception (retried)."""
-    row: dict[str, Any] = {"model": model, **config.columns()}
+    row: dict[str, Any] = {"model": model, "model_sha": model_digest(text), **config.columns()}
     _warm_up(config)
     try:
         row.update(measure(text, config, time_limit, f"{model}"))

@@ -23,10 +23,11 @@ from geir.diagnostics import Diagnostic, DiagnosticError
 __all__ = ["COLUMNS", "KEY_COLUMNS", "TIMING_COLUMNS", "ResultStore", "row_key", "with_speedups"]
 
 #: what identifies a row: the model and its configuration
-KEY_COLUMNS = ("model", "strategy", "max_streams", "device", "memory", "mode")
+#: (``model_sha``: the model text's digest, so an edited model is run again, not taken from the file)
+KEY_COLUMNS = ("model", "model_sha", "strategy", "max_streams", "device", "memory", "mode")
 #: column -> type, in file order
 COLUMNS: dict[str, type] = {
-    "model": str, "strategy": str, "max_streams": int, "device": str, "memory": str, "mode": str,
+    "model": str, "model_sha": str, "strategy": str, "max_streams": int, "device": str, "memory": str, "mode": str,
     "ops": int, "makespan_us": float, "speedup": float, "lb_us": float, "lb_ratio": float, "lb_by": str,
     "emu_lb_us": float, "streams": int, "events": int, "ge_events": int, "arena_bytes": int,
     "peak_live_bytes": int, "races": int, "deadlock": bool, "compile_s": float, "error": str,
@@ -51,9 +52,9 @@ def with_speedups(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     base: dict[Key, dict[int, float]] = {}
     for r in rows:
         if r["strategy"] == "single" and r.get("makespan_us"):
-            base.setdefault((r["model"], r["device"], r["memory"], r["mode"]), {})[r["max_streams"]] = r["makespan_us"]
+            base.setdefault((r["model"], r["model_sha"], r["device"], r["memory"], r["mode"]), {})[r["max_streams"]] = r["makespan_us"]
     for r in rows:
-        singles = base.get((r["model"], r["device"], r["memory"], r["mode"]))
+        singles = base.get((r["model"], r["model_sha"], r["device"], r["memory"], r["mode"]))
         mk = r.get("makespan_us")
         if not singles or not mk:
             r["speedup"] = None

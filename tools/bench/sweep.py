@@ -11,7 +11,7 @@ import attrs
 
 from geir.diagnostics import DiagnosticError
 from geir.tools.bench.executors import Executor, Task
-from geir.tools.bench.measure import INTERNAL_ERROR
+from geir.tools.bench.measure import INTERNAL_ERROR, model_digest
 from geir.tools.bench.models import Model, resolve_models
 from geir.tools.bench.results import KEY_COLUMNS, ResultStore, row_key, with_speedups
 from geir.tools.bench.sweep_config import Configuration, Sweep
@@ -33,7 +33,7 @@ class SweepRun:
 
     def keys(self) -> set[tuple[Any, ...]]:
         """The row keys this sweep consists of."""
-        return {(m.name, *c.columns().values()) for m in self.models for c in self.configurations}
+        return {(m.name, model_digest(m.text), *c.columns().values()) for m in self.models for c in self.configurations}
 
     def order(self) -> dict[str, list[Any]]:
         """Each column's values in the sweep's own order (for tables and plots)."""
@@ -75,8 +75,9 @@ def prepare(sweep: Sweep, results: str | None) -> SweepRun:
         if store is not None else set()
     todo, skipped = [], 0
     for m in models.values():
+        sha = model_digest(m.text)
         for c in configs:
-            if (m.name, *c.columns().values()) in done:
+            if (m.name, sha, *c.columns().values()) in done:
                 skipped += 1
             else:
                 todo.append(Task(m.name, c))
