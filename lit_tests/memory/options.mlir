@@ -11,14 +11,15 @@
 // LIST-NEXT:   device=<str>
 // LIST-NEXT:   print-plan=<bool>
 
-// algorithm: GE's blocks never release %s (read on two streams) nor %b2, and
-// reuse only within a stream: 5 KiB where best fit over happens-before needs 4.
-// RUN: ge-opt %S/Inputs/diamond_scheduled.mlir --reuse-memory='algorithm=ge-blocks' | filecheck %s --check-prefix=GE
-// RUN: ge-opt %S/Inputs/diamond_scheduled.mlir --reuse-memory='algorithm=greedy-by-size' | filecheck %s --check-prefix=GREEDY
-// RUN: ge-opt %S/Inputs/diamond_scheduled.mlir --reuse-memory='algorithm=best' | filecheck %s --check-prefix=GREEDY
-// RUN: ge-opt %S/Inputs/diamond_scheduled.mlir --pass-pipeline='builtin.module(reuse-memory{algorithm=ge-blocks})' | filecheck %s --check-prefix=GE
-// GE: ge.arena_bytes = 5120 : i64, ge.memory = {algorithm = "ge-blocks(binary)"
-// GREEDY: ge.arena_bytes = 4096 : i64, ge.memory = {algorithm = "greedy-by-size"
+// algorithm: GE's blocks host one tensor at a time, so two small tensors live
+// together cannot share a dead big one's bytes; best fit packs them (see the
+// input's comment): 3 KiB against 2.
+// RUN: ge-opt %S/Inputs/packing.mlir --reuse-memory='algorithm=ge-blocks' | filecheck %s --check-prefix=GE
+// RUN: ge-opt %S/Inputs/packing.mlir --reuse-memory='algorithm=greedy-by-size' | filecheck %s --check-prefix=GREEDY
+// RUN: ge-opt %S/Inputs/packing.mlir --reuse-memory='algorithm=best' | filecheck %s --check-prefix=GREEDY
+// RUN: ge-opt %S/Inputs/packing.mlir --pass-pipeline='builtin.module(reuse-memory{algorithm=ge-blocks})' | filecheck %s --check-prefix=GE
+// GE: ge.arena_bytes = 3072 : i64, ge.memory = {algorithm = "ge-blocks(binary)"
+// GREEDY: ge.arena_bytes = 2048 : i64, ge.memory = {algorithm = "greedy-by-size"
 
 // alignment: 64-byte tensors packed on 64-byte boundaries.
 // RUN: ge-opt %s --reuse-memory='alignment=64' | filecheck %s --check-prefix=ALIGN

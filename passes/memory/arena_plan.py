@@ -52,9 +52,7 @@ class ArenaPlan:
 
 def _variants(problem: MemoryProblem, algorithm: str) -> list[tuple[str, list[int]]]:
     bufs, conflicts = problem.buffers, problem.conflicts
-    stream_of_node = problem.order.stream
-    ge = [("ge-blocks(binary)", ge_blocks(bufs, stream_of_node, problem.alignment)),
-          ("ge-blocks(max)", ge_blocks(bufs, stream_of_node, problem.alignment, max_block=True))]
+    ge = [("ge-blocks(binary)", ge_blocks(problem)), ("ge-blocks(max)", ge_blocks(problem, max_block=True))]
     if algorithm == "ge-blocks":
         return ge  # HybridMemAssigner: the smaller of the two
     greedy = [("greedy-by-size", greedy_by_size(bufs, conflicts))]
