@@ -146,6 +146,10 @@ class _GraphLowering:
 
     # ------------------------------------------------------------ driver
     def lower(self) -> TaskList:
+        from geir.passes.range_shapes import dynamic_shape_diagnostics
+        origins = dynamic_shape_diagnostics(self.graph)
+        if origins:  # name where each dynamic dim starts, not every op it reaches
+            raise DiagnosticError(origins)
         self.check()
         self.fail_if_errors()
         self.plan_arena()

@@ -49,6 +49,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", default=None, help="write a Chrome/Perfetto trace JSON here")
     p.add_argument("--timeline", default=None, help="draw a Gantt chart PNG here (needs matplotlib)")
     p.add_argument("--allow-unregistered-dialect", action="store_true")
+    from geir.tools.ge_run_sweep import add_sweep_argument
+    add_sweep_argument(p)
     return p
 
 

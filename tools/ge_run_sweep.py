@@ -21,7 +21,7 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["add_sweep_argument", "parse_sweep", "run_sweep", "main"]
+__all__ = ["add_sweep_argument", "parse_sweep", "run_sweep"]
 
 
 def add_sweep_argument(parser: argparse.ArgumentParser) -> None:
@@ -122,18 +122,3 @@ def _value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return f"{v:g}" if isinstance(v, float) else str(v)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m geir.tools.ge_run_sweep ...``: ``ge-run`` with ``--sweep``, for
-    as long as ``ge-run``'s own parser does not add the option."""
-    from geir.tools import ge_run
-    from geir.tools.driver import run_guarded
-    parser = ge_run.build_arg_parser()
-    add_sweep_argument(parser)
-    args = parser.parse_args(argv)
-    return run_guarded(lambda: ge_run._run(args), "ge-run")  # noqa: SLF001
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,7 +4,7 @@
 // 1382.4 GB/s, so together they take their summed bytes / bandwidth
 // (96 MiB: 72.83 us) plus the 2 us fixed kernel cost, not the relu alone (50.5 us).
 // RUN: ge-run %s --timing-only | filecheck %s
-// RUN: %python -m geir.tools.ge_run_sweep %s --sweep hbm_bandwidth_gbps=691.2,1382.4,2764.8 | filecheck %s --check-prefix=SWEEP
+// RUN: ge-run %s --sweep hbm_bandwidth_gbps=691.2,1382.4,2764.8 | filecheck %s --check-prefix=SWEEP
 
 // CHECK: makespan {{ +}}74.830 us
 // CHECK-NEXT: lower bound {{ +}}72.830 us  (bound by HBM bandwidth; HBM bandwidth 72.830, VectorCore 50.545, critical path 50.545, AICore 26.284)

@@ -1,17 +1,16 @@
 // ge-run --sweep PARAM=V1,V2,...: one timing-only emulation per value of a
-// device parameter, a row each. Until ge-run's own parser adds the option, the
-// sweep runs through `python -m geir.tools.ge_run_sweep` (ge-run's arguments plus --sweep).
-// RUN: %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=0,1,2,5 | filecheck %s
-// RUN: %python -m geir.tools.ge_run_sweep %s --device V100 --sweep hbm_bandwidth_gbps=100,900 --report json | filecheck %s --check-prefix=JSON
-// RUN: %python -m geir.tools.ge_run_sweep %s --mode host --device-param event_wait_us=0 --sweep host_launch_us=0,10 | filecheck %s --check-prefix=HOST
-// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us 2>&1 | filecheck %s --check-prefix=NOEQ
-// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wai_us=1,2 2>&1 | filecheck %s --check-prefix=BADKEY
-// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=1,,2 2>&1 | filecheck %s --check-prefix=EMPTY
-// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=1,fast 2>&1 | filecheck %s --check-prefix=BADVALUE
-// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=-1 2>&1 | filecheck %s --check-prefix=NEGATIVE
-// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep ai_cores=1.5 2>&1 | filecheck %s --check-prefix=WHOLE
-// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=1 --device-param event_wait_us=3 2>&1 | filecheck %s --check-prefix=CONFLICT
-// RUN: not %python -m geir.tools.ge_run_sweep %s --sweep event_wait_us=1 --sweep ai_cores=2 2>&1 | filecheck %s --check-prefix=TWICE
+// device parameter, a row each.
+// RUN: ge-run %s --sweep event_wait_us=0,1,2,5 | filecheck %s
+// RUN: ge-run %s --device V100 --sweep hbm_bandwidth_gbps=100,900 --report json | filecheck %s --check-prefix=JSON
+// RUN: ge-run %s --mode host --device-param event_wait_us=0 --sweep host_launch_us=0,10 | filecheck %s --check-prefix=HOST
+// RUN: not ge-run %s --sweep event_wait_us 2>&1 | filecheck %s --check-prefix=NOEQ
+// RUN: not ge-run %s --sweep event_wai_us=1,2 2>&1 | filecheck %s --check-prefix=BADKEY
+// RUN: not ge-run %s --sweep event_wait_us=1,,2 2>&1 | filecheck %s --check-prefix=EMPTY
+// RUN: not ge-run %s --sweep event_wait_us=1,fast 2>&1 | filecheck %s --check-prefix=BADVALUE
+// RUN: not ge-run %s --sweep event_wait_us=-1 2>&1 | filecheck %s --check-prefix=NEGATIVE
+// RUN: not ge-run %s --sweep ai_cores=1.5 2>&1 | filecheck %s --check-prefix=WHOLE
+// RUN: not ge-run %s --sweep event_wait_us=1 --device-param event_wait_us=3 2>&1 | filecheck %s --check-prefix=CONFLICT
+// RUN: not ge-run %s --sweep event_wait_us=1 --sweep ai_cores=2 2>&1 | filecheck %s --check-prefix=TWICE
 
 // relu and neg on two streams, neg's record releases a wait before add: each
 // microsecond of wait latency is a microsecond of makespan (2 kernels of 2.001 us, record 1 us).
