@@ -607,6 +607,8 @@ class OpaqueAttr(Attribute):
             return "map"
         if self.text.startswith("affine_set<"):
             return "set"
+        if self.text.startswith("distinct["):
+            return "distinct"
         return None
 
 

@@ -312,7 +312,7 @@ class _Builder:
         except KeyError:
             raise self.error(name, f"undefined symbol alias id '{name.value[1:]}'") from None
 
-    def opaque_attr(self, token: Any) -> Attribute:
+    def opaque_attr(self, token: Any, t: Type | None = None) -> Attribute:
         text = token.value
         attr = self.opaque_attrs.get(text)
         if attr is None:
@@ -321,7 +321,11 @@ class _Builder:
             if attr is None:
                 attr = self.opaque_attrs[inline] = OpaqueAttr(inline, pieces)
             self.opaque_attrs[text] = attr
-        return attr
+        if t is None:
+            return attr
+        # a typed one (`sparse<...> : tensor<2x2xf32>`): the type is part of it
+        pieces = (*(attr.pieces or (attr.text,)), " : ", t)
+        return OpaqueAttr(f"{attr.text} : {t}", pieces if attr.pieces or isinstance(t, OpaqueType) else ())
 
     def opaque_pieces(self, token: Any, start: int = 0) -> tuple[str, tuple[Any, ...]]:
         """The inline spelling of an opaque body and its pieces (text, and the
