@@ -87,6 +87,9 @@ def _run(args: argparse.Namespace, sources: object) -> int:
     if args.jobs < 1:
         raise DiagnosticError(Diagnostic("error", f"--jobs must be at least 1, got {args.jobs}"))
     executor = make_executor(args.executor, args.jobs, args.scheduler)
+    if args.plot:
+        from geir.tools.bench.plots import require_matplotlib
+        require_matplotlib()
     sweep = Sweep()
     if args.config:
         load_config(args.config, sweep, sources)

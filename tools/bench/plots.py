@@ -19,9 +19,14 @@ from typing import Any
 
 from geir.diagnostics import Diagnostic, DiagnosticError
 
-__all__ = ["write_plots"]
+__all__ = ["write_plots", "require_matplotlib"]
 
 _MARKERS = "osD^vP*X"
+
+
+def require_matplotlib() -> None:
+    """DiagnosticError now, before a long sweep, when ``--plot`` cannot draw."""
+    _pyplot()
 
 
 def _pyplot() -> Any:
