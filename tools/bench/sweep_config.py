@@ -222,7 +222,11 @@ def _parse(path: str, text: str) -> Any:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10 reads TOML through tomli
-        import tomli as tomllib
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise DiagnosticError(Diagnostic("error", "a TOML sweep config needs Python 3.11 or the tomli package; "
+                                                      "or write it as JSON")) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
