@@ -214,3 +214,17 @@ def test_light_models_run_multi_stream_and_equal_the_interpreter(path: str) -> N
     assert result.outputs is not None
     for got, want in zip(result.outputs.values(), expected.values()):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dags(2, 24), st.integers(1, 8))
+def test_cost_is_never_slower_than_single(dag: tuple[int, int], max_streams: int) -> None:
+    """The emulator's makespan of the lowered cost schedule is at most the single stream's."""
+    from geir.passes.lower_to_tasks import graph_task_list
+    text = random_dag_text(*dag)
+    makespans = {}
+    for strategy in ("single", "cost"):
+        graph = next(_schedule(text, strategy, max_streams).graphs())
+        report = emulate(graph_task_list(graph), None, EmulatorOptions(timing_only=True, progress=False)).report
+        makespans[strategy] = report["makespan_us"]
+    assert makespans["cost"] <= makespans["single"] + 1e-6
