@@ -71,7 +71,7 @@ def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | No
     total_streams = first_free + max(1, streams)
     free_at = [0.0] * total_streams  # when a stream's last task finishes
     last_on = [-1] * total_streams
-    capacity = {p: problem.capacity(p) for p in set(pools)}
+    capacity = {p: problem.capacity(p) for p in dict.fromkeys(pools)}  # first-use order: no hash-seed dependence
     in_use = {p: 0 for p in capacity}
     finish = [0.0] * n
     stream_of = [-1] * n
