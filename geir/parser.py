@@ -164,6 +164,8 @@ class _Builder:
         self.pending_graph_args: list[tuple[Any, Type, Any, Location | None]] | None = None
         self.unregistered_ok = unregistered_ok
         self.type_aliases: dict[str, Type] = {}
+        self.alias_names: set[str] = set()  # without '#' / '!', for telling MLIR's counters apart
+        self.type_alias_names: set[str] = set()
         self.deferred_locs: list[_DeferredLoc] = []
         self.opaque_attrs: dict[str, OpaqueAttr] = {}
         self.metadata = FileMetadata()
@@ -280,15 +282,17 @@ class _Builder:
         if name.value in self.aliases:
             raise self.error(name, f"redefinition of attribute alias id '{name.value[1:]}'")
         if isinstance(attr, OpaqueAttr) and attr.alias is None and not attr.text.startswith("affine_"):
-            attr.alias = _alias_base(name.value[1:])  # the name MLIR's dialect gave it
+            attr.alias = _alias_base(name.value[1:], self.alias_names)  # the name MLIR's dialect gave it
         self.aliases[name.value] = attr
+        self.alias_names.add(name.value[1:])
 
     def type_alias_def(self, name: Any, t: Type) -> None:
         if name.value in self.type_aliases:
             raise self.error(name, f"redefinition of type alias id '{name.value[1:]}'")
         if isinstance(t, OpaqueType) and t.alias is None:
-            t.alias = _alias_base(name.value[1:])
+            t.alias = _alias_base(name.value[1:], self.type_alias_names)
         self.type_aliases[name.value] = t
+        self.type_alias_names.add(name.value[1:])
 
     def alias_attr(self, name: Any) -> Attribute:
         try:
@@ -891,11 +895,16 @@ def _body_re() -> "re.Pattern[str]":
 _SIMPLE_TENSOR_RE = re.compile(r"tensor<(\*x|([0-9]+x|\?x)*)([A-Za-z_][A-Za-z0-9_]*|![A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z0-9_$.]*)>\Z")
 
 
-def _alias_base(name: str) -> str:
-    """An alias name without MLIR's counter (``map12`` -> ``map``); MLIR never
-    ends a base name with a digit (it appends ``_``)."""
-    base = name.rstrip("0123456789")
-    return base or name
+def _alias_base(name: str, defined: Any) -> str:
+    """An alias name without MLIR's counter: MLIR numbers equal names ``map``,
+    ``map1``, ... and, for a name ending in a digit, ``x86_64``, ``x86_64_1``.
+    The unnumbered one is defined first, so a counter is only split off when
+    what is left was already defined (``x86_64`` alone stays ``x86_64``)."""
+    for pattern in (r"(.*[0-9])_[0-9]+\Z", r"(.*[^0-9])[0-9]+\Z"):
+        m = re.match(pattern, name)
+        if m is not None and m.group(1) in defined:
+            return m.group(1)
+    return name
 
 
 def _key_text(token: Any) -> str:

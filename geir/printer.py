@@ -143,7 +143,9 @@ class _AliasState:
         for info in named:
             n = counts.get(info.name, 0)  # type: ignore[arg-type]
             counts[info.name] = n + 1  # type: ignore[index]
-            text = ("!" if info.is_type else "#") + info.name + (str(n) if n else "")  # type: ignore[operator]
+            # MLIR's counters: map, map1, ...; a name ending in a digit gets x86_64, x86_64_1, ...
+            counter = "" if not n else f"_{n}" if info.name[-1].isdigit() else str(n)  # type: ignore[index]
+            text = ("!" if info.is_type else "#") + info.name + counter  # type: ignore[operator]
             self.names[info.obj] = text
             self.ordered.append((info, text))
 
