@@ -55,7 +55,7 @@ def test_docs_build_strictly(tmp_path: pathlib.Path) -> None:
     # only the public names are documented at the top level
     top = set(re.findall(r'id="geir\.(\w+)"', api))
     assert top == set(geir.__all__)
-    for page in ("index", "data-path", "writing-a-pass", "lit-tests", "notebooks"):
+    for page in ("index", "data-path", "design", "writing-a-pass", "lit-tests", "notebooks"):
         assert (site / ("index.html" if page == "index" else f"{page}/index.html")).exists()
 
 
@@ -81,6 +81,25 @@ def test_quoted_diagnostic_is_what_geir_raises() -> None:
     with pytest.raises(geir.Error) as info:
         geir.parse("ge.graph @main() -> () {\n  %x = ge.relu %nope : (tensor<4xf32>) -> tensor<4xf32>\n}\n")
     assert str(info.value) == quoted
+
+
+# ------------------------------------------------------------ the design page
+
+
+def test_design_ir_examples_parse_and_verify() -> None:
+    blocks = re.findall(r"```mlir\n(.*?)\n```", (GUIDE / "design.md").read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 5
+    for block in blocks:
+        geir.parse(block + "\n")
+
+
+def test_design_names_every_pass_strategy_device_and_public_name() -> None:
+    from geir.passes.pipeline import NAMED_PIPELINES
+    from geir.passes.scheduling.strategies import STRATEGIES
+    text = (GUIDE / "design.md").read_text(encoding="utf-8")
+    devices = [p.stem for p in (ROOT / "backends" / "devices").glob("*.json")]
+    for name in [*PASSES, *NAMED_PIPELINES, *STRATEGIES, *devices, *geir.__all__]:
+        assert re.search(rf"`{re.escape(name)}[`({{]", text), f"docs/guide/design.md does not mention {name}"
 
 
 # ------------------------------------------------------------ the example pass
