@@ -1,0 +1,272 @@
+"""``ge-run``'s scenario options (issue 9): the seed's workloads over a model.
+
+  ge-run video.mlir --iterations 16 --device 310P3   # scenario 1: N frames back to back
+  ge-run train.mlir --devices 8                      # scenario 3: data-parallel step on 8 NPUs
+  ge-run train.mlir --devices 4 --report json
+
+``--iterations N`` runs N frames through the model on the same streams
+(double-buffered arena regions, ``--buffers B`` to change, events between
+iterations) and prints frames per second and per-engine utilisation for a
+single-stream build and the multi-stream builds (the cost strategy and GE's
+engine streams; ``--pipeline`` replaces the multi-stream builds), and how many
+frames' decode overlapped the previous frame's inference.
+``--devices N`` (1..8) sets ``rank_size = N`` on every collective and prints
+the training step's time with overlap (multi-stream) and without
+(single-stream). ``--no-compare-overlap`` skips the single-stream baseline;
+an ``rt`` task list (already lowered) has none. Several models at once
+(scenario 2) are ``ge-run``'s own (``co_run`` in
+:mod:`geir.backends.scenarios.co_run`); :func:`main` here also takes several
+inputs with ``--priority`` per model, for testing.
+
+Every figure is the emulator's (timing only; the race checker runs on the
+multi-stream builds). Exit codes as ``ge-run``: 0, 1 bad input (a
+diagnostic), 3 a race or deadlock found.
+
+This module is light at import: ``ge-run`` adds its options when it builds its
+parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Sequence
+
+__all__ = ["add_scenario_arguments", "run_scenario", "main", "scenario_requested"]
+
+#: scenario flags that need no value check here (argparse types them)
+_FLAGS = ("iterations", "devices", "buffers", "compare_overlap")
+
+
+def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--iterations``, ``--buffers``, ``--devices`` and
+    ``--compare-overlap`` to ``parser`` (once: a second call does nothing)."""
+    if "--iterations" in parser._option_string_actions:  # noqa: SLF001 - argparse has no public query
+        return
+    group = parser.add_argument_group("scenarios (issue 9)")
+    group.add_argument("--iterations", default=None, metavar="N",
+                       help="scenario 1: run N frames back to back (double-buffered arena, events between "
+                            "frames); report frames/s and utilisation, single- vs multi-stream")
+    group.add_argument("--buffers", default=None, metavar="B",
+                       help="arena regions the frames of --iterations rotate through (default 2)")
+    group.add_argument("--devices", default=None, metavar="N",
+                       help="scenario 3: a data-parallel step on N devices (1..8): rank_size N on every "
+                            "collective; step time with and without overlap")
+    group.add_argument("--compare-overlap", action=argparse.BooleanOptionalAction, default=None,
+                       help="also build the graph single-stream and compare (default: when the input is a "
+                            "ge graph)")
+
+
+def scenario_requested(args: argparse.Namespace) -> bool:
+    """Whether ``args`` asks for a scenario (``--iterations`` or ``--devices``)."""
+    return getattr(args, "iterations", None) is not None or getattr(args, "devices", None) is not None
+
+
+def _error(message: str, *notes: str) -> Any:
+    from geir.diagnostics import Diagnostic, DiagnosticError
+    d = Diagnostic("error", message)
+    for n in notes:
+        d.attach_note(n)
+    return DiagnosticError(d)
+
+
+def _whole(flag: str, text: Any, lo: int, hi: int | None = None) -> int:
+    """``text`` as a whole number in ``lo..hi`` or a diagnostic naming ``flag``."""
+    try:
+        value = int(str(text), 10)
+    except ValueError:
+        value = None
+    if value is None or value < lo or (hi is not None and value > hi):
+        want = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+        raise _error(f"{flag} must be a whole number {want}, got '{text}'")
+    return value
+
+
+def _source_kind(source: Any) -> str:
+    """``graph`` (a ge module to build), ``tasks`` (a lowered list)."""
+    from geir.backends.task_list import TaskList
+    if isinstance(source, TaskList):
+        return "tasks"
+    from geir.backends.scenarios.build import has_graph
+    return "graph" if has_graph(source) else "tasks"
+
+
+def _builds(args: argparse.Namespace, compare: bool) -> dict[str, str]:
+    """label -> pipeline of the builds a scenario measures."""
+    from geir.backends.scenarios.build import ENGINE_STREAMS, MULTI_STREAM, SINGLE_STREAM
+    pipeline = getattr(args, "pipeline", None)
+    streams = getattr(args, "streams", None)
+    if pipeline:
+        multi = {f"multi-stream ({pipeline})": pipeline}
+    elif streams is not None:
+        multi = {"multi-stream (cost)": f"ge-default{{max-streams={streams}}}",
+                 "multi-stream (ge engines)": f"ge-default{{strategy=ge max-streams={streams}}}"}
+    else:
+        multi = {"multi-stream (cost)": MULTI_STREAM, "multi-stream (ge engines)": ENGINE_STREAMS}
+    return ({"single-stream": SINGLE_STREAM} if compare else {}) | multi
+
+
+def run_scenario(module_or_task_list: Any, args: argparse.Namespace) -> int | None:
+    """Run the scenario ``args`` asks for on ``module_or_task_list`` (a ``ge``
+    module, which is built as the scenario needs, a module holding an
+    ``rt.model``, or a TaskList), print its report (``args.report``: text or
+    json) and return the exit code; None when no scenario flag was given.
+
+    Raises:
+        DiagnosticError: a bad option value or combination, or a model the
+            scenario cannot run (e.g. ``--devices`` on a graph without collectives).
+    """
+    iterations = getattr(args, "iterations", None)
+    devices = getattr(args, "devices", None)
+    buffers = getattr(args, "buffers", None)
+    compare = getattr(args, "compare_overlap", None)
+    if iterations is None and devices is None:
+        if buffers is not None:
+            raise _error("--buffers applies to --iterations, which is not given")
+        if compare is not None:
+            raise _error("--compare-overlap applies to --iterations or --devices, neither of which is given")
+        return None
+    if iterations is not None and devices is not None:
+        raise _error("--iterations (scenario 1, frames) and --devices (scenario 3, a training step) are separate "
+                     "scenarios; give one")
+    if buffers is not None and iterations is None:
+        raise _error("--buffers applies to --iterations, which is not given")
+    kind = _source_kind(module_or_task_list)
+    if compare and kind != "graph":
+        raise _error("--compare-overlap needs a ge graph to build single-stream; the input is a lowered task list")
+    compare = kind == "graph" if compare is None else compare
+    if iterations is not None:
+        n = _whole("--iterations", iterations, 1)
+        b = _whole("--buffers", buffers, 1) if buffers is not None else 2
+        return _frames(module_or_task_list, kind, n, b, compare, args)
+    return _training(module_or_task_list, kind, _whole("--devices", devices, 1, 8), compare, args)
+
+
+def _task_list_of(source: Any) -> Any:
+    from geir.backends.task_list import TaskList
+    if isinstance(source, TaskList):
+        return source
+    from geir.backends.scenarios.build import compile_task_list
+    return compile_task_list(source)
+
+
+def _options(args: argparse.Namespace) -> tuple[str, str, tuple[str, ...]]:
+    return (getattr(args, "device", "910B2"), getattr(args, "mode", "sink"),
+            tuple(getattr(args, "device_param", None) or ()))
+
+
+def _finish(payload: dict[str, Any], text: str, reports: list[dict[str, Any]], args: argparse.Namespace) -> int:
+    from geir.report import findings
+    if getattr(args, "report", "text") == "json":
+        sys.stdout.write(json.dumps(payload, indent=1) + "\n")
+    else:
+        sys.stdout.write(text)
+    sys.stdout.flush()
+    found = sorted({f for r in reports for f in findings(r)})
+    if found:
+        sys.stderr.write(f"ge-run: the emulator found {', '.join(found)} (see the report); exit code 3\n")
+        return 3
+    return 0
+
+
+def _frames(source: Any, kind: str, iterations: int, buffers: int, compare: bool, args: argparse.Namespace) -> int:
+    from geir.backends.scenarios.build import compile_task_list
+    from geir.backends.scenarios.video_pipeline import format_frames, run_frames
+    device, mode, params = _options(args)
+    if kind == "graph":
+        builds = _builds(args, compare)
+        runs = [run_frames(compile_task_list(source, pipeline), iterations, device, mode, buffers, label,
+                           check_races=label != "single-stream", device_params=params)
+                for label, pipeline in builds.items()]
+    else:
+        runs = [run_frames(_task_list_of(source), iterations, device, mode, buffers, "as given", device_params=params)]
+    payload = {"scenario": "video-pipeline", "device": runs[0].report["device"], "mode": mode,
+               "iterations": iterations, "buffers": runs[0].buffers, "builds": [r.as_dict() for r in runs]}
+    return _finish(payload, format_frames(runs), [r.report for r in runs], args)
+
+
+def _training(source: Any, kind: str, devices: int, compare: bool, args: argparse.Namespace) -> int:
+    from geir.backends.scenarios.build import MULTI_STREAM, SINGLE_STREAM, compile_task_list
+    from geir.backends.scenarios.data_parallel import format_steps, step_times
+    device, mode, params = _options(args)
+    if kind == "graph":
+        pipeline = getattr(args, "pipeline", None) or MULTI_STREAM
+        overlapped = compile_task_list(source, pipeline)
+        serial = compile_task_list(source, SINGLE_STREAM) if compare else None
+    else:
+        overlapped, serial = _task_list_of(source), None
+    rows = step_times(overlapped, serial, [devices], device, mode, device_params=params)
+    report = rows[0].overlap_report
+    payload = {"scenario": "data-parallel", "device": report["device"], "mode": mode,
+               "symmetric": "every device runs this timeline", "rows": [r.as_dict() for r in rows]}
+    return _finish(payload, format_steps(rows, report["device"], mode),
+                   [rep for r in rows for rep in r.reports()], args)
+
+
+def _co_run(modules: list[Any], names: list[str], args: argparse.Namespace) -> int:
+    from geir.backends.scenarios.co_run import co_run
+    priorities = [_whole("--priority", p, 0, 7) for p in args.priority] if args.priority else [0] * len(modules)
+    if len(priorities) != len(modules):
+        raise _error(f"{len(modules)} models but {len(priorities)} --priority values", "give one per model, in order")
+    n = _whole("--iterations", args.iterations, 1) if args.iterations is not None else 1
+    device, mode, params = _options(args)
+    result = co_run([_task_list_of(m) for m in modules], names, priorities, device, mode, n, device_params=params)
+    return _finish(result.as_dict(), result.text(), [result.report], args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ge-run-scenarios", description="Run issue 9's scenarios on the emulator.")
+    p.add_argument("inputs", nargs="+", help="IR files: ge graphs or rt task lists; several run together (co-run)")
+    p.add_argument("--device", default="910B2", help="device profile name or JSON file")
+    p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--mode", choices=("sink", "host"), default="sink")
+    p.add_argument("--report", choices=("text", "json"), default="text")
+    p.add_argument("--pipeline", default=None, help="the multi-stream build's pass pipeline")
+    p.add_argument("--priority", action="append", default=[], metavar="P",
+                   help="several inputs: each model's stream priority (0 highest), in input order")
+    add_scenario_arguments(p)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m geir.tools.ge_run_scenarios FILE... [scenario options]``."""
+    args = _parser().parse_args(argv)
+    from geir.tools.driver import run_guarded
+    return run_guarded(lambda: _main(args), "ge-run")
+
+
+def _main(args: argparse.Namespace) -> int:
+    import os
+
+    from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
+    from geir.parser import parse_module
+    from geir.tools.driver import read_input
+    from geir.verifier import verify
+    sources = SourceManager()
+    try:
+        modules, names = [], []
+        for path in args.inputs:
+            name, text = read_input(path)
+            sources.add(SourceFile(name, text))
+            module = parse_module(text, name)
+            verify(module)
+            modules.append(module)
+            names.append(os.path.splitext(os.path.basename(path))[0])
+        if len(modules) > 1:
+            if args.devices is not None:
+                raise _error("--devices runs one training step; give one input")
+            return _co_run(modules, names, args)
+        if args.priority:
+            raise _error("--priority applies to several inputs run together")
+        code = run_scenario(modules[0], args)
+        if code is None:
+            raise _error("no scenario asked for: give --iterations N or --devices N (or several inputs)")
+        return code
+    except DiagnosticError as e:
+        sys.stderr.write(e.format(sources))
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
