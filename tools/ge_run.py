@@ -1,12 +1,23 @@
-"""``ge-run``: run a module — with the reference interpreter (``--interpret``) or
-on the Ascend runtime emulator (the default; a ``ge`` module is lowered to a
+"""``ge-run``: run a model — with the reference interpreter (``--interpret``) or
+on the Ascend runtime emulator (the default; a ``ge`` module is compiled to a
 task list first).
 
+  ge-run model.onnx                              # import, ge-default pipeline, emulate, report
+  ge-run model.onnx --device 310p3 --streams 2 --pipeline 'ge-default{strategy=ge}'
+  ge-run a.onnx b.mlir --priority 0,5            # several models at once on one device
   ge-run model.mlir --interpret --inputs in.npz -o out.npz
   ge-run tasks.mlir --device 910B2 --mode sink --report json --trace trace.json
   ge-run dynamic.mlir --inputs in.npz            # '?' dims take the arrays' sizes
   ge-run dynamic.mlir --input-shape batch=4      # random inputs of a bound shape
   ge-run gears.mlir --inputs in.npz              # picks the smallest gear that fits
+
+An ``.onnx`` file is imported; a ``ge`` graph that nothing has scheduled yet
+(no op on a stream, no events) is compiled with the ``ge-default`` pipeline, or
+``--pipeline TEXT``, given the device (``--device``) and ``--streams N``; the
+report then adds the speed-up over the same pipeline on a single stream
+(``--no-compare`` skips that run) and the memory plan against its lower bound
+(:mod:`geir.tools.ge_run_compile`). A scheduled graph runs as written. Several
+inputs run together on one device (:mod:`geir.tools.ge_run_corun`).
 
 A ``ge`` graph with dynamic dims (``?``) is specialised before it runs: with
 ``--inputs``, each dynamic dim takes its array's size (one symbolic dim, one
@@ -32,14 +43,17 @@ from typing import Sequence
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ge-run", description="Run a geir module.",
                                 epilog="exit codes: 0 clean, 1 bad input, 3 race/deadlock/uninitialised read found")
-    p.add_argument("input", nargs="?", default="-", help="IR file ('-' for stdin): ge or rt dialect")
+    p.add_argument("input", nargs="*", default=["-"],
+                   help="an .onnx model or an IR file ('-' for stdin): ge or rt dialect; several run at once on "
+                        "one device")
     p.add_argument("--interpret", action="store_true", help="run op by op with the reference interpreter")
     p.add_argument("--inputs", default=None, help=".npz of graph inputs by name (default: random, fixed seed)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
                    help="bind a dynamic dim before running: an input (x=1x3x8x8) or a symbol (batch=4); repeatable")
     p.add_argument("-o", dest="output", default=None, help="write the outputs to this .npz")
-    p.add_argument("--device", default="910B2", help="device profile name or JSON file")
+    p.add_argument("--device", default="910B2",
+                   help="device profile: a name (910B2, 310P3, ...; case-insensitive) or a JSON file")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE",
                    help="override one number of the device profile (repeatable)")
     p.add_argument("--mode", choices=("sink", "host"), default="sink",
@@ -49,8 +63,18 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", default=None, help="write a Chrome/Perfetto trace JSON here")
     p.add_argument("--timeline", default=None, help="draw a Gantt chart PNG here (needs matplotlib)")
     p.add_argument("--allow-unregistered-dialect", action="store_true")
+    from geir.tools.ge_run_compile import add_compile_arguments
+    add_compile_arguments(p)
+    from geir.tools.ge_run_corun import add_priority_argument
+    add_priority_argument(p)
     from geir.tools.ge_run_sweep import add_sweep_argument
     add_sweep_argument(p)
+    try:  # the scenarios (--iterations, --devices, --overlap), when installed
+        from geir.tools.ge_run_scenarios import add_scenario_arguments
+    except ImportError:
+        pass
+    else:
+        add_scenario_arguments(p)
     return p
 
 
@@ -61,33 +85,73 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from geir.tools.driver import read_input
     from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
-    name, text = read_input(args.input)
+    from geir.tools.ge_run_compile import load_model, resolve_device
+    if len(args.input) > 1 or args.priority:
+        from geir.tools.ge_run_corun import run_several
+        return run_several(args)
+    args.device = resolve_device(args.device, list(args.device_param))[0]  # the name the passes take too
+    name, text = args.input[0], None
     try:
-        return _run_module(args, name, text)
+        module, name, text = load_model(args.input[0], args.allow_unregistered_dialect)
+        return _run_module(args, module)
     except DiagnosticError as e:
         sources = SourceManager()
-        sources.add(SourceFile(name, text))
+        if text is not None:
+            sources.add(SourceFile(name, text))
         sys.stderr.write(e.format(sources))  # with the source line and caret of each op at fault
         return 1
 
 
-def _run_module(args: argparse.Namespace, name: str, text: str) -> int:
-    from geir.parser import parse_module
-    from geir.verifier import verify
-    module = parse_module(text, name, allow_unregistered=args.allow_unregistered_dialect)
-    verify(module, allow_unregistered=args.allow_unregistered_dialect)
+def _run_module(args: argparse.Namespace, module) -> int:  # type: ignore[no-untyped-def]
     from geir.backends.shape_gears import has_gears
     if has_gears(module):
+        _no_pipeline(args, "a gear module holds task lists")
         return _run_gears(module, args)
     inputs = _specialize(module, args)
     if args.interpret:
+        _no_pipeline(args, "--interpret runs the graph op by op as written")
         return _interpret(module, args, inputs)
     if _needs_host(module):
+        _no_pipeline(args, "a graph with control flow or data-dependent sizes runs as host-driven launches")
         return _run_host_driven(module, args, inputs)
     from geir.tools.ge_run_emulator import run_emulator
-    return run_emulator(module, args)
+    return run_emulator(module, args, _compile(module, args))
+
+
+def _no_pipeline(args: argparse.Namespace, why: str) -> None:
+    """--pipeline and --streams are an error where no pipeline runs."""
+    given = [f for f, v in (("--pipeline", args.pipeline), ("--streams", args.streams)) if v is not None]
+    if given:
+        from geir.diagnostics import Diagnostic, DiagnosticError
+        raise DiagnosticError(Diagnostic("error", f"{' and '.join(given)} cannot apply: {why}"))
+
+
+def _compile(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """Run ge-run's pipeline on a graph not yet scheduled (or on any graph,
+    with --pipeline); the CompileReport for the report, None if none ran."""
+    from geir.diagnostics import Diagnostic, DiagnosticError
+    from geir.tools.ge_run_compile import CompileReport, compile_module, needs_pipeline, plan_pipeline
+    from geir.tools.ge_run_emulator import _task_list
+    if not needs_pipeline(module):
+        if any(op.name == "rt.model" for op in module.body.ops):
+            _no_pipeline(args, "the module holds a task list (rt.model), already lowered")
+            return None
+        if args.pipeline is None:
+            if args.streams is not None:
+                raise DiagnosticError(Diagnostic(
+                    "error", "--streams cannot apply: the graph is already scheduled (its ops carry streams or "
+                             "events); give --pipeline too to schedule it again"))
+            return None
+    plan = plan_pipeline(args.pipeline, args.streams, args.device)
+    single = None
+    if args.compare and plan.single is not None and not getattr(args, "sweep", None):
+        compiled = compile_module(module, plan.single, args.allow_unregistered_dialect, copy_first=True)
+        single = _task_list(compiled.module, args)
+    compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
+    for d in compiled.warnings:
+        sys.stderr.write(d.format())
+    return CompileReport(plan.text, compiled.memory, single)
 
 
 def _needs_host(module) -> bool:  # type: ignore[no-untyped-def]

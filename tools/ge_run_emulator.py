@@ -12,6 +12,12 @@ one JSON object); the graph outputs to ``-o outputs.npz`` (in text mode without
 ``--timeline`` a Gantt chart (matplotlib). ``--sweep PARAM=V1,V2,...`` prints
 one row per value of a device parameter instead (:mod:`geir.tools.ge_run_sweep`).
 
+When ge-run compiled the graph itself (:mod:`geir.tools.ge_run_compile`), the
+report also names the pipeline, gives the speed-up over the same pipeline with
+``strategy=single`` (emulated timing-only) and the arena of ``reuse-memory``'s
+plan against its lower bound; the JSON report has them as ``pipeline``,
+``single_stream`` and ``memory_plan``.
+
 Exit codes:
 
 * 0 — the run finished and is clean;
@@ -65,13 +71,18 @@ def _inputs(task_list: Any, args: argparse.Namespace) -> dict[str, np.ndarray] |
     return inputs
 
 
-def run_emulator(module: Module, args: argparse.Namespace) -> int:
-    """Emulate ``module`` as ``args`` say; the exit code (see the module doc)."""
+def run_emulator(module: Module, args: argparse.Namespace, compiled: Any = None) -> int:
+    """Emulate ``module`` as ``args`` say; the exit code (see the module doc).
+    ``compiled`` (a :class:`~geir.tools.ge_run_compile.CompileReport`) is what
+    ge-run's own pipeline said, for the report."""
     from geir.backends.emulator import EmulatorOptions, emulate
     from geir.backends.io_bindings import save_outputs
     from geir.tools.driver import write_output
 
     task_list = _task_list(module, args)
+    scenario = _scenario_exit(task_list, args)
+    if scenario is not None:
+        return scenario
     if getattr(args, "sweep", None):
         from geir.tools.ge_run_sweep import run_sweep
         return run_sweep(task_list, args)
@@ -84,6 +95,9 @@ def run_emulator(module: Module, args: argparse.Namespace) -> int:
         report["outputs"] = _summary(result.outputs)
     report["inputs"] = ("none (timing only)" if args.timing_only
                         else args.inputs if args.inputs is not None else f"random, seed {args.seed}")
+    text = result.text()
+    if compiled is not None:
+        text = _add_compile_report(report, text, compiled, args)
 
     if args.trace is not None:
         from geir.backends.emulator.trace import trace_events
@@ -96,7 +110,7 @@ def run_emulator(module: Module, args: argparse.Namespace) -> int:
     if args.report == "json":
         sys.stdout.write(json.dumps(report, indent=1, sort_keys=False) + "\n")
     else:
-        sys.stdout.write(result.text())
+        sys.stdout.write(text)
         if result.outputs is not None and args.output is None:
             for name, s in report["outputs"].items():
                 mean = f" mean={s['mean']:.6g}" if s["mean"] is not None else ""
@@ -111,3 +125,61 @@ def run_emulator(module: Module, args: argparse.Namespace) -> int:
                          f"{EXIT_FINDINGS}\n")
         return EXIT_FINDINGS
     return 0
+
+
+def _scenario_exit(task_list: Any, args: argparse.Namespace) -> int | None:
+    """The exit code of a scenario run (:mod:`geir.tools.ge_run_scenarios`:
+    ``--iterations``, ``--devices``, ``--overlap``), or None when no scenario
+    flag was given or the scenarios are not installed."""
+    try:
+        from geir.tools.ge_run_scenarios import run_scenario
+    except ImportError:
+        return None
+    return run_scenario(task_list, args)
+
+
+def _add_compile_report(report: dict[str, Any], text: str, compiled: Any, args: argparse.Namespace) -> str:
+    """Add the pipeline, the speed-up over single stream and the memory plan
+    against its lower bound to ``report`` and to its ``text``."""
+    from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.backends.emulator.report import _bytes
+    lines = text.splitlines(keepends=True)
+    report["pipeline"] = compiled.pipeline
+    lines.insert(0, f"pipeline        {compiled.pipeline}\n")
+    after: dict[str, list[str]] = {}
+    makespan = float(report["makespan_us"])
+    if compiled.single_task_list is not None:
+        # Timing only, no race check: the figure compared is the makespan.
+        options = EmulatorOptions(device=args.device, device_params=list(args.device_param), mode=args.mode,
+                                  timing_only=True, check_races=False, progress=False, seed=args.seed)
+        single = float(emulate(compiled.single_task_list, None, options).report["makespan_us"])
+        speedup = single / makespan if makespan > 0 else None
+        report["single_stream"] = {"makespan_us": single, "speedup": round(speedup, 4) if speedup else None}
+        shown = f"{speedup:.2f}x" if speedup is not None else "n/a"
+        after["makespan / LB"] = [f"speed-up over single stream  {shown} (single {single:.1f} us)\n"]
+    else:
+        report["single_stream"] = None
+    memory = compiled.memory
+    if memory is not None:
+        arena, bound = memory["arena_bytes"], memory["lower_bound"]
+        ratio = arena / bound if bound else None
+        report["memory_plan"] = {"algorithm": memory["algorithm"], "arena_bytes": arena, "lower_bound_bytes": bound,
+                                 "lower_bound_exact": memory["lower_bound_exact"],
+                                 "over_lower_bound": round(ratio, 4) if ratio is not None else None,
+                                 "single_stream_bytes": memory["single_stream"], "no_reuse_bytes": memory["no_reuse"],
+                                 "zero_copy_bytes": memory["zero_copy"], "events_added": memory["events_added"]}
+        exact = "exact" if memory["lower_bound_exact"] else "block-order peak"
+        after["arena"] = [f"memory plan     {_bytes(arena)} without I/O; lower bound {_bytes(bound)}, {exact}: "
+                          f"{f'{ratio:.3f}x' if ratio is not None else 'n/a'} ({memory['algorithm']}; single-stream "
+                          f"plan {memory['single_stream']} B, no reuse {memory['no_reuse']} B)\n"]
+    else:
+        report["memory_plan"] = None
+    out: list[str] = []
+    for line in lines:
+        out.append(line)
+        for key in list(after):
+            if line.startswith(key):
+                out += after.pop(key)
+    for rest in after.values():  # a line the text did not have: at the end
+        out += rest
+    return "".join(out)

@@ -1,0 +1,227 @@
+"""What ``ge-run`` does before it emulates: load a model (``.onnx`` through the
+importer, or IR text), pick the device, and compile a graph that is not yet
+scheduled with a pass pipeline — ``ge-default`` unless ``--pipeline`` says
+otherwise — so ``ge-run model.onnx`` goes from a model to a measured schedule.
+
+The pipeline gets ge-run's device (the passes' ``device=`` option, so the costs
+the scheduler optimises are the emulator's) and ``--streams N`` as
+``max-streams=N``. The same pipeline with ``strategy=single`` gives the
+single-stream variant the report compares against. ``reuse-memory``'s
+``ge.memory`` attribute (its arena lower bound) is read after the pass that sets
+it, before ``lower-to-tasks`` turns the graph into a task list.
+
+This module is light (no numpy at import): ``ge-run`` imports it to build its
+argument parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import re
+from typing import Any
+
+import attrs
+
+__all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "add_compile_arguments", "resolve_device",
+           "load_model", "needs_pipeline", "plan_pipeline", "compile_module"]
+
+#: the pipeline ``ge-run`` runs on a graph nothing has scheduled yet
+DEFAULT_PIPELINE = "ge-default"
+
+
+def add_compile_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``--pipeline``, ``--streams`` and ``--no-compare`` to ``p``."""
+    p.add_argument("--pipeline", default=None, metavar="TEXT",
+                   help=f"pass pipeline for a graph not yet scheduled (default: {DEFAULT_PIPELINE}); any ge-opt "
+                        "pipeline text, e.g. 'ge-default{strategy=ge}' or an explicit list of passes")
+    p.add_argument("--streams", type=int, default=None, metavar="N",
+                   help="at most N streams (the pipeline's max-streams option)")
+    p.add_argument("--no-compare", dest="compare", action="store_false",
+                   help="skip the single-stream run the report's speed-up compares against")
+
+
+def _error(message: str, *notes: str) -> Exception:
+    from geir.diagnostics import Diagnostic, DiagnosticError
+    d = Diagnostic("error", message)
+    for n in notes:
+        d.attach_note(n)
+    return DiagnosticError(d)
+
+
+def resolve_device(name_or_path: str, overrides: list[str]) -> tuple[str, Any]:
+    """(the device as the passes take it, the loaded profile). A shipped profile
+    is matched case-insensitively (``910b2``, ``Ascend910B2``) and named as its
+    file is; anything else is a JSON path. An unknown name is a diagnostic
+    listing the known ones (from :func:`load_profile`)."""
+    from geir.backends.device_profile import available_profiles, load_profile
+    wanted = name_or_path.lower().removeprefix("ascend")
+    canonical = next((n for n in available_profiles() if n.lower() == wanted), None)
+    if canonical is not None and not os.path.exists(name_or_path):
+        return canonical, load_profile(canonical, overrides)
+    return name_or_path, load_profile(name_or_path, overrides)
+
+
+def load_model(path: str, allow_unregistered: bool) -> tuple[Any, str, str | None]:
+    """(module, name for diagnostics, its text or None for an ONNX file). An
+    ``.onnx`` file is imported with its dynamic dims kept (``--input-shape`` and
+    ``--inputs`` bind them afterwards, as for IR); anything else is parsed and
+    verified as IR."""
+    from geir.tools.driver import read_input
+    if path.lower().endswith(".onnx"):
+        from geir.onnx_importer import import_onnx
+        if not os.path.isfile(path):
+            raise FileNotFoundError(2, "no such file", path)
+        return import_onnx(path), path, None
+    name, text = read_input(path)
+    from geir.parser import parse_module
+    from geir.verifier import verify
+    module = parse_module(text, name, allow_unregistered=allow_unregistered)
+    verify(module, allow_unregistered=allow_unregistered)
+    return module, name, text
+
+
+def needs_pipeline(module: Any) -> bool:
+    """Whether ``module`` holds a graph nothing has scheduled: no ``rt.model``,
+    and no op of ``@main``'s graphs on a stream, waiting on an event or given
+    an arena offset. A scheduled graph (``ge-opt`` output, a hand-written
+    schedule) runs as written, so a schedule under test is never redone."""
+    if any(op.name == "rt.model" for op in module.body.ops):
+        return False
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    if not graphs:
+        return False
+    for graph in graphs:
+        if "ge.arena_bytes" in graph.attributes:
+            return False
+        for op in graph.regions[0].blocks[0].ops:
+            if "stream" in op.attributes or op.name in ("ge.record_event", "ge.wait_event"):
+                return False
+    return True
+
+
+@attrs.define
+class PipelinePlan:
+    """The passes ge-run runs, and the same with ``strategy=single`` (None when
+    no pass of the pipeline has a ``strategy``: nothing to compare)."""
+
+    text: str  # as the report shows it
+    passes: list[Any]
+    single: list[Any] | None
+
+
+_OPTION = re.compile(r"(?<![\w-])(device|max-streams|max_streams)=([^\s}]+)")
+
+
+def plan_pipeline(text: str | None, streams: int | None, device: str) -> PipelinePlan:
+    """Parse ``text`` (default :data:`DEFAULT_PIPELINE`) and give every pass
+    that declares them ``device`` and, with ``--streams``, ``max-streams``.
+    Diagnostics: bad pipeline text, ``--streams`` below 1, ``--streams`` with a
+    pipeline no pass of which has ``max-streams``, and a ``device=`` or
+    ``max-streams=`` in the text that the command line contradicts."""
+    from geir.passes.pipeline import PipelineError, parse_pipeline
+    if streams is not None and streams < 1:
+        raise _error(f"--streams must be at least 1, got {streams}")
+    source = DEFAULT_PIPELINE if text is None else text
+    try:
+        passes = parse_pipeline(source)
+    except PipelineError as e:
+        raise _error(f"--pipeline '{source}': {e}", "ge-opt --list-passes lists the passes, their options "
+                                                   "and the named pipelines") from None
+    if not passes:
+        raise _error(f"--pipeline '{source}' has no passes")
+    given = {k.replace("_", "-"): v for k, v in _OPTION.findall(source)}
+    if "device" in given and given["device"].lower() != device.lower():
+        raise _error(f"--pipeline sets device={given['device']} but the emulator runs {device}",
+                     "drop device= from the pipeline (ge-run gives it --device) or pass --device "
+                     f"{given['device']}")
+    if streams is not None and "max-streams" in given and int(given["max-streams"], 0) != streams:
+        raise _error(f"--streams {streams} contradicts max-streams={given['max-streams']} in --pipeline",
+                     "give one of them")
+    if streams is not None and not any(attrs.has(type(p)) and hasattr(p, "max_streams") for p in passes):
+        raise _error(f"--streams {streams}: no pass of pipeline '{source}' has option max-streams",
+                     "add partition-streams to the pipeline, or drop --streams")
+    changes: dict[str, Any] = {"device": device}
+    if streams is not None:
+        changes["max_streams"] = streams
+    passes = [_with(p, changes) for p in passes]
+    shown = source if text is not None else f"{DEFAULT_PIPELINE}{{{_options_text(changes)}}}"
+    single = None
+    if any(hasattr(p, "strategy") for p in passes):
+        single = [_with(p, {"strategy": "single"}) for p in passes]
+    return PipelinePlan(shown, passes, single)
+
+
+def _options_text(changes: dict[str, Any]) -> str:
+    return " ".join(f"{k.replace('_', '-')}={v}" for k, v in sorted(changes.items()))
+
+
+def _with(p: Any, changes: dict[str, Any]) -> Any:
+    """``p`` with the fields of ``changes`` it declares (attrs passes: their fields are their options)."""
+    mine = {k: v for k, v in changes.items() if hasattr(p, k)}
+    return attrs.evolve(p, **mine) if mine else p
+
+
+@attrs.define
+class Compiled:
+    """A module after ge-run's pipeline, and what ``reuse-memory`` said about
+    the main graph's arena (``ge.memory`` with ``arena_bytes``; None without
+    reuse-memory)."""
+
+    module: Any
+    memory: dict[str, Any] | None
+    warnings: list[Any] = attrs.Factory(list)  # the passes' warnings (remarks are dropped)
+
+
+@attrs.define
+class CompileReport:
+    """What the report says of ge-run's compilation: the pipeline as shown, the
+    memory plan's figures, and the single-stream variant's task list (None:
+    ``--no-compare``, or no pass of the pipeline has a ``strategy``)."""
+
+    pipeline: str
+    memory: dict[str, Any] | None
+    single_task_list: Any
+
+
+def compile_module(module: Any, passes: list[Any], allow_unregistered: bool = False,
+                   copy_first: bool = False) -> Compiled:
+    """Run ``passes`` on ``module`` (a deep copy of it with ``copy_first``),
+    keeping the last ``ge.memory`` the graph carried before it was lowered."""
+    from geir.passes.pass_base import PassContext
+    from geir.passes.pass_manager import PassManager
+    target = copy.deepcopy(module) if copy_first else module
+    snapshot = _memory_snapshot()
+    ctx = PassContext()
+    PassManager(list(passes), allow_unregistered=allow_unregistered, instrumentations=[snapshot]).run(target, ctx)
+    return Compiled(target, snapshot.memory, [d for d in ctx.diagnostics if d.severity == "warning"])
+
+
+def _memory_of(module: Any) -> dict[str, Any] | None:
+    """``ge.memory`` of the main graph as a dict, with ``arena_bytes``; None without it."""
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    graph = next((g for g in graphs if g.get_attr("sym_name") == "main"), graphs[0] if graphs else None)
+    if graph is None or "ge.memory" not in graph.attributes:
+        return None
+    out = dict(graph.get_attr("ge.memory"))
+    out["arena_bytes"] = graph.get_attr("ge.arena_bytes")
+    return out
+
+
+def _memory_snapshot() -> Any:
+    """A pass instrumentation keeping the graph's ``ge.memory`` after each pass
+    (``lower-to-tasks`` replaces the graph, and with it the attribute); made on
+    call so importing this module does not import the pass manager."""
+    from geir.passes.pass_manager import PassInstrumentation
+
+    class MemorySnapshot(PassInstrumentation):
+        def __init__(self) -> None:
+            self.memory: dict[str, Any] | None = None
+
+        def after_pass(self, p: Any, module: Any) -> None:
+            found = _memory_of(module)
+            if found is not None:
+                self.memory = found
+
+    return MemorySnapshot()

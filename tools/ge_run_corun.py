@@ -1,0 +1,171 @@
+"""``ge-run a.onnx b.mlir ...``: several models at once on one emulated device,
+each compiled as ``ge-run model`` compiles it (import, the pipeline, lowering)
+and run together by :func:`geir.backends.scenarios.co_run.co_run`, each on
+streams of its own at the priority ``--priority`` gives it::
+
+  ge-run detector.onnx classifier.onnx --priority 0,5
+  ge-run a.onnx b.onnx --priority 0 --priority 5 --report json
+
+Priorities follow ACL's convention: smaller is more urgent; 0 each by default;
+one per model, in command-line order. The report: each model's latency under
+load beside its solo latency, and the device's throughput (models completed per
+second).
+
+This module is light (no numpy at import): ``ge-run`` adds ``--priority`` when
+it builds its argument parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+__all__ = ["add_priority_argument", "parse_priorities", "model_names", "run_several"]
+
+
+def add_priority_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``--priority`` (repeatable; comma-separated lists allowed)."""
+    p.add_argument("--priority", action="append", default=[], metavar="P[,P...]",
+                   help="priority of each model when several run at once, in command-line order (smaller is more "
+                        "urgent, as in ACL; default 0 each); repeatable or comma-separated")
+
+
+def _error(message: str, *notes: str) -> Exception:
+    from geir.diagnostics import Diagnostic, DiagnosticError
+    d = Diagnostic("error", message)
+    for n in notes:
+        d.attach_note(n)
+    return DiagnosticError(d)
+
+
+def parse_priorities(texts: list[str], count: int) -> list[int]:
+    """The priority of each of ``count`` models from the ``--priority`` values
+    (``["0", "5"]`` or ``["0,5"]``); 0 each when none is given. DiagnosticError
+    for a value that is not an integer or a count that differs from ``count``."""
+    if not texts:
+        return [0] * count
+    out: list[int] = []
+    for text in texts:
+        for item in text.split(","):
+            item = item.strip()
+            try:
+                out.append(int(item))
+            except ValueError:
+                raise _error(f"--priority expects integers, got '{item or text}'",
+                             "e.g. --priority 0,5 or --priority 0 --priority 5") from None
+    if len(out) != count:
+        raise _error(f"--priority gives {len(out)} priorit{'y' if len(out) == 1 else 'ies'} for {count} "
+                     f"model{'' if count == 1 else 's'}", "give one per model, in command-line order")
+    return out
+
+
+def model_names(paths: list[str]) -> list[str]:
+    """A short distinct name per model: the file's stem (``a.onnx`` -> ``a``),
+    ``#2``, ``#3`` ... after a repeated one."""
+    names: list[str] = []
+    for path in paths:
+        stem = "stdin" if path == "-" else os.path.splitext(os.path.basename(path))[0] or path
+        name, k = stem, 1
+        while name in names:
+            k += 1
+            name = f"{stem}#{k}"
+        names.append(name)
+    return names
+
+
+#: options of a single run that several models at once do not take, and why
+_SINGLE_ONLY = {
+    "interpret": "--interpret runs one graph op by op",
+    "inputs": "--inputs binds one graph's inputs (several models run timing-only)",
+    "output": "-o writes one graph's outputs (several models run timing-only)",
+    "input_shape": "--input-shape binds one graph's dims",
+    "sweep": "--sweep varies one model's device",
+    "trace": "--trace is written for one model's run",
+    "timeline": "--timeline is drawn for one model's run",
+}
+
+
+def run_several(args: argparse.Namespace) -> int:
+    """Compile each input, run them together with ``co_run`` and print its
+    table (or, with ``--report json``, one JSON object); the exit code."""
+    from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
+    from geir.tools.ge_run_compile import load_model, resolve_device
+    paths = list(args.input)
+    if len(paths) < 2:
+        raise _error("--priority applies when several models run at once; give two or more inputs")
+    if paths.count("-") > 1:
+        raise _error("standard input ('-') can be only one of the models")
+    for field, why in _SINGLE_ONLY.items():
+        value = getattr(args, field, None)
+        if value:
+            flag = "-o" if field == "output" else "--" + field.replace("_", "-")
+            raise _error(f"{flag} cannot apply to several models at once: {why}")
+    priorities = parse_priorities(list(args.priority), len(paths))
+    device, profile = resolve_device(args.device, list(args.device_param))
+    args.device = device
+    task_lists = []
+    for path in paths:
+        name, text = path, None
+        try:
+            module, name, text = load_model(path, args.allow_unregistered_dialect)
+            task_lists.append(_compile_one(module, args, name))
+        except DiagnosticError as e:
+            sources = SourceManager()
+            if text is not None:
+                sources.add(SourceFile(name, text))
+            sys.stderr.write(e.format(sources))
+            return 1
+    try:
+        from geir.backends.scenarios.co_run import co_run
+    except ImportError:
+        raise _error("running several models at once needs geir.backends.scenarios.co_run, which this "
+                     "installation lacks") from None
+    result = co_run(task_lists, model_names(paths), priorities, profile, args.mode,
+                    iterations=int(getattr(args, "iterations", None) or 1))
+    if args.report == "json":
+        out = {"device": profile.name, "mode": args.mode, "models": result.models,
+               "throughput_per_s": result.throughput_per_s, "report": result.report}
+        sys.stdout.write(json.dumps(out, indent=1) + "\n")
+    else:
+        sys.stdout.write(result.text())
+        if not result.text().endswith("\n"):
+            sys.stdout.write("\n")
+    from geir.report import findings
+    found = findings(result.report)
+    if found:
+        from geir.tools.ge_run_emulator import EXIT_FINDINGS
+        sys.stderr.write(f"ge-run: the emulator found {', '.join(found)} (see the report); exit code "
+                         f"{EXIT_FINDINGS}\n")
+        return EXIT_FINDINGS
+    return 0
+
+
+def _compile_one(module: Any, args: argparse.Namespace, name: str) -> Any:
+    """The task list of one model: ge-run's pipeline on a graph not yet
+    scheduled, then lowering; a gear module, control flow or dynamic dims
+    cannot run beside other models (one static task list each)."""
+    from geir.backends.shape_gears import has_gears
+    from geir.passes.range_shapes import unbound_input_diagnostics
+    from geir.tools.ge_run_compile import compile_module, needs_pipeline, plan_pipeline
+    from geir.tools.ge_run_emulator import _task_list
+    from geir.diagnostics import DiagnosticError
+    if has_gears(module):
+        raise _error(f"'{name}' is a gear module: several models at once run one static task list each")
+    from geir.tools.ge_run import _needs_host
+    if _needs_host(module):
+        raise _error(f"'{name}' has control flow or data-dependent sizes: several models at once run one static "
+                     "task list each")
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    for graph in graphs:
+        problems = unbound_input_diagnostics(graph)
+        if problems:
+            raise DiagnosticError(problems)
+    if needs_pipeline(module) or (args.pipeline is not None and graphs):
+        plan = plan_pipeline(args.pipeline, args.streams, args.device)
+        compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
+        for d in compiled.warnings:
+            sys.stderr.write(d.format())
+    return _task_list(module, args)
