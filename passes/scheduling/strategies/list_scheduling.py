@@ -88,10 +88,9 @@ def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | No
         started = True
         while started:
             started = False
-            for pool, heap in ready.items():
-                if not heap:
-                    continue
-                _, i = heap[0]
+            # pools' best ready nodes, highest rank first (ties by node index)
+            for _, i, pool in sorted((heap[0][0], heap[0][1], pool) for pool, heap in ready.items() if heap):
+                heap = ready[pool]
                 need = units[i] if pool != GE_LOCAL else 0
                 if in_use[pool] + need > capacity[pool] and in_use[pool] > 0:
                     continue  # the pool is full: wait (a kernel wider than the pool runs alone)
