@@ -115,7 +115,10 @@ def _run_module(args: argparse.Namespace, module) -> int:  # type: ignore[no-unt
     if _needs_host(module):
         _no_pipeline(args, "a graph with control flow or data-dependent sizes runs as host-driven launches")
         return _run_host_driven(module, args, inputs)
-    from geir.tools.ge_run_emulator import run_emulator
+    from geir.tools.ge_run_emulator import run_emulator, scenario_exit
+    code = scenario_exit(module, args)  # --iterations / --devices: the scenario builds the graph as it needs
+    if code is not None:
+        return code
     return run_emulator(module, args, _compile(module, args))
 
 
@@ -170,13 +173,14 @@ def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-de
     from geir.backends.io_bindings import find_graph, graph_signature, load_inputs
     from geir.passes.specialize_shapes import (bindings_from_inputs, parse_shape_bindings, resolve_bindings,
                                                specialize_graph)
-    graph = find_graph(module)
+    graph_name = _graph_name(module)
+    graph = find_graph(module, graph_name)
     if args.input_shape:
         bindings = parse_shape_bindings(args.input_shape)
         specialize_graph(graph, module, resolve_bindings(graph, bindings, "--input-shape"))
     inputs = None
     if args.inputs is not None:
-        inputs = load_inputs(args.inputs, graph_signature(module))
+        inputs = load_inputs(args.inputs, graph_signature(module, graph_name))
         shapes = resolve_bindings(graph, bindings_from_inputs(graph, inputs, args.inputs), args.inputs)
         if shapes:
             specialize_graph(graph, module, shapes)
@@ -187,6 +191,12 @@ def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-de
         if problems:  # said at the input, before lower-to-tasks reports every op it reaches
             raise DiagnosticError(problems)
     return inputs
+
+
+def _graph_name(module) -> str:  # type: ignore[no-untyped-def]
+    """The graph ge-run runs: ``@main``, or the module's only graph."""
+    names = [op.get_attr("sym_name") for op in module.body.ops if op.name == "ge.graph"]
+    return names[0] if len(names) == 1 and "main" not in names else "main"
 
 
 def _interpret(module, args: argparse.Namespace, inputs=None) -> int:  # type: ignore[no-untyped-def]

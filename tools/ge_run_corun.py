@@ -41,10 +41,15 @@ def _error(message: str, *notes: str) -> Exception:
     return DiagnosticError(d)
 
 
+#: ACL's stream priorities: 0 (most urgent) to 7
+PRIORITY_RANGE = (0, 7)
+
+
 def parse_priorities(texts: list[str], count: int) -> list[int]:
     """The priority of each of ``count`` models from the ``--priority`` values
     (``["0", "5"]`` or ``["0,5"]``); 0 each when none is given. DiagnosticError
-    for a value that is not an integer or a count that differs from ``count``."""
+    for a value that is not an integer in ACL's range 0..7 or a count that
+    differs from ``count``."""
     if not texts:
         return [0] * count
     out: list[int] = []
@@ -56,6 +61,10 @@ def parse_priorities(texts: list[str], count: int) -> list[int]:
             except ValueError:
                 raise _error(f"--priority expects integers, got '{item or text}'",
                              "e.g. --priority 0,5 or --priority 0 --priority 5") from None
+            lo, hi = PRIORITY_RANGE
+            if not lo <= out[-1] <= hi:
+                raise _error(f"--priority {out[-1]} is out of range: ACL's stream priorities are {lo} (most "
+                             f"urgent) to {hi}")
     if len(out) != count:
         raise _error(f"--priority gives {len(out)} priorit{'y' if len(out) == 1 else 'ies'} for {count} "
                      f"model{'' if count == 1 else 's'}", "give one per model, in command-line order")
@@ -103,7 +112,12 @@ def run_several(args: argparse.Namespace) -> int:
         if value:
             flag = "-o" if field == "output" else "--" + field.replace("_", "-")
             raise _error(f"{flag} cannot apply to several models at once: {why}")
+    for flag, field in (("--devices", "devices"), ("--compare-overlap", "compare_overlap")):
+        if getattr(args, field, None) is not None:
+            raise _error(f"{flag} cannot apply to several models at once: scenario 3 runs one training step")
     priorities = parse_priorities(list(args.priority), len(paths))
+    iterations = _count("--iterations", getattr(args, "iterations", None), 1)
+    buffers = _count("--buffers", getattr(args, "buffers", None), 2)
     device, profile = resolve_device(args.device, list(args.device_param))
     args.device = device
     task_lists = []
@@ -123,12 +137,10 @@ def run_several(args: argparse.Namespace) -> int:
     except ImportError:
         raise _error("running several models at once needs geir.backends.scenarios.co_run, which this "
                      "installation lacks") from None
-    result = co_run(task_lists, model_names(paths), priorities, profile, args.mode,
-                    iterations=int(getattr(args, "iterations", None) or 1))
+    result = co_run(task_lists, model_names(paths), priorities, profile, args.mode, iterations=iterations,
+                    buffers=buffers)
     if args.report == "json":
-        out = {"device": profile.name, "mode": args.mode, "models": result.models,
-               "throughput_per_s": result.throughput_per_s, "report": result.report}
-        sys.stdout.write(json.dumps(out, indent=1) + "\n")
+        sys.stdout.write(json.dumps({**result.as_dict(), "inputs": paths}, indent=1) + "\n")
     else:
         sys.stdout.write(result.text())
         if not result.text().endswith("\n"):
@@ -141,6 +153,19 @@ def run_several(args: argparse.Namespace) -> int:
                          f"{EXIT_FINDINGS}\n")
         return EXIT_FINDINGS
     return 0
+
+
+def _count(flag: str, text: Any, default: int) -> int:
+    """``text`` (a scenario option, given as text) as a whole number of at least 1."""
+    if text is None:
+        return default
+    try:
+        value = int(str(text), 10)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise _error(f"{flag} must be a whole number at least 1, got '{text}'")
+    return value
 
 
 def _compile_one(module: Any, args: argparse.Namespace, name: str) -> Any:

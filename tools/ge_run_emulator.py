@@ -80,9 +80,6 @@ def run_emulator(module: Module, args: argparse.Namespace, compiled: Any = None)
     from geir.tools.driver import write_output
 
     task_list = _task_list(module, args)
-    scenario = _scenario_exit(task_list, args)
-    if scenario is not None:
-        return scenario
     if getattr(args, "sweep", None):
         from geir.tools.ge_run_sweep import run_sweep
         return run_sweep(task_list, args)
@@ -127,15 +124,16 @@ def run_emulator(module: Module, args: argparse.Namespace, compiled: Any = None)
     return 0
 
 
-def _scenario_exit(task_list: Any, args: argparse.Namespace) -> int | None:
+def scenario_exit(module: Module, args: argparse.Namespace) -> int | None:
     """The exit code of a scenario run (:mod:`geir.tools.ge_run_scenarios`:
-    ``--iterations``, ``--devices``, ``--overlap``), or None when no scenario
-    flag was given or the scenarios are not installed."""
+    ``--iterations``, ``--devices``) on ``module`` — a ge graph, which the
+    scenario builds single- and multi-stream itself, or a task list — or None
+    when no scenario flag was given or the scenarios are not installed."""
     try:
         from geir.tools.ge_run_scenarios import run_scenario
     except ImportError:
         return None
-    return run_scenario(task_list, args)
+    return run_scenario(module, args)
 
 
 def _add_compile_report(report: dict[str, Any], text: str, compiled: Any, args: argparse.Namespace) -> str:
