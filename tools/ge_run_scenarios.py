@@ -84,12 +84,13 @@ def _whole(flag: str, text: Any, lo: int, hi: int | None = None) -> int:
 
 
 def _source_kind(source: Any) -> str:
-    """``graph`` (a ge module to build), ``tasks`` (a lowered list)."""
+    """``graph`` (a ge module to build), ``tasks`` (a lowered list, or a graph
+    already carrying its streams and events: built as it is)."""
     from geir.backends.task_list import TaskList
     if isinstance(source, TaskList):
         return "tasks"
-    from geir.backends.scenarios.build import has_graph
-    return "graph" if has_graph(source) else "tasks"
+    from geir.backends.scenarios.build import has_graph, is_scheduled
+    return "graph" if has_graph(source) and not is_scheduled(source) else "tasks"
 
 
 def _builds(args: argparse.Namespace, compare: bool) -> dict[str, str]:
@@ -134,7 +135,8 @@ def run_scenario(module_or_task_list: Any, args: argparse.Namespace) -> int | No
         raise _error("--buffers applies to --iterations, which is not given")
     kind = _source_kind(module_or_task_list)
     if compare and kind != "graph":
-        raise _error("--compare-overlap needs a ge graph to build single-stream; the input is a lowered task list")
+        raise _error("--compare-overlap needs a ge graph to build single-stream; the input is a lowered task list "
+                     "or a graph already scheduled (it has events)")
     compare = kind == "graph" if compare is None else compare
     if iterations is not None:
         n = _whole("--iterations", iterations, 1)
@@ -144,11 +146,12 @@ def run_scenario(module_or_task_list: Any, args: argparse.Namespace) -> int | No
 
 
 def _task_list_of(source: Any) -> Any:
+    from geir.backends.scenarios.build import MULTI_STREAM
     from geir.backends.task_list import TaskList
     if isinstance(source, TaskList):
         return source
-    from geir.backends.scenarios.build import compile_task_list
-    return compile_task_list(source)
+    from geir.backends.scenarios.build import AS_SCHEDULED, compile_task_list, has_graph, is_scheduled
+    return compile_task_list(source, AS_SCHEDULED if has_graph(source) and is_scheduled(source) else MULTI_STREAM)
 
 
 def _options(args: argparse.Namespace) -> tuple[str, str, tuple[str, ...]]:

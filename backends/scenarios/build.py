@@ -7,7 +7,8 @@ from __future__ import annotations
 from geir.backends.task_list import TaskList
 from geir.module import Module
 
-__all__ = ["SINGLE_STREAM", "MULTI_STREAM", "ENGINE_STREAMS", "compile_task_list", "has_graph"]
+__all__ = ["SINGLE_STREAM", "MULTI_STREAM", "ENGINE_STREAMS", "AS_SCHEDULED", "compile_task_list", "has_graph",
+           "is_scheduled"]
 
 #: the baseline: every op on one stream (no overlap of anything)
 SINGLE_STREAM = "ge-default{strategy=single}"
@@ -16,6 +17,16 @@ MULTI_STREAM = "ge-default"
 #: GE's engine-based streams (LogicalStreamAllocator): DVPP, AI core, HCCL ...
 #: on streams of their own, which is what lets iterations pipeline
 ENGINE_STREAMS = "ge-default{strategy=ge}"
+#: a graph whose streams and events are already in the IR: lowered as it is
+AS_SCHEDULED = "lower-to-tasks"
+
+
+def is_scheduled(module: Module) -> bool:
+    """Whether ``module``'s graphs already carry events (``ge.record_event`` /
+    ``ge.wait_event``): the stream passes would refuse them, so a scenario
+    lowers them as they are."""
+    from geir.passes.scheduling.op_graph import SYNC_OPS
+    return any(op.name in SYNC_OPS for graph in module.graphs() for op in graph.regions[0].blocks[0].ops)
 
 
 def has_graph(module: Module) -> bool:
