@@ -294,9 +294,9 @@ def test_run_scenario_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (("--iterations", "0"), "--iterations must be a whole number at least 1, got '0'"),
-    (("--iterations", "two"), "--iterations must be a whole number at least 1, got 'two'"),
-    (("--devices", "9"), "--devices must be a whole number between 1 and 8, got '9'"),
+    (("--iterations", "0"), "--iterations must be a whole number of at least 1, got '0'"),
+    (("--iterations", "two"), "--iterations must be a whole number of at least 1, got 'two'"),
+    (("--devices", "9"), "--devices must be a whole number from 1 to 8, got '9'"),
     (("--buffers", "2"), "--buffers applies to --iterations"),
     (("--iterations", "2", "--devices", "2"), "separate scenarios"),
     (("--iterations", "2", "--compare-overlap"), "needs a ge graph"),

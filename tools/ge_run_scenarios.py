@@ -78,7 +78,7 @@ def _whole(flag: str, text: Any, lo: int, hi: int | None = None) -> int:
     except ValueError:
         value = None
     if value is None or value < lo or (hi is not None and value > hi):
-        want = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+        want = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
         raise _error(f"{flag} must be a whole number {want}, got '{text}'")
     return value
 
