@@ -281,7 +281,9 @@ class _Builder:
     def alias_def(self, name: Any, attr: Attribute) -> None:
         if name.value in self.aliases:
             raise self.error(name, f"redefinition of attribute alias id '{name.value[1:]}'")
-        if isinstance(attr, OpaqueAttr) and attr.alias is None and not attr.text.startswith("affine_"):
+        # Only a dialect's attributes take the source's alias name (builtin ones
+        # are aliased by kind, or not at all), as MLIR's alias interfaces do.
+        if isinstance(attr, OpaqueAttr) and attr.alias is None and attr.text.startswith("#"):
             attr.alias = _alias_base(name.value[1:], self.alias_names)  # the name MLIR's dialect gave it
         self.aliases[name.value] = attr
         self.alias_names.add(name.value[1:])
@@ -289,7 +291,7 @@ class _Builder:
     def type_alias_def(self, name: Any, t: Type) -> None:
         if name.value in self.type_aliases:
             raise self.error(name, f"redefinition of type alias id '{name.value[1:]}'")
-        if isinstance(t, OpaqueType) and t.alias is None:
+        if isinstance(t, OpaqueType) and t.alias is None and str(t).startswith("!"):
             t.alias = _alias_base(name.value[1:], self.type_alias_names)
         self.type_aliases[name.value] = t
         self.type_alias_names.add(name.value[1:])
