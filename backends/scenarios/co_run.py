@@ -150,7 +150,8 @@ class CoRunResult:
         return "\n".join(lines) + "\n"
 
 
-def _check(task_lists: Sequence[TaskList], names: Sequence[str], priorities: Sequence[int], iterations: int) -> None:
+def _check(task_lists: Sequence[TaskList], names: Sequence[str], priorities: Sequence[int],
+           iterations: list[int]) -> None:
     if not task_lists:
         raise DiagnosticError(Diagnostic("error", "co-run needs at least one model"))
     if len(names) != len(task_lists) or len(priorities) != len(task_lists):
@@ -159,25 +160,30 @@ def _check(task_lists: Sequence[TaskList], names: Sequence[str], priorities: Seq
     if len(set(names)) != len(names):
         dup = next(n for n in names if list(names).count(n) > 1)
         raise DiagnosticError(Diagnostic("error", f"co-run: model name '{dup}' is given twice"))
-    if iterations < 1:
-        raise DiagnosticError(Diagnostic("error", f"co-run: iterations must be at least 1, got {iterations}"))
+    if len(iterations) != len(task_lists):
+        raise DiagnosticError(Diagnostic("error", f"co-run of {len(task_lists)} models got {len(iterations)} "
+                                                  "iteration counts"))
+    if min(iterations) < 1:
+        raise DiagnosticError(Diagnostic("error", f"co-run: iterations must be at least 1, got {min(iterations)}"))
 
 
 def co_run(task_lists: Sequence[TaskList], names: Sequence[str], priorities: Sequence[int], device: Any,
-           mode: str = "sink", iterations: int = 1, buffers: int = 2,
+           mode: str = "sink", iterations: int | Sequence[int] = 1, buffers: int = 2,
            device_params: Sequence[str] = ()) -> CoRunResult:
     """Run ``task_lists`` together on one emulated ``device`` (timing only) and
     alone; each model's latency in both, the device's throughput.
 
     With ``iterations > 1`` each model runs that many times back to back
     (:func:`~geir.backends.scenarios.iterations.unroll`, ``buffers`` arena
-    regions) before the merge, and the throughput counts every run.
+    regions) before the merge, and the throughput counts every run;
+    ``iterations`` may also give one count per model.
 
     Raises:
         DiagnosticError: mismatched arguments, or a task list the emulator rejects.
     """
-    _check(task_lists, names, priorities, iterations)
-    lists = [unroll(tl, iterations, buffers) if iterations > 1 else tl for tl in task_lists]
+    runs = [iterations] * len(task_lists) if isinstance(iterations, int) else list(iterations)
+    _check(task_lists, names, priorities, runs)
+    lists = [unroll(tl, n, buffers) if n > 1 else tl for tl, n in zip(task_lists, runs)]
     merged, placements = merge_task_lists(lists, names, priorities)
     options = EmulatorOptions(device=device, device_params=list(device_params), mode=mode, timing_only=True,
                               check_races=False, progress=False)
@@ -193,13 +199,13 @@ def co_run(task_lists: Sequence[TaskList], names: Sequence[str], priorities: Seq
             last_end[s] = e
     index_of = {sid: i for i, sid in enumerate(program.stream_ids)}
     models = []
-    for tl, p in zip(lists, placements):
+    for tl, p, n in zip(lists, placements, runs):
         solo = emulate(tl, None, options).report["makespan_us"]
         latency = max((last_end[index_of[s]] for s in p.stream_ids), default=0.0)
         models.append({"name": p.name, "priority": p.priority, "streams": list(p.stream_ids),
-                       "iterations": iterations, "latency_us": round(latency, 3), "solo_latency_us": solo,
+                       "iterations": n, "latency_us": round(latency, 3), "solo_latency_us": solo,
                        "slowdown": round(latency / solo, 4) if solo > 0 else 1.0})
     makespan = result.report["makespan_us"]
-    throughput = len(lists) * iterations / makespan * 1e6 if makespan > 0 else 0.0
+    throughput = sum(runs) / makespan * 1e6 if makespan > 0 else 0.0
     return CoRunResult(models=models, throughput_per_s=round(throughput, 3), report=result.report, result=result,
                        task_list=merged, placements=placements)

@@ -183,7 +183,5 @@ def mixed_training_inference(training: TaskList, inference: TaskList, device: An
                              device_params: Sequence[str] = ()) -> CoRunResult:
     """A training step (low priority) and ``inference_runs`` inference runs
     back to back (high priority) on one device: :func:`co_run` of the two."""
-    from geir.backends.scenarios.iterations import unroll
-    serving = unroll(inference, inference_runs) if inference_runs > 1 else inference
-    return co_run([training, serving], ["training", "inference"], [training_priority, inference_priority], device,
-                  mode, device_params=device_params)
+    return co_run([training, inference], ["training", "inference"], [training_priority, inference_priority], device,
+                  mode, iterations=[1, inference_runs], device_params=device_params)
