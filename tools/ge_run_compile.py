@@ -146,7 +146,9 @@ def plan_pipeline(text: str | None, streams: int | None, device: str) -> Pipelin
     if streams is not None:
         changes["max_streams"] = streams
     passes = [_with(p, changes) for p in passes]
-    shown = source if text is not None else f"{DEFAULT_PIPELINE}{{{_options_text(changes)}}}"
+    # The default is shown as the text that reproduces it; a user's text with what ge-run added.
+    shown = f"{source} with {_options_text(changes)}" if text is not None else \
+        f"{DEFAULT_PIPELINE}{{{_options_text(changes)}}}"
     single = None
     if any(hasattr(p, "strategy") for p in passes):
         single = [_with(p, {"strategy": "single"}) for p in passes]

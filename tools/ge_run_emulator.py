@@ -172,6 +172,7 @@ def _add_compile_report(report: dict[str, Any], text: str, compiled: Any, args: 
                           f"plan {memory['single_stream']} B, no reuse {memory['no_reuse']} B)\n"]
     else:
         report["memory_plan"] = None
+        after["arena"] = ["memory plan     none: the pipeline has no reuse-memory (fresh buffers, no lower bound)\n"]
     out: list[str] = []
     for line in lines:
         out.append(line)
