@@ -35,10 +35,6 @@ from typing import Any, Sequence
 
 __all__ = ["add_scenario_arguments", "run_scenario", "main", "scenario_requested"]
 
-#: scenario flags that need no value check here (argparse types them)
-_FLAGS = ("iterations", "devices", "buffers", "compare_overlap")
-
-
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--iterations``, ``--buffers``, ``--devices`` and
     ``--compare-overlap`` to ``parser`` (once: a second call does nothing)."""
