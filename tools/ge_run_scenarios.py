@@ -190,7 +190,9 @@ def _training(source: Any, kind: str, devices: int, compare: bool, args: argpars
     from geir.backends.scenarios.data_parallel import format_steps, step_times
     device, mode, params = _options(args)
     if kind == "graph":
-        pipeline = getattr(args, "pipeline", None) or MULTI_STREAM
+        streams = getattr(args, "streams", None)
+        pipeline = (getattr(args, "pipeline", None)
+                    or (f"ge-default{{max-streams={streams}}}" if streams is not None else MULTI_STREAM))
         overlapped = compile_task_list(source, pipeline)
         serial = compile_task_list(source, SINGLE_STREAM) if compare else None
     else:
