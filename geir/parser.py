@@ -873,7 +873,38 @@ class _Builder:
                             arg.location = resolve(arg.location)
 
 
-def _body_regex(depth: int = 10) -> str:
+#: how deep brackets may nest inside an opaque body (MLIR prints far less)
+_BODY_DEPTH = 6
+
+
+def _body_closes(text: str, start: int) -> bool:
+    """Whether the bracket at ``start`` is closed (strings skipped, ``->`` and
+    ``>=`` closing nothing), however deep the brackets inside nest."""
+    depth = 0
+    i = start
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            m = re.compile(r'"(?:\\.|[^"\\\n])*"').match(text, i)
+            if m is None:
+                return False
+            i = m.end()
+            continue
+        if c == "-" and text.startswith("->", i) or c == ">" and text.startswith(">=", i):
+            i += 2
+            continue
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+            if depth == 0:
+                return True
+        i += 1
+    return False
+
+
+def _body_regex(depth: int = _BODY_DEPTH) -> str:
     """A bracketed body as MLIR's lexer reads a dialect symbol body: brackets
     nest (up to ``depth``), strings are opaque, ``->`` and ``>=`` close nothing.
 
@@ -1103,8 +1134,12 @@ def _translate_lark_error(e: lark.exceptions.LarkError, source: SourceFile) -> D
         ch = source.text[e.pos_in_stream] if e.pos_in_stream < len(source.text) else "end of input"
         msg = f"unexpected character '{ch}'"
         opened = _OPEN_BODY_RE.match(source.text, e.pos_in_stream)
-        if opened is not None:  # a dialect/builtin body whose brackets never close
-            msg = f"unterminated body of '{opened.group(1)}': no matching '>' (or a string in it is not closed)"
+        if opened is not None:  # a dialect/builtin body the token regex could not match
+            if _body_closes(source.text, opened.end() - 1):
+                msg = (f"the body of '{opened.group(1)}' nests brackets more than {_BODY_DEPTH + 1} deep, "
+                       f"deeper than geir reads")
+            else:
+                msg = f"unterminated body of '{opened.group(1)}': no matching '>' (or a string in it is not closed)"
         return DiagnosticError(Diagnostic("error", msg, FileLineColLoc(source.name, e.line, e.column)))
     if isinstance(e, lark.exceptions.UnexpectedToken):
         tok = e.token

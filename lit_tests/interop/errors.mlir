@@ -127,3 +127,10 @@
     }
   }
 #-}
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:17: error: the body of '#foo.x' nests brackets more than 7 deep, deeper than geir reads
+// CHECK-NEXT: {{^}}"foo.op"() {a = #foo.x<[[[[[[[[]]]]]]]]>} : () -> ()
+// CHECK-NEXT: {{^}}                ^
+"foo.op"() {a = #foo.x<[[[[[[[[]]]]]]]]>} : () -> ()
