@@ -203,3 +203,20 @@ def test_scenario_flags_reach_the_scenarios(capsys: Any) -> None:
     pytest.importorskip("geir.tools.ge_run_scenarios")
     out = _json(capsys, str(ROOT / "examples" / "video_pipeline.mlir"), "--iterations", "2")
     assert out["scenario"] == "video-pipeline" and out["iterations"] == 2
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.sampled_from([0.0, 1.0, 3.0, 8.0, 20.0, 60.0]))
+def test_passes_schedule_by_the_emulators_numbers(event_wait_us: float) -> None:
+    """--device-param reaches the passes too: the cost strategy, whose
+    portfolio holds the single stream, never ends slower than it on the same
+    numbers (with costly events it falls back to one stream)."""
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert ge_run([TINY, "--timing-only", "--device-param", f"event_wait_us={event_wait_us}",
+                       "--report", "json"]) == 0
+    report = json.loads(out.getvalue())
+    assert report["makespan_us"] <= report["single_stream"]["makespan_us"] + 1e-6
+    assert f"--device-param event_wait_us={event_wait_us}" in report["pipeline"]

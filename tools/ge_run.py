@@ -41,7 +41,8 @@ from typing import Sequence
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ge-run", description="Run a geir module.",
+    p = argparse.ArgumentParser(prog="ge-run", description="Run a model (ONNX, or geir IR) on the Ascend emulator "
+                                                             "or the reference interpreter.",
                                 epilog="exit codes: 0 clean, 1 bad input, 3 race/deadlock/uninitialised read found")
     p.add_argument("input", nargs="*", default=["-"],
                    help="an .onnx model or an IR file ('-' for stdin): ge or rt dialect; several run at once on "
@@ -134,7 +135,8 @@ def _compile(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """Run ge-run's pipeline on a graph not yet scheduled (or on any graph,
     with --pipeline); the CompileReport for the report, None if none ran."""
     from geir.diagnostics import Diagnostic, DiagnosticError
-    from geir.tools.ge_run_compile import CompileReport, compile_module, needs_pipeline, plan_pipeline
+    from geir.tools.ge_run_compile import (CompileReport, compile_module, needs_pipeline, pass_device, plan_pipeline,
+                                           resolve_device)
     from geir.tools.ge_run_emulator import _task_list
     if not needs_pipeline(module):
         if any(op.name == "rt.model" for op in module.body.ops):
@@ -146,12 +148,14 @@ def _compile(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
                     "error", "--streams cannot apply: the graph is already scheduled (its ops carry streams or "
                              "events); give --pipeline too to schedule it again"))
             return None
-    plan = plan_pipeline(args.pipeline, args.streams, args.device)
-    single = None
-    if args.compare and plan.single is not None and not getattr(args, "sweep", None):
-        compiled = compile_module(module, plan.single, args.allow_unregistered_dialect, copy_first=True)
-        single = _task_list(compiled.module, args)
-    compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
+    profile = resolve_device(args.device, list(args.device_param))[1]
+    with pass_device(args.device, profile, list(args.device_param)) as device:
+        plan = plan_pipeline(args.pipeline, args.streams, device, args.device, list(args.device_param))
+        single = None
+        if args.compare and plan.single is not None and not getattr(args, "sweep", None):
+            compiled = compile_module(module, plan.single, args.allow_unregistered_dialect, copy_first=True)
+            single = _task_list(compiled.module, args)
+        compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
     for d in compiled.warnings:
         sys.stderr.write(d.format())
     return CompileReport(plan.text, compiled.memory, single)

@@ -17,15 +17,18 @@ argument parser.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
+import json
 import os
 import re
-from typing import Any
+import tempfile
+from typing import Any, Iterator
 
 import attrs
 
 __all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "add_compile_arguments", "resolve_device",
-           "load_model", "needs_pipeline", "plan_pipeline", "compile_module"]
+           "pass_device", "load_model", "needs_pipeline", "plan_pipeline", "compile_module"]
 
 #: the pipeline ``ge-run`` runs on a graph nothing has scheduled yet
 DEFAULT_PIPELINE = "ge-default"
@@ -61,6 +64,27 @@ def resolve_device(name_or_path: str, overrides: list[str]) -> tuple[str, Any]:
     if canonical is not None and not os.path.exists(name_or_path):
         return canonical, load_profile(canonical, overrides)
     return name_or_path, load_profile(name_or_path, overrides)
+
+
+@contextlib.contextmanager
+def pass_device(device: str, profile: Any, overrides: list[str]) -> Iterator[str]:
+    """The device as the passes' ``device=`` option takes it: ``device`` itself,
+    or — with ``--device-param`` overrides — a temporary JSON file of the
+    overridden ``profile``, so the costs the passes schedule by are the numbers
+    the emulator runs with. The file is removed on exit."""
+    if not overrides:
+        yield device
+        return
+    data = {"name": profile.name, "soc": profile.soc, "description": profile.description,
+            "params": {k: {"value": v, "source": profile.sources.get(k) or "ge-run --device-param"}
+                       for k, v in profile.values.items()}}
+    fd, path = tempfile.mkstemp(prefix="ge-run-device-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        yield path
+    finally:
+        os.unlink(path)
 
 
 def load_model(path: str, allow_unregistered: bool) -> tuple[Any, str, str | None]:
@@ -114,9 +138,12 @@ class PipelinePlan:
 _OPTION = re.compile(r"(?<![\w-])(device|max-streams|max_streams)=([^\s}]+)")
 
 
-def plan_pipeline(text: str | None, streams: int | None, device: str) -> PipelinePlan:
+def plan_pipeline(text: str | None, streams: int | None, device: str, shown_device: str | None = None,
+                  overrides: list[str] = ()) -> PipelinePlan:  # type: ignore[assignment]
     """Parse ``text`` (default :data:`DEFAULT_PIPELINE`) and give every pass
     that declares them ``device`` and, with ``--streams``, ``max-streams``.
+    ``shown_device`` names the device in the report (``device`` may be the
+    temporary file of :func:`pass_device`), ``overrides`` its --device-param.
     Diagnostics: bad pipeline text, ``--streams`` below 1, ``--streams`` with a
     pipeline no pass of which has ``max-streams``, and a ``device=`` or
     ``max-streams=`` in the text that the command line contradicts."""
@@ -131,9 +158,11 @@ def plan_pipeline(text: str | None, streams: int | None, device: str) -> Pipelin
                                                    "and the named pipelines") from None
     if not passes:
         raise _error(f"--pipeline '{source}' has no passes")
+    shown_device = shown_device or device
     given = {k.replace("_", "-"): v for k, v in _OPTION.findall(source)}
-    if "device" in given and given["device"].lower() != device.lower():
-        raise _error(f"--pipeline sets device={given['device']} but the emulator runs {device}",
+    if "device" in given and (given["device"].lower() != shown_device.lower() or overrides):
+        raise _error(f"--pipeline sets device={given['device']} but the emulator runs {shown_device}"
+                     + (f" with --device-param {' '.join(overrides)}" if overrides else ""),
                      "drop device= from the pipeline (ge-run gives it --device) or pass --device "
                      f"{given['device']}")
     if streams is not None and "max-streams" in given and int(given["max-streams"], 0) != streams:
@@ -147,8 +176,10 @@ def plan_pipeline(text: str | None, streams: int | None, device: str) -> Pipelin
         changes["max_streams"] = streams
     passes = [_with(p, changes) for p in passes]
     # The default is shown as the text that reproduces it; a user's text with what ge-run added.
-    shown = f"{source} with {_options_text(changes)}" if text is not None else \
-        f"{DEFAULT_PIPELINE}{{{_options_text(changes)}}}"
+    options = _options_text({**changes, "device": shown_device})
+    shown = f"{source} with {options}" if text is not None else f"{DEFAULT_PIPELINE}{{{options}}}"
+    if overrides:
+        shown += f" (and --device-param {' '.join(overrides)})"
     single = None
     if any(hasattr(p, "strategy") for p in passes):
         single = [_with(p, {"strategy": "single"}) for p in passes]

@@ -101,7 +101,7 @@ def run_several(args: argparse.Namespace) -> int:
     """Compile each input, run them together with ``co_run`` and print its
     table (or, with ``--report json``, one JSON object); the exit code."""
     from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
-    from geir.tools.ge_run_compile import load_model, resolve_device
+    from geir.tools.ge_run_compile import load_model, pass_device, resolve_device
     paths = list(args.input)
     if len(paths) < 2:
         raise _error("--priority applies when several models run at once; give two or more inputs")
@@ -121,17 +121,18 @@ def run_several(args: argparse.Namespace) -> int:
     device, profile = resolve_device(args.device, list(args.device_param))
     args.device = device
     task_lists = []
-    for path in paths:
-        name, text = path, None
-        try:
-            module, name, text = load_model(path, args.allow_unregistered_dialect)
-            task_lists.append(_compile_one(module, args, name))
-        except DiagnosticError as e:
-            sources = SourceManager()
-            if text is not None:
-                sources.add(SourceFile(name, text))
-            sys.stderr.write(e.format(sources))
-            return 1
+    with pass_device(device, profile, list(args.device_param)) as for_passes:
+        for path in paths:
+            name, text = path, None
+            try:
+                module, name, text = load_model(path, args.allow_unregistered_dialect)
+                task_lists.append(_compile_one(module, args, name, for_passes))
+            except DiagnosticError as e:
+                sources = SourceManager()
+                if text is not None:
+                    sources.add(SourceFile(name, text))
+                sys.stderr.write(e.format(sources))
+                return 1
     try:
         from geir.backends.scenarios.co_run import co_run
     except ImportError:
@@ -168,7 +169,7 @@ def _count(flag: str, text: Any, default: int) -> int:
     return value
 
 
-def _compile_one(module: Any, args: argparse.Namespace, name: str) -> Any:
+def _compile_one(module: Any, args: argparse.Namespace, name: str, device: str) -> Any:
     """The task list of one model: ge-run's pipeline on a graph not yet
     scheduled, then lowering; a gear module, control flow or dynamic dims
     cannot run beside other models (one static task list each)."""
@@ -189,7 +190,7 @@ def _compile_one(module: Any, args: argparse.Namespace, name: str) -> Any:
         if problems:
             raise DiagnosticError(problems)
     if needs_pipeline(module) or (args.pipeline is not None and graphs):
-        plan = plan_pipeline(args.pipeline, args.streams, args.device)
+        plan = plan_pipeline(args.pipeline, args.streams, device, args.device, list(args.device_param))
         compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
         for d in compiled.warnings:
             sys.stderr.write(d.format())
