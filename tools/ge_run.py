@@ -113,7 +113,8 @@ def _run_module(args: argparse.Namespace, module) -> int:  # type: ignore[no-unt
     if args.interpret:
         _no_pipeline(args, "--interpret runs the graph op by op as written")
         return _interpret(module, args, inputs)
-    if _needs_host(module):
+    from geir.tools.ge_run_compile import needs_host
+    if needs_host(module):
         _no_pipeline(args, "a graph with control flow or data-dependent sizes runs as host-driven launches")
         return _run_host_driven(module, args, inputs)
     from geir.tools.ge_run_emulator import run_emulator, scenario_exit
@@ -137,7 +138,7 @@ def _compile(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from geir.diagnostics import Diagnostic, DiagnosticError
     from geir.tools.ge_run_compile import (CompileReport, compile_module, needs_pipeline, pass_device, plan_pipeline,
                                            resolve_device)
-    from geir.tools.ge_run_emulator import _task_list
+    from geir.tools.ge_run_emulator import task_list_of
     if not needs_pipeline(module):
         if any(op.name == "rt.model" for op in module.body.ops):
             _no_pipeline(args, "the module holds a task list (rt.model), already lowered")
@@ -154,19 +155,11 @@ def _compile(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
         single = None
         if args.compare and plan.single is not None and not getattr(args, "sweep", None):
             compiled = compile_module(module, plan.single, args.allow_unregistered_dialect, copy_first=True)
-            single = _task_list(compiled.module, args)
+            single = task_list_of(compiled.module, args)
         compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
     for d in compiled.warnings:
         sys.stderr.write(d.format())
     return CompileReport(plan.text, compiled.memory, single)
-
-
-def _needs_host(module) -> bool:  # type: ignore[no-untyped-def]
-    """Whether @main has control flow or a data-dependent size: one task list cannot run it."""
-    from geir.backends.host_control import has_control_flow
-    from geir.passes.range_shapes import data_dependent_diagnostics
-    return any(op.name == "ge.graph" and (has_control_flow(op) or data_dependent_diagnostics(op))
-               for op in module.body.ops)
 
 
 def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]

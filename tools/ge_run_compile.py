@@ -28,7 +28,7 @@ from typing import Any, Iterator
 import attrs
 
 __all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "add_compile_arguments", "resolve_device",
-           "pass_device", "load_model", "needs_pipeline", "plan_pipeline", "compile_module"]
+           "pass_device", "load_model", "needs_pipeline", "needs_host", "plan_pipeline", "compile_module"]
 
 #: the pipeline ``ge-run`` runs on a graph nothing has scheduled yet
 DEFAULT_PIPELINE = "ge-default"
@@ -123,6 +123,15 @@ def needs_pipeline(module: Any) -> bool:
             if "stream" in op.attributes or op.name in ("ge.record_event", "ge.wait_event"):
                 return False
     return True
+
+
+def needs_host(module: Any) -> bool:
+    """Whether a graph has control flow or a data-dependent size: one task list
+    cannot run it (ge-run runs it as host-driven launches, no pipeline)."""
+    from geir.backends.host_control import has_control_flow
+    from geir.passes.range_shapes import data_dependent_diagnostics
+    return any(op.name == "ge.graph" and (has_control_flow(op) or data_dependent_diagnostics(op))
+               for op in module.body.ops)
 
 
 @attrs.define

@@ -175,13 +175,12 @@ def _compile_one(module: Any, args: argparse.Namespace, name: str, device: str) 
     cannot run beside other models (one static task list each)."""
     from geir.backends.shape_gears import has_gears
     from geir.passes.range_shapes import unbound_input_diagnostics
-    from geir.tools.ge_run_compile import compile_module, needs_pipeline, plan_pipeline
-    from geir.tools.ge_run_emulator import _task_list
+    from geir.tools.ge_run_compile import compile_module, needs_host, needs_pipeline, plan_pipeline
+    from geir.tools.ge_run_emulator import task_list_of
     from geir.diagnostics import DiagnosticError
     if has_gears(module):
         raise _error(f"'{name}' is a gear module: several models at once run one static task list each")
-    from geir.tools.ge_run import _needs_host
-    if _needs_host(module):
+    if needs_host(module):
         raise _error(f"'{name}' has control flow or data-dependent sizes: several models at once run one static "
                      "task list each")
     graphs = [op for op in module.body.ops if op.name == "ge.graph"]
@@ -194,4 +193,4 @@ def _compile_one(module: Any, args: argparse.Namespace, name: str, device: str) 
         compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
         for d in compiled.warnings:
             sys.stderr.write(d.format())
-    return _task_list(module, args)
+    return task_list_of(module, args)

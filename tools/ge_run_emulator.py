@@ -41,13 +41,15 @@ import numpy as np
 from geir.module import Module
 from geir.report import findings as _findings, output_summary as _summary  # ge-run and the API agree
 
-__all__ = ["run_emulator", "EXIT_FINDINGS"]
+__all__ = ["run_emulator", "task_list_of", "scenario_exit", "EXIT_FINDINGS"]
 
 #: exit code of a run with races, a deadlock, uninitialised reads or lost records
 EXIT_FINDINGS = 3
 
 
-def _task_list(module: Module, args: argparse.Namespace) -> Any:
+def task_list_of(module: Module, args: argparse.Namespace) -> Any:
+    """The task list of ``module``: its ``rt.model`` (``@main`` if several), or
+    its graph lowered with ``lower-to-tasks``."""
     from geir.backends.rt_module import task_list_from_module
     has_model = any(op.name == "rt.model" for op in module.body.ops)
     if not has_model and any(True for _ in module.graphs()):
@@ -79,7 +81,7 @@ def run_emulator(module: Module, args: argparse.Namespace, compiled: Any = None)
     from geir.backends.io_bindings import save_outputs
     from geir.tools.driver import write_output
 
-    task_list = _task_list(module, args)
+    task_list = task_list_of(module, args)
     if getattr(args, "sweep", None):
         from geir.tools.ge_run_sweep import run_sweep
         return run_sweep(task_list, args)
