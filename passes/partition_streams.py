@@ -76,6 +76,8 @@ class PartitionStreams(ModulePass):
     strategy: str = option("cost", "single | ge | ge-parallel | chain-cover | cost | optimal")
     device: str = option("910B2", "device profile the costs come from (a name or a JSON path)")
     time_limit: float = option(10.0, "seconds the optimal strategy may search")
+    iterations: int = option(1, "judge plans over this many back-to-back frames (double-buffered), so the cost "
+                                "strategy favours plans that pipeline frames")
     ac_parallel_enable: bool = option(True, "AICPU ops may take a stream of their own (GE's ac_parallel_enable)")
     dynamic_shape_multi_stream: bool = option(False, "multi-stream also for graphs with dynamic shapes (GE's "
                                                      "ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1, which sets it too)")
@@ -84,6 +86,9 @@ class PartitionStreams(ModulePass):
         if self.strategy not in STRATEGIES:
             raise DiagnosticError(Diagnostic("error", f"partition-streams: unknown strategy '{self.strategy}'; "
                                                       f"strategies: {', '.join(STRATEGIES)}"))
+        if self.iterations < 1:
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: iterations must be at least 1, "
+                                                      f"got {self.iterations}"))
         if self.max_streams < 1:
             raise DiagnosticError(Diagnostic("error", f"partition-streams: max-streams must be at least 1, "
                                                       f"got {self.max_streams}"))
@@ -101,7 +106,7 @@ class PartitionStreams(ModulePass):
         og = OpGraph.build(graph)
         if og.n == 0:
             return
-        problem = ScheduleProblem.build(og, self.max_streams, self.device)
+        problem = ScheduleProblem.build(og, self.max_streams, self.device, self.iterations)
         strategy = self.strategy
         reason = self._safe_strategy_reason(og)
         if reason is not None and strategy != "single":

@@ -89,18 +89,22 @@ def _source_kind(source: Any) -> str:
     return "graph" if has_graph(source) and not is_scheduled(source) else "tasks"
 
 
-def _builds(args: argparse.Namespace, compare: bool) -> dict[str, str]:
-    """label -> pipeline of the builds a scenario measures."""
-    from geir.backends.scenarios.build import ENGINE_STREAMS, MULTI_STREAM, SINGLE_STREAM
+def _builds(args: argparse.Namespace, compare: bool, iterations: int = 1) -> dict[str, str]:
+    """label -> pipeline of the builds a scenario measures. The builds' costs come
+    from the device the scenario emulates, and the cost strategy judges its plans
+    over the scenario's frames (``partition-streams{iterations=N}``)."""
+    from geir.backends.scenarios.build import SINGLE_STREAM
     pipeline = getattr(args, "pipeline", None)
-    streams = getattr(args, "streams", None)
     if pipeline:
         multi = {f"multi-stream ({pipeline})": pipeline}
-    elif streams is not None:
-        multi = {"multi-stream (cost)": f"ge-default{{max-streams={streams}}}",
-                 "multi-stream (ge engines)": f"ge-default{{strategy=ge max-streams={streams}}}"}
     else:
-        multi = {"multi-stream (cost)": MULTI_STREAM, "multi-stream (ge engines)": ENGINE_STREAMS}
+        options = [f"device={getattr(args, 'device', '910B2')}"]
+        streams = getattr(args, "streams", None)
+        if streams is not None:
+            options.append(f"max-streams={streams}")
+        cost = options + ([f"iterations={iterations}"] if iterations > 1 else [])
+        multi = {"multi-stream (cost)": f"ge-default{{{' '.join(cost)}}}",
+                 "multi-stream (ge engines)": f"ge-default{{strategy=ge {' '.join(options)}}}"}
     return ({"single-stream": SINGLE_STREAM} if compare else {}) | multi
 
 
@@ -174,7 +178,7 @@ def _frames(source: Any, kind: str, iterations: int, buffers: int, compare: bool
     from geir.backends.scenarios.video_pipeline import format_frames, run_frames
     device, mode, params = _options(args)
     if kind == "graph":
-        builds = _builds(args, compare)
+        builds = _builds(args, compare, iterations)
         runs = [run_frames(compile_task_list(source, pipeline), iterations, device, mode, buffers, label,
                            check_races=label != "single-stream", device_params=params)
                 for label, pipeline in builds.items()]

@@ -3,9 +3,11 @@
 // RUN: not ge-opt %s --partition-streams='strategy=fastest' -o /dev/null 2>&1 | filecheck %s --check-prefix=STRAT
 // RUN: not ge-opt %s --partition-streams='max-streams=0' -o /dev/null 2>&1 | filecheck %s --check-prefix=MAX
 // RUN: not ge-opt %s --partition-streams='max-streams=many' -o /dev/null 2>&1 | filecheck %s --check-prefix=TYPE
+// RUN: not ge-opt %s --partition-streams='iterations=0' -o /dev/null 2>&1 | filecheck %s --check-prefix=ITER
 
 // STRAT: error: partition-streams: unknown strategy 'fastest'; strategies: single, ge, ge-parallel, chain-cover, cost, optimal
 // MAX: error: partition-streams: max-streams must be at least 1, got 0
+// ITER: error: partition-streams: iterations must be at least 1, got 0
 // TYPE: ge-opt: error: option 'max-streams' of pass 'partition-streams' expects an integer, got 'many'
 
 ge.graph @synced(%x: tensor<4xf32>) -> tensor<4xf32> {

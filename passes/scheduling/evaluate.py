@@ -51,10 +51,14 @@ def plan_task_list(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan) -
 
 
 def evaluate(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan | None = None) -> Evaluation:
-    """Makespan and lower bound of ``plan`` on the problem's device."""
+    """Makespan and lower bound of ``plan`` on the problem's device (of all
+    ``problem.iterations`` frames when there are several)."""
     if sync is None:
         sync = plan_sync(problem.graph.preds, plan.streams, plan.order, reuse_ids=False)
     tl = plan_task_list(problem, plan, sync)
+    if problem.iterations > 1:
+        from geir.backends.scenarios.iterations import unroll
+        tl = unroll(tl, problem.iterations)
     result = emulate(tl, None, EmulatorOptions(device=problem.model.profile, timing_only=True, check_races=False,
                                                progress=False))
     report = result.report

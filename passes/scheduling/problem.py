@@ -59,10 +59,15 @@ class ScheduleProblem:
     labels: list[str | None]
     max_streams: int
     model: CostModel
+    #: frames run back to back (double-buffered): plans are judged by the time of
+    #: all of them, so a plan that lets frame k+1 overlap frame k wins
+    iterations: int = 1
 
     @classmethod
-    def build(cls, graph: OpGraph, max_streams: int, device: str | DeviceProfile = "910B2") -> "ScheduleProblem":
-        """The problem of ``graph`` on ``device`` with at most ``max_streams`` streams."""
+    def build(cls, graph: OpGraph, max_streams: int, device: str | DeviceProfile = "910B2",
+              iterations: int = 1) -> "ScheduleProblem":
+        """The problem of ``graph`` on ``device`` with at most ``max_streams``
+        streams, judged over ``iterations`` back-to-back frames."""
         profile = device if isinstance(device, DeviceProfile) else load_profile(device)
         model = CostModel(profile)
         kernels = [node_kernel(op) for op in graph.ops]
@@ -72,7 +77,7 @@ class ScheduleProblem:
             label = op.get_attr("stream_label")
             labels.append(str(label) if label else None)
         return cls(graph, kernels, [c.pool for c in costs], [k.engine for k in kernels], costs, labels,
-                   max_streams, model)
+                   max_streams, model, iterations)
 
     @property
     def n(self) -> int:

@@ -183,6 +183,10 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
     margins = [0.0]
     if problem.n <= EVALUATE_LIMIT:
         candidates.append(("chain cover", chain_cover(problem)))
+        if problem.iterations > 1:
+            # engine streams let frame k+1's DVPP/AICPU work run beside frame k's AICore work
+            from geir.passes.scheduling.strategies.ge_logical import plan as ge_engine_streams
+            candidates.append(("GE's engine streams", ge_engine_streams(problem)))
         margins += [2 * problem.sync_us, 5 * problem.sync_us]
     if problem.n <= WIDE_PORTFOLIO_LIMIT:
         margins += [problem.sync_us, 10 * problem.sync_us]

@@ -34,7 +34,7 @@ def refine(problem: ScheduleProblem, plan: StreamPlan, makespan_us: float,
     labelled = [lb is not None for lb in problem.labels]
     streams = list(plan.streams)
     label_streams = {streams[i] for i in range(n) if labelled[i]}  # dedicated to their labels
-    evaluations = max(0, task_budget // n)
+    evaluations = max(0, task_budget // (n * problem.iterations))  # an evaluation emulates every frame
     best = makespan_us
     moves = 0
     improved = True
