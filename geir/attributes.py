@@ -29,7 +29,7 @@ def escape_string(s: str) -> str:
     """``s`` quoted as LLVM's printEscapedString does: printable ASCII kept (a
     backslash doubled), anything else, the quote included, as ``\\XX``."""
     out = ['"']
-    for b in s.encode("utf-8"):
+    for b in s.encode("utf-8", "surrogateescape"):  # bytes that are not UTF-8 print as they were read
         c = chr(b)
         if c == "\\":
             out.append("\\\\")

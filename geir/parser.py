@@ -880,7 +880,8 @@ _BODY_DEPTH = 6
 def _body_closes(text: str, start: int) -> bool:
     """Whether the bracket at ``start`` is closed (strings skipped, ``->`` and
     ``>=`` closing nothing), however deep the brackets inside nest."""
-    depth = 0
+    stack: list[str] = []
+    closer = {"<": ">", "(": ")", "[": "]", "{": "}"}
     i = start
     n = len(text)
     while i < n:
@@ -895,10 +896,11 @@ def _body_closes(text: str, start: int) -> bool:
             i += 2
             continue
         if c in "<([{":
-            depth += 1
+            stack.append(closer[c])
         elif c in ">)]}":
-            depth -= 1
-            if depth == 0:
+            if stack.pop() != c:
+                return False
+            if not stack:
                 return True
         i += 1
     return False
@@ -1129,10 +1131,19 @@ _OPEN_BODY_RE = re.compile(r"([#!][A-Za-z_][A-Za-z0-9_$.]*|tensor|memref|vector|
                            r"|strided|sparse)<")
 
 
+#: a string up to its first escape MLIR does not know
+_BAD_ESCAPE_RE = re.compile(r'"(?:\\(?:["\\nt]|[0-9a-fA-F]{2})|[^"\\\n])*\\(?!["\\nt]|[0-9a-fA-F]{2})')
+
+
 def _translate_lark_error(e: lark.exceptions.LarkError, source: SourceFile) -> DiagnosticError:
     if isinstance(e, lark.exceptions.UnexpectedCharacters):
         ch = source.text[e.pos_in_stream] if e.pos_in_stream < len(source.text) else "end of input"
         msg = f"unexpected character '{ch}'"
+        bad = _BAD_ESCAPE_RE.match(source.text, e.pos_in_stream) if ch == '"' else None
+        if bad is not None:  # MLIR knows \" \\ \n \t and \XX only
+            at = bad.end() - 1  # the backslash (a string holds no newline)
+            return DiagnosticError(Diagnostic("error", f"unknown escape '{source.text[at:at + 2]}' in string literal",
+                                              FileLineColLoc(source.name, e.line, e.column + at - e.pos_in_stream)))
         opened = _OPEN_BODY_RE.match(source.text, e.pos_in_stream)
         if opened is not None:  # a dialect/builtin body the token regex could not match
             if _body_closes(source.text, opened.end() - 1):

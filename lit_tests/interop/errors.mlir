@@ -134,3 +134,10 @@
 // CHECK-NEXT: {{^}}"foo.op"() {a = #foo.x<[[[[[[[[]]]]]]]]>} : () -> ()
 // CHECK-NEXT: {{^}}                ^
 "foo.op"() {a = #foo.x<[[[[[[[[]]]]]]]]>} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 3]]:20: error: unknown escape '\z' in string literal
+// CHECK-NEXT: {{^}}"foo.op"() {a = "ok\zz"} : () -> ()
+// CHECK-NEXT: {{^}}                   ^
+"foo.op"() {a = "ok\zz"} : () -> ()
