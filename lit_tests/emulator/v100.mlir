@@ -1,8 +1,8 @@
 // The V100 profile: 80 SMs are the AICore pool, 900 GB/s HBM; an f32 matmul runs
 // at the CUDA cores' FP32 rate (128 FLOP/cycle/SM), an f16 one on the tensor
 // cores (1024). 256x256 outputs take 65536 / 4096 = 16 SMs.
-// RUN: ge-run %s --timing-only --device V100 | filecheck %s
-// RUN: ge-run %s --timing-only --device v100 --report json | filecheck %s --check-prefix=JSON
+// RUN: ge-run %s --timing-only --device V100 --pipeline lower-to-tasks | filecheck %s
+// RUN: ge-run %s --timing-only --device v100 --pipeline lower-to-tasks --report json | filecheck %s --check-prefix=JSON
 
 // f32: 2 us + 33.55 MFLOP / (16 x 1530 x 128 FLOP/us) = 12.708 us;
 // f16: 2 us + max(33.55 MFLOP / (16 x 1530 x 1024), 393 KB / (16 x 24.48 GB/s)) = 3.339 us
