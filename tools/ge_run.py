@@ -63,6 +63,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", choices=("text", "json"), default="text")
     p.add_argument("--trace", default=None, help="write a Chrome/Perfetto trace JSON here")
     p.add_argument("--timeline", default=None, help="draw a Gantt chart PNG here (needs matplotlib)")
+    p.add_argument("--memory-timeline", default=None, metavar="PNG",
+                   help="draw the arena over time here: a rectangle per tensor, coloured by stream (needs matplotlib)")
     p.add_argument("--allow-unregistered-dialect", action="store_true")
     from geir.tools.ge_run_compile import add_compile_arguments
     add_compile_arguments(p)
@@ -244,6 +246,9 @@ def _run_gears(module, args: argparse.Namespace) -> int:  # type: ignore[no-unty
         write_output(args.trace, json.dumps(trace_events(result.schedule), separators=(",", ":")))
     if args.timeline is not None:
         result.draw_timeline(args.timeline)
+    if args.memory_timeline is not None:
+        from geir.backends.memory_timeline import draw_memory_timeline
+        draw_memory_timeline(result, args.memory_timeline)
     if args.output is not None and outputs is not None:
         save_outputs(args.output, outputs)
     if args.report == "json":

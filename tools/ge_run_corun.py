@@ -94,6 +94,7 @@ _SINGLE_ONLY = {
     "sweep": "--sweep varies one model's device",
     "trace": "--trace is written for one model's run",
     "timeline": "--timeline is drawn for one model's run",
+    "memory_timeline": "--memory-timeline is drawn for one model's run",
 }
 
 

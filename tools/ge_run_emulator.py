@@ -103,6 +103,9 @@ def run_emulator(module: Module, args: argparse.Namespace, compiled: Any = None)
         write_output(args.trace, json.dumps(trace_events(result.schedule), separators=(",", ":")))
     if args.timeline is not None:
         result.draw_timeline(args.timeline)
+    if getattr(args, "memory_timeline", None) is not None:
+        from geir.backends.memory_timeline import draw_memory_timeline
+        draw_memory_timeline(result, args.memory_timeline)
     if args.output is not None and result.outputs is not None:
         save_outputs(args.output, result.outputs)
 
