@@ -90,22 +90,16 @@ def _source_kind(source: Any) -> str:
 
 
 def _builds(args: argparse.Namespace, compare: bool, iterations: int = 1) -> dict[str, str]:
-    """label -> pipeline of the builds a scenario measures. The builds' costs come
-    from the device the scenario emulates, and the cost strategy judges its plans
-    over the scenario's frames (``partition-streams{iterations=N}``)."""
-    from geir.backends.scenarios.build import SINGLE_STREAM
+    """label -> pipeline of the builds a scenario measures (``--pipeline`` replaces
+    the multi-stream ones)."""
+    from geir.backends.scenarios.video_pipeline import frame_builds
+    builds = frame_builds(iterations, getattr(args, "device", "910B2"), getattr(args, "streams", None))
     pipeline = getattr(args, "pipeline", None)
     if pipeline:
-        multi = {f"multi-stream ({pipeline})": pipeline}
-    else:
-        options = [f"device={getattr(args, 'device', '910B2')}"]
-        streams = getattr(args, "streams", None)
-        if streams is not None:
-            options.append(f"max-streams={streams}")
-        cost = options + ([f"iterations={iterations}"] if iterations > 1 else [])
-        multi = {"multi-stream (cost)": f"ge-default{{{' '.join(cost)}}}",
-                 "multi-stream (ge engines)": f"ge-default{{strategy=ge {' '.join(options)}}}"}
-    return ({"single-stream": SINGLE_STREAM} if compare else {}) | multi
+        builds = {"single-stream": builds["single-stream"], f"multi-stream ({pipeline})": pipeline}
+    if not compare:
+        del builds["single-stream"]
+    return builds
 
 
 def run_scenario(module_or_task_list: Any, args: argparse.Namespace) -> int | None:

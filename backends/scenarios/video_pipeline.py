@@ -27,13 +27,24 @@ from geir.backends.scenarios.iterations import frame_of, unroll
 from geir.backends.task_list import TaskList
 from geir.module import Module
 
-__all__ = ["FrameRun", "run_frames", "compare_frames", "format_frames", "overlaps", "BUILDS"]
+__all__ = ["frame_builds", "FrameRun", "run_frames", "compare_frames", "format_frames", "overlaps", "BUILDS"]
 
 INF = float("inf")
 
 #: the builds :func:`compare_frames` measures by default: label -> pipeline
 BUILDS = {"single-stream": SINGLE_STREAM, "multi-stream (cost)": MULTI_STREAM,
           "multi-stream (ge engines)": ENGINE_STREAMS}
+
+
+def frame_builds(iterations: int, device: str = "910B2", max_streams: int | None = None) -> dict[str, str]:
+    """:data:`BUILDS` for ``iterations`` frames on ``device``: every build costs its
+    plan on the emulated device, and the cost strategy judges its plans over the
+    frames (``partition-streams{iterations=N}``), so it may pipeline them."""
+    options = [f"device={device}"] + ([f"max-streams={max_streams}"] if max_streams is not None else [])
+    cost = options + ([f"iterations={iterations}"] if iterations > 1 else [])
+    return {"single-stream": f"ge-default{{strategy=single {' '.join(options)}}}",
+            "multi-stream (cost)": f"ge-default{{{' '.join(cost)}}}",
+            "multi-stream (ge engines)": f"ge-default{{strategy=ge {' '.join(options)}}}"}
 
 
 @attrs.define(eq=False)
@@ -116,10 +127,12 @@ def compare_frames(source: Module | str, iterations: int, device: Any = "910B2",
                    buffers: int = 2, builds: Mapping[str, str] | None = None, check_races: bool = True,
                    device_params: tuple[str, ...] = ()) -> list[FrameRun]:
     """:func:`run_frames` for each build of ``source`` (label -> pipeline;
-    default :data:`BUILDS`: single-stream, the cost strategy, GE's engine streams)."""
+    default :func:`frame_builds`: single-stream, the cost strategy, GE's engine streams)."""
+    if builds is None:
+        builds = frame_builds(iterations, device if isinstance(device, str) else getattr(device, "name", "910B2"))
     return [run_frames(compile_task_list(source, pipeline), iterations, device, mode, buffers, label, check_races,
                        device_params)
-            for label, pipeline in (builds or BUILDS).items()]
+            for label, pipeline in builds.items()]
 
 
 def format_frames(runs: list[FrameRun]) -> str:
