@@ -593,7 +593,7 @@ class _Builder:
                 return _tensor_type(text)
             if kind == "SCALAR_TYPE":
                 return _scalar_type(text)
-            if kind == "BUILTIN_TYPE" and _SIMPLE_TENSOR_RE.match(text):
+            if text.startswith("tensor<") and _SIMPLE_TENSOR_RE.match(text):
                 return _tensor_type(text)
         except ValueError as e:
             raise self.error(token, str(e)) from None
@@ -914,7 +914,7 @@ def _body_regex(depth: int = _BODY_DEPTH) -> str:
     backtracks in linear time."""
     string = r'"(?:\\.|[^"\\\n])*"'
     plain = r'[^<>()\[\]{}"\-]'
-    atom = rf'{plain}+(?!{plain})|{string}|->|-(?!>)|>='
+    atom = rf'{plain}|{string}|->|-(?!>)|>='
     body = rf'(?:{atom})*'
     for _ in range(depth):
         body = rf'(?:{atom}|[<(\[{{]{body}[>)\]}}])*'
@@ -1068,8 +1068,7 @@ _TERMINAL_NAMES = {
     "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "LESSTHAN": "'<'", "MORETHAN": "'>'",
     "__ANON_0": "'->'", "__ANON_1": "'::'", "_MODULE": "'module'", "_ATTRIBUTES": "'attributes'",
     "_LOC": "'loc'", "$END": "end of input", "TYPE_ALIAS": "a type alias (!name)",
-    "DIALECT_ATTR": "a dialect attribute (#dialect.name<...>)", "BUILTIN_ATTR": "an attribute",
-    "BUILTIN_TYPE": "a type", "_TO": "'to'",
+    "DIALECT_ATTR": "a dialect attribute (#dialect.name<...>)", "_TO": "'to'",
 }
 
 
