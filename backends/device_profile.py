@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 import attrs
 
-from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.diagnostics import error as _error
 
 __all__ = ["DeviceProfile", "ParamSpec", "PARAMS", "load_profile", "available_profiles", "parse_override",
            "DEVICES_DIR"]
@@ -135,11 +135,6 @@ class DeviceProfile:
                 "derived": {k: round(v, 4) for k, v in self.derived().items()}, "assumed": sorted(self.assumed)}
 
 
-def _error(message: str, *notes: str) -> DiagnosticError:
-    d = Diagnostic("error", message)
-    for n in notes:
-        d.attach_note(n)
-    return DiagnosticError(d)
 
 
 def available_profiles() -> list[str]:

@@ -14,7 +14,7 @@ from geir.attributes import CallSiteLoc, FileLineColLoc, FusedLoc, Location, Nam
 if TYPE_CHECKING:
     from geir.operation import Operation
 
-__all__ = ["Diagnostic", "DiagnosticError", "SourceFile", "SourceManager", "error_at", "op_position"]
+__all__ = ["Diagnostic", "DiagnosticError", "SourceFile", "SourceManager", "error", "error_at", "op_position"]
 
 
 @attrs.define
@@ -125,6 +125,15 @@ def op_position(op: "Operation") -> Location:
     if op.source is not None:
         return op.source
     return op.location
+
+
+def error(message: str, *notes: str) -> DiagnosticError:
+    """A :class:`DiagnosticError` with no position (a command-line or option
+    problem) and its notes (raise it)."""
+    d = Diagnostic("error", message)
+    for n in notes:
+        d.attach_note(n)
+    return DiagnosticError(d)
 
 
 def error_at(op: "Operation", message: str, notes: Iterable[tuple[str, "Operation"]] = ()) -> DiagnosticError:

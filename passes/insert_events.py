@@ -30,7 +30,7 @@ from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.operation import Operation
 from geir.passes.pass_base import ModulePass, PassContext, option
-from geir.passes.scheduling.op_graph import SYNC_OPS, OpGraph, is_node
+from geir.passes.scheduling.op_graph import SYNC_OPS, OpGraph, first_sync_op, is_node
 from geir.passes.scheduling.sync_plan import plan_sync
 from geir.rewriter import Rewriter
 
@@ -74,8 +74,7 @@ class InsertEvents(ModulePass):
             self._insert(graph, ctx, limit, max_events)
 
     def _insert(self, graph: Operation, ctx: PassContext, limit: int, max_events: int) -> None:
-        block = graph.regions[0].blocks[0]
-        synced = next((op for op in block.ops if op.name in SYNC_OPS), None)
+        synced = first_sync_op(graph.regions[0].blocks[0])
         if synced is not None:
             raise DiagnosticError(Diagnostic("error", f"'{synced.name}' op: insert-events found a graph that is "
                                                       "already synchronised; run it once, after partition-streams",
@@ -103,7 +102,8 @@ class InsertEvents(ModulePass):
             ctx.remark(graph, f"insert-events: {sync.cross_edges} cross-stream dependencies; GE's rule inserts "
                               f"{ge_count} events, kept {len(sync.events)} after transitive reduction, "
                               f"using {sync.num_ids} event ids")
-        returned = len(block.last_op.operands) if block.last_op is not None else 0
+        terminator = og.block.last_op
+        returned = len(terminator.operands) if terminator is not None else 0
         # each stream also holds its end-of-graph task and maybe output copies
         split = _split_streams(graph, limit - 1 - returned, sync.num_ids, rewriter)
         if split:

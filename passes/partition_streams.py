@@ -46,7 +46,7 @@ from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.operation import Operation
 from geir.passes.pass_base import ModulePass, PassContext, option
-from geir.passes.scheduling.op_graph import SYNC_OPS, OpGraph
+from geir.passes.scheduling.op_graph import OpGraph, first_sync_op
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.strategies import STRATEGIES, get_strategy
 from geir.passes.scheduling.stream_plan import StreamPlan
@@ -97,8 +97,7 @@ class PartitionStreams(ModulePass):
 
     # ------------------------------------------------------------------
     def _partition(self, graph: Operation, ctx: PassContext) -> None:
-        block = graph.regions[0].blocks[0]
-        synced = next((op for op in block.ops if op.name in SYNC_OPS), None)
+        synced = first_sync_op(graph.regions[0].blocks[0])
         if synced is not None:
             raise DiagnosticError(Diagnostic("error", f"'{synced.name}' op: partition-streams must run before "
                                                       "insert-events (this graph is already synchronised)",

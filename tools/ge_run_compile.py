@@ -27,6 +27,8 @@ from typing import Any, Iterator
 
 import attrs
 
+from geir.diagnostics import error as _error
+
 __all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "add_compile_arguments", "resolve_device",
            "pass_device", "load_model", "needs_pipeline", "needs_host", "plan_pipeline", "compile_module"]
 
@@ -45,12 +47,6 @@ def add_compile_arguments(p: argparse.ArgumentParser) -> None:
                    help="skip the single-stream run the report's speed-up compares against")
 
 
-def _error(message: str, *notes: str) -> Exception:
-    from geir.diagnostics import Diagnostic, DiagnosticError
-    d = Diagnostic("error", message)
-    for n in notes:
-        d.attach_note(n)
-    return DiagnosticError(d)
 
 
 def resolve_device(name_or_path: str, overrides: list[str]) -> tuple[str, Any]:

@@ -23,6 +23,8 @@ import os
 import sys
 from typing import Any
 
+from geir.diagnostics import error as _error
+
 __all__ = ["add_priority_argument", "parse_priorities", "model_names", "run_several"]
 
 
@@ -33,12 +35,6 @@ def add_priority_argument(p: argparse.ArgumentParser) -> None:
                         "urgent, as in ACL; default 0 each); repeatable or comma-separated")
 
 
-def _error(message: str, *notes: str) -> Exception:
-    from geir.diagnostics import Diagnostic, DiagnosticError
-    d = Diagnostic("error", message)
-    for n in notes:
-        d.attach_note(n)
-    return DiagnosticError(d)
 
 
 #: ACL's stream priorities: 0 (most urgent) to 7

@@ -33,6 +33,8 @@ import json
 import sys
 from typing import Any, Sequence
 
+from geir.diagnostics import error as _error
+
 __all__ = ["add_scenario_arguments", "run_scenario", "main", "scenario_requested"]
 
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,12 +61,6 @@ def scenario_requested(args: argparse.Namespace) -> bool:
     return getattr(args, "iterations", None) is not None or getattr(args, "devices", None) is not None
 
 
-def _error(message: str, *notes: str) -> Any:
-    from geir.diagnostics import Diagnostic, DiagnosticError
-    d = Diagnostic("error", message)
-    for n in notes:
-        d.attach_note(n)
-    return DiagnosticError(d)
 
 
 def _whole(flag: str, text: Any, lo: int, hi: int | None = None) -> int:

@@ -21,6 +21,8 @@ import json
 import sys
 from typing import Any
 
+from geir.diagnostics import error as _error
+
 __all__ = ["add_sweep_argument", "parse_sweep", "run_sweep"]
 
 
@@ -33,12 +35,6 @@ def add_sweep_argument(parser: argparse.ArgumentParser) -> None:
                              "(timing only); e.g. --sweep event_wait_us=0,1,2,5")
 
 
-def _error(message: str, *notes: str) -> Any:
-    from geir.diagnostics import Diagnostic, DiagnosticError
-    d = Diagnostic("error", message)
-    for n in notes:
-        d.attach_note(n)
-    return DiagnosticError(d)
 
 
 def parse_sweep(specs: list[str], device_params: list[str]) -> tuple[str, list[Any], list[str]]:

@@ -17,6 +17,7 @@ import attrs
 from geir.backends.cost_model import GE_LOCAL, POOLS, SDMA, CostModel, TaskCost
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef, Wait
 from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.diagnostics import error as _error
 
 __all__ = ["Program", "compile_program", "KERNEL", "RECORD", "WAIT", "END", "task_label"]
 
@@ -97,11 +98,6 @@ def task_label(program: Program, g: int) -> str:
     return f"stream {program.stream_ids[program.stream_of[g]]} task {program.index_in_stream(g)} ({what}{where})"
 
 
-def _error(message: str, *notes: str) -> DiagnosticError:
-    d = Diagnostic("error", message)
-    for n in notes:
-        d.attach_note(n)
-    return DiagnosticError(d)
 
 
 def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) -> Program:

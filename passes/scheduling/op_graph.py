@@ -20,7 +20,7 @@ import attrs
 from geir.constants import CONSTANT_OPS
 from geir.operation import Block, Operation, OpResult, Value
 
-__all__ = ["OpGraph", "NON_TASK_OPS", "SYNC_OPS", "is_node"]
+__all__ = ["OpGraph", "NON_TASK_OPS", "SYNC_OPS", "is_node", "first_sync_op"]
 
 #: ops of a graph block that never become a device task
 NON_TASK_OPS = CONSTANT_OPS | {"ge.none", "ge.return"}
@@ -34,6 +34,12 @@ REACHABILITY_LIMIT = 20000
 def is_node(op: Operation) -> bool:
     """Whether ``op`` (an op of a graph's block) becomes a device task."""
     return op.name not in NON_TASK_OPS and op.name not in SYNC_OPS
+
+
+def first_sync_op(block: Block) -> Operation | None:
+    """The first record/wait op of ``block``: a graph that has one is already
+    synchronised, which partition-streams and insert-events refuse."""
+    return next((op for op in block.ops if op.name in SYNC_OPS), None)
 
 
 def _outer_values(op: Operation) -> Iterator[Value]:
