@@ -76,6 +76,8 @@ class PartitionStreams(ModulePass):
     strategy: str = option("cost", "single | ge | ge-parallel | chain-cover | cost | optimal")
     device: str = option("910B2", "device profile the costs come from (a name or a JSON path)")
     time_limit: float = option(10.0, "seconds the optimal strategy may search")
+    mode: str = option("sink", "runtime the cost strategy judges plans in: sink (v1 task sink) or host (v2: a "
+                                "host launch per task, events included)")
     iterations: int = option(1, "judge plans over this many back-to-back frames (double-buffered), so the cost "
                                 "strategy favours plans that pipeline frames")
     ac_parallel_enable: bool = option(True, "AICPU ops may take a stream of their own (GE's ac_parallel_enable)")
@@ -86,6 +88,9 @@ class PartitionStreams(ModulePass):
         if self.strategy not in STRATEGIES:
             raise DiagnosticError(Diagnostic("error", f"partition-streams: unknown strategy '{self.strategy}'; "
                                                       f"strategies: {', '.join(STRATEGIES)}"))
+        if self.mode not in ("sink", "host"):
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: mode must be sink or host, got "
+                                                      f"'{self.mode}'"))
         if self.iterations < 1:
             raise DiagnosticError(Diagnostic("error", f"partition-streams: iterations must be at least 1, "
                                                       f"got {self.iterations}"))
@@ -105,7 +110,7 @@ class PartitionStreams(ModulePass):
         og = OpGraph.build(graph)
         if og.n == 0:
             return
-        problem = ScheduleProblem.build(og, self.max_streams, self.device, self.iterations)
+        problem = ScheduleProblem.build(og, self.max_streams, self.device, self.iterations, self.mode)
         strategy = self.strategy
         reason = self._safe_strategy_reason(og)
         if reason is not None and strategy != "single":

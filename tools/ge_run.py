@@ -153,7 +153,7 @@ def _compile(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
             return None
     profile = resolve_device(args.device, list(args.device_param))[1]
     with pass_device(args.device, profile, list(args.device_param)) as device:
-        plan = plan_pipeline(args.pipeline, args.streams, device, args.device, list(args.device_param))
+        plan = plan_pipeline(args.pipeline, args.streams, device, args.device, list(args.device_param), args.mode)
         single = None
         if args.compare and plan.single is not None and not getattr(args, "sweep", None):
             compiled = compile_module(module, plan.single, args.allow_unregistered_dialect, copy_first=True)

@@ -144,7 +144,7 @@ _OPTION = re.compile(r"(?<![\w-])(device|max-streams|max_streams)=([^\s}]+)")
 
 
 def plan_pipeline(text: str | None, streams: int | None, device: str, shown_device: str | None = None,
-                  overrides: list[str] = ()) -> PipelinePlan:  # type: ignore[assignment]
+                  overrides: list[str] = (), mode: str = "sink") -> PipelinePlan:  # type: ignore[assignment]
     """Parse ``text`` (default :data:`DEFAULT_PIPELINE`) and give every pass
     that declares them ``device`` and, with ``--streams``, ``max-streams``.
     ``shown_device`` names the device in the report (``device`` may be the
@@ -177,6 +177,8 @@ def plan_pipeline(text: str | None, streams: int | None, device: str, shown_devi
         raise _error(f"--streams {streams}: no pass of pipeline '{source}' has option max-streams",
                      "add partition-streams to the pipeline, or drop --streams")
     changes: dict[str, Any] = {"device": device}
+    if mode != "sink":
+        changes["mode"] = mode  # the cost strategy judges its plans in the runtime that will run them
     if streams is not None:
         changes["max_streams"] = streams
     passes = [_with(p, changes) for p in passes]

@@ -186,7 +186,7 @@ def _compile_one(module: Any, args: argparse.Namespace, name: str, device: str) 
         if problems:
             raise DiagnosticError(problems)
     if needs_pipeline(module) or (args.pipeline is not None and graphs):
-        plan = plan_pipeline(args.pipeline, args.streams, device, args.device, list(args.device_param))
+        plan = plan_pipeline(args.pipeline, args.streams, device, args.device, list(args.device_param), args.mode)
         compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
         for d in compiled.warnings:
             sys.stderr.write(d.format())

@@ -4,9 +4,11 @@
 // RUN: not ge-opt %s --partition-streams='max-streams=0' -o /dev/null 2>&1 | filecheck %s --check-prefix=MAX
 // RUN: not ge-opt %s --partition-streams='max-streams=many' -o /dev/null 2>&1 | filecheck %s --check-prefix=TYPE
 // RUN: not ge-opt %s --partition-streams='iterations=0' -o /dev/null 2>&1 | filecheck %s --check-prefix=ITER
+// RUN: not ge-opt %s --partition-streams='mode=cloud' -o /dev/null 2>&1 | filecheck %s --check-prefix=MODE
 
 // STRAT: error: partition-streams: unknown strategy 'fastest'; strategies: single, ge, ge-parallel, chain-cover, cost, optimal
 // MAX: error: partition-streams: max-streams must be at least 1, got 0
+// MODE: error: partition-streams: mode must be sink or host, got 'cloud'
 // ITER: error: partition-streams: iterations must be at least 1, got 0
 // TYPE: ge-opt: error: option 'max-streams' of pass 'partition-streams' expects an integer, got 'many'
 

@@ -59,8 +59,8 @@ def evaluate(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan | None =
     if problem.iterations > 1:
         from geir.backends.scenarios.iterations import unroll
         tl = unroll(tl, problem.iterations)
-    result = emulate(tl, None, EmulatorOptions(device=problem.model.profile, timing_only=True, check_races=False,
-                                               progress=False))
+    result = emulate(tl, None, EmulatorOptions(device=problem.model.profile, mode=problem.mode, timing_only=True,
+                                               check_races=False, progress=False))
     report = result.report
     return Evaluation(float(report["makespan_us"]), float(report["lower_bound_us"]), len(sync.events),
                       len(tl.streams))

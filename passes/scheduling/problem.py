@@ -62,12 +62,15 @@ class ScheduleProblem:
     #: frames run back to back (double-buffered): plans are judged by the time of
     #: all of them, so a plan that lets frame k+1 overlap frame k wins
     iterations: int = 1
+    #: the runtime that judges plans: ``sink`` (v1 task sink) or ``host`` (v2,
+    #: a host launch per task, so every event costs a launch too)
+    mode: str = "sink"
 
     @classmethod
     def build(cls, graph: OpGraph, max_streams: int, device: str | DeviceProfile = "910B2",
-              iterations: int = 1) -> "ScheduleProblem":
+              iterations: int = 1, mode: str = "sink") -> "ScheduleProblem":
         """The problem of ``graph`` on ``device`` with at most ``max_streams``
-        streams, judged over ``iterations`` back-to-back frames."""
+        streams, judged over ``iterations`` back-to-back frames in ``mode``."""
         profile = device if isinstance(device, DeviceProfile) else load_profile(device)
         model = CostModel(profile)
         kernels = [node_kernel(op) for op in graph.ops]
@@ -77,7 +80,7 @@ class ScheduleProblem:
             label = op.get_attr("stream_label")
             labels.append(str(label) if label else None)
         return cls(graph, kernels, [c.pool for c in costs], [k.engine for k in kernels], costs, labels,
-                   max_streams, model, iterations)
+                   max_streams, model, iterations, mode)
 
     @property
     def n(self) -> int:
