@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence, TextIO
 
-from geir.attributes import ArrayAttr, Attribute, DenseResourceAttr, DictionaryAttr, ResourceBlob, StringAttr
+from geir.attributes import (ArrayAttr, Attribute, DenseResourceAttr, DictionaryAttr, FileMetadata, ResourceBlob,
+                             StringAttr)
 from geir.diagnostics import SourceFile
 from geir.operation import Block, Operation, Region
 
@@ -22,6 +23,9 @@ class Module:
         self.op = op
         self.resources: dict[str, ResourceBlob] = resources if resources is not None else {}
         self.source = source
+        #: what the file's metadata section held (``{-# ... #-}`` beyond dialect
+        #: resources, e.g. ``external_resources``), printed back as it came
+        self.file_metadata: FileMetadata | None = None
 
     @classmethod
     def from_top_level(cls, ops: Sequence[Operation], resources: dict[str, ResourceBlob],
@@ -67,11 +71,14 @@ class Module:
 
     def used_resources(self) -> list[ResourceBlob]:
         """The blobs referenced by ops, in first-use order (what the printer writes),
-        also from inside arrays and dictionaries (``rt.model``'s weights)."""
+        also from inside arrays and dictionaries (``rt.model``'s weights) and from
+        properties (upstream ``arith.constant`` keeps its value there)."""
         seen: dict[int, ResourceBlob] = {}
         stack: list[Attribute] = []
         for op in self.walk():
             stack.extend(reversed(op.attributes.values()))
+            if op.properties is not None:
+                stack.append(op.properties)
             while stack:
                 attr = stack.pop()
                 if isinstance(attr, DenseResourceAttr):

@@ -1201,7 +1201,7 @@ def parse_module(text: str, filename: str = "<stdin>", *, allow_unregistered: bo
     module = Module.from_top_level(builder.top_ops, builder.blobs, SourceFile(filename, padded))
     md = builder.metadata
     if md.dialect_order or md.external_resources:
-        module.file_metadata = md  # type: ignore[attr-defined]
+        module.file_metadata = md
     return module
 
 

@@ -635,9 +635,9 @@ class _Printer:
         """The ``{-# ... #-}`` dictionary: the builtin blobs ops use, other
         dialects' resources and ``external_resources``, laid out as MLIR does."""
         assert self.module is not None
-        blobs = [b for b in _used_blobs(self.module) if b.data is not None and id(b) not in self.elided
+        blobs = [b for b in self.module.used_resources() if b.data is not None and id(b) not in self.elided
                  and b.name != "__elided__"]
-        md: FileMetadata = getattr(self.module, "file_metadata", None) or FileMetadata()
+        md: FileMetadata = self.module.file_metadata or FileMetadata()
         groups: dict[str, list[tuple[str, str]]] = {}
         order = md.dialect_order if "builtin" in md.dialect_order else ["builtin", *md.dialect_order]
         for dialect in order:
@@ -658,26 +658,6 @@ class _Printer:
             f"    {_resource_key(name)}: {{\n" + ",\n".join(f"      {k}: {v}" for k, v in entries) + "\n    }"
             for name, entries in g.items()) + "\n  }" for kind, g in sections))
         w("\n#-}\n")
-
-
-def _used_blobs(module: Module) -> list:
-    """The blobs ops refer to, in first-use order, from their attributes and
-    their properties (``arith.constant``'s value is a property)."""
-    seen: dict[int, object] = {}
-    stack: list[Attribute] = []
-    for op in module.walk():
-        stack.extend(reversed(op.attributes.values()))
-        if op.properties is not None:
-            stack.append(op.properties)
-        while stack:
-            attr = stack.pop()
-            if isinstance(attr, DenseResourceAttr):
-                seen.setdefault(id(attr.blob), attr.blob)
-            elif isinstance(attr, ArrayAttr):
-                stack.extend(reversed(attr.value))
-            elif isinstance(attr, DictionaryAttr):
-                stack.extend(v for _, v in reversed(attr.value))
-    return list(seen.values())
 
 
 def _predecessors(region: Region) -> dict[Block, list[tuple[int, Block]]]:

@@ -381,14 +381,13 @@ def kernel_task(op: Operation, inputs: list[TensorRef | None], outputs: list[Ten
     its engine (the op's ``engine``, else its OpDef's default, else AICPU), block
     dim, cost hint and kernel attributes. The scheduling passes cost ops with it
     too, so the passes and the emulator see the same task."""
-    od = op.definition
-    assert od is not None
-    engine = op.get_attr("engine") or od.engine or FALLBACK_ENGINE
+    od = op.definition  # None for an unregistered op: no default engine, no cost (the lowering refuses it)
+    engine = op.get_attr("engine") or (od.engine if od is not None else None) or FALLBACK_ENGINE
     block_dim = op.get_attr("block_dim", 1)
     if not isinstance(block_dim, int) or block_dim < 1:
         block_dim = 1
     flops = bytes_ = 0.0
-    if od.cost is not None:
+    if od is not None and od.cost is not None:
         try:
             cost = od.cost(InferContext.for_op(op), [r.type for r in op.results])
             flops, bytes_ = float(cost.flops), float(cost.bytes)
