@@ -46,10 +46,7 @@ def stream_attr(op: Operation) -> int:
 def ge_rule_event_count(og: OpGraph, streams: list[int]) -> int:
     """How many events GE's own rule (one per cross-stream edge, same-pair
     duplicates dropped) would insert for this assignment."""
-    try:
-        from geir.passes.scheduling.ge_event_rule import ge_event_count
-    except ImportError:  # pragma: no cover - the rule module is part of the package
-        return sum(1 for c, ps in enumerate(og.preds) for p in ps if streams[p] != streams[c])
+    from geir.passes.scheduling.ge_event_rule import ge_event_count
     return ge_event_count(og, streams)
 
 

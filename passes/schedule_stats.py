@@ -22,19 +22,11 @@ from geir.module import Module
 from geir.operation import Operation
 from geir.passes.insert_events import ge_rule_event_count, stream_attr
 from geir.passes.pass_base import ModulePass, PassContext, option
+from geir.passes.scheduling.lower_bound import graph_lower_bound
 from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.problem import ScheduleProblem
 
 __all__ = ["ScheduleStats", "schedule_stats"]
-
-
-def _critical_path(problem: ScheduleProblem) -> float:
-    finish = [0.0] * problem.n
-    dur = problem.durations
-    for i in range(problem.n):
-        start = max((finish[p] for p in problem.graph.preds[i]), default=0.0)
-        finish[i] = start + dur[i]
-    return max(finish, default=0.0)
 
 
 def schedule_stats(graph: Operation, device: str = "910B2") -> dict[str, Any]:
@@ -55,7 +47,7 @@ def schedule_stats(graph: Operation, device: str = "910B2") -> dict[str, Any]:
         "cross_stream_dependencies": sum(1 for p, c in og.edges() if streams[p] != streams[c]),
         "events_ge_rule": ge_rule_event_count(og, streams),
         "events": records,
-        "critical_path_us": round(_critical_path(problem), 3),
+        "critical_path_us": round(graph_lower_bound(problem).critical_path_us, 3),
     }
     try:
         from geir.backends.emulator import EmulatorOptions, emulate

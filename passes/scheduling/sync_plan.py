@@ -33,7 +33,7 @@ from typing import Sequence
 
 import attrs
 
-__all__ = ["SyncPlan", "plan_sync", "naive_event_count"]
+__all__ = ["SyncPlan", "plan_sync"]
 
 #: how many free ids are tried before a new one is opened
 _REUSE_PROBES = 32
@@ -53,11 +53,6 @@ class SyncPlan:
     @property
     def num_ids(self) -> int:
         return max(self.ids, default=-1) + 1
-
-
-def naive_event_count(preds: Sequence[Sequence[int]], streams: Sequence[int]) -> int:
-    """Cross-stream dependencies: one event each without any reduction."""
-    return sum(1 for c, ps in enumerate(preds) for p in ps if streams[p] != streams[c])
 
 
 def plan_sync(preds: Sequence[Sequence[int]], streams: Sequence[int], order: Sequence[int],

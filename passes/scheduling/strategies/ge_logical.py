@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from typing import Iterable
+from typing import Callable, Iterable
 
 import attrs
 
@@ -338,6 +338,22 @@ class Allocation:
     stats: AllocationStats
 
 
+def _top_priority(cur: Subgraph, peers: list[int], subgraphs: list[Subgraph],
+                  could_reuse: Callable[[Subgraph, Subgraph], bool]) -> Subgraph | None:
+    """GE's GetTopPrioritySubgraph: among the ``peers`` ``cur`` could reuse, the
+    first with the strictly lowest engine cost (None when it can reuse none)."""
+    best: Subgraph | None = None
+    priority = _COST_10
+    for p in peers:
+        peer = subgraphs[p]
+        if could_reuse(cur, peer):
+            if best is None:
+                best = peer
+            if peer.engine.priority < priority:
+                priority, best = peer.engine.priority, peer
+    return best
+
+
 def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = None) -> Allocation:
     """GE's logical stream allocation of ``problem``'s graph. ``max_parallel``
     maps GE engine names to ``ge.streamMaxParallelNum`` (default
@@ -402,15 +418,7 @@ def allocate(problem: ScheduleProblem, max_parallel: dict[str, int] | None = Non
     for sg in subgraphs:
         if sg.stream != INVALID_STREAM:
             continue
-        best: Subgraph | None = None
-        priority = _COST_10
-        for p in sg.preds:  # GetTopPrioritySubgraph: first with the strictly lowest cost
-            pred = subgraphs[p]
-            if could_reuse(sg, pred):
-                if best is None:
-                    best = pred
-                if pred.engine.priority < priority:
-                    priority, best = pred.engine.priority, pred
+        best = _top_priority(sg, sg.preds, subgraphs, could_reuse)
         if best is None:
             assign_new(sg)
             continue
@@ -647,15 +655,7 @@ def allocate_dynamic(problem: ScheduleProblem, ac_parallel: bool = False) -> All
         return peer.reused is not None and peer.reused.engine.name == cur.engine.name
 
     def top(cur: Subgraph, peers: list[int]) -> Subgraph | None:
-        best, priority = None, _COST_10
-        for p in peers:
-            peer = subgraphs[p]
-            if could_reuse(cur, peer):
-                if best is None:
-                    best = peer
-                if peer.engine.priority < priority:
-                    priority, best = peer.engine.priority, peer
-        return best
+        return _top_priority(cur, peers, subgraphs, could_reuse)
 
     for sg in subgraphs:  # AssignWithReuse
         if sg.stream != INVALID_STREAM:

@@ -112,15 +112,8 @@ def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | No
                 started = True
         if not running:
             break  # nothing runs and nothing can start: cannot happen on a DAG
-        t, i = heapq.heappop(running)
-        done += 1
-        pool = pools[i]
-        in_use[pool] -= units[i] if pool != GE_LOCAL else 0
-        for j in g.succs[i]:
-            missing[j] -= 1
-            if missing[j] == 0:
-                heapq.heappush(ready[pools[j]], (-rank[j], j))
-        # release every other task finishing at the same instant before starting more
+        # release every task finishing at the next instant before starting more
+        t = running[0][0]
         while running and running[0][0] <= t:
             _, k = heapq.heappop(running)
             done += 1
