@@ -45,9 +45,7 @@ def plan_task_list(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan) -
         for k in records.get(i, ()):
             q.append(Record(k))
     streams = [Stream(s, 0, queues[s] + [EndGraph()]) for s in sorted(queues)] or [Stream(0, 0, [EndGraph()])]
-    # every ref sits at offset 0: the arena only has to hold the largest one
-    arena = max((r.nbytes for k in problem.kernels for r in (*k.inputs, *k.outputs) if r is not None), default=0)
-    return TaskList(streams=streams, arena_size=arena, num_events=len(sync.events))
+    return TaskList(streams=streams, arena_size=problem.largest_tensor_bytes, num_events=len(sync.events))
 
 
 def evaluate(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan | None = None) -> Evaluation:

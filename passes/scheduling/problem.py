@@ -6,6 +6,8 @@ judge never disagree about what a node costs."""
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from geir.backends.cost_model import AICORE, AICPU, DVPP, GE_LOCAL, HCCL, VECTOR, CostModel, TaskCost
@@ -81,6 +83,12 @@ class ScheduleProblem:
             labels.append(str(label) if label else None)
         return cls(graph, kernels, [c.pool for c in costs], [k.engine for k in kernels], costs, labels,
                    max_streams, model, iterations, mode)
+
+    @functools.cached_property
+    def largest_tensor_bytes(self) -> int:
+        """The largest tensor any node reads or writes: the arena of a timing-only
+        task list whose refs all sit at offset 0 (computed once; evaluations are a hot path)."""
+        return max((r.nbytes for k in self.kernels for r in (*k.inputs, *k.outputs) if r is not None), default=0)
 
     @property
     def n(self) -> int:
