@@ -119,6 +119,11 @@ def build_model(op_type: str, domain: str, opset: int, inputs: Sequence[np.ndarr
     return helper.make_model(graph, opset_imports=opsets, ir_version=_IR_VERSION)
 
 
+#: ONNX ops whose reference implementation draws random numbers, seeded by a ``seed`` attribute
+UNSEEDED_RANDOM_OPS = frozenset({"Bernoulli", "RandomUniform", "RandomUniformLike", "RandomNormal",
+                                 "RandomNormalLike", "Multinomial"})
+
+
 def run_onnx_op(op_type: str, domain: str, opset: int, inputs: Sequence[np.ndarray | None],
                 attrs: dict[str, Any], num_outputs: int) -> list[np.ndarray]:
     """Run one ONNX op through the reference evaluator and return all its outputs.
@@ -130,8 +135,12 @@ def run_onnx_op(op_type: str, domain: str, opset: int, inputs: Sequence[np.ndarr
         num_outputs: how many outputs the node has.
     """
     arrays = [None if x is None else np.asarray(x) for x in inputs]
-    evaluator = _evaluator(op_type, domain, opset, arrays,
-                           own_attributes(op_type, domain, opset, attrs), num_outputs)
+    own = own_attributes(op_type, domain, opset, attrs)
+    if op_type in UNSEEDED_RANDOM_OPS and domain in ("", "ai.onnx") and "seed" not in own:
+        # the reference draws from a fresh, unseeded generator: fix it, so that every
+        # run (interpreter, emulator, test) of a model gives the same numbers
+        own["seed"] = 0.0
+    evaluator = _evaluator(op_type, domain, opset, arrays, own, num_outputs)
     feeds = {f"x{i}": x for i, x in enumerate(arrays) if x is not None}
     return [_as_onnx_array(y, feeds.values()) for y in evaluator.run(None, feeds)]
 
