@@ -2,59 +2,138 @@
 ``cost`` strategy.
 
 A list schedule decides with an approximate model of the device (it cannot see
-that the record after a producer delays the producer's stream, nor how the
-pools serve their queues); the emulator can. So, sweep by sweep, each node is
-tried on the stream of each of its neighbours (a predecessor or successor on
-another stream: the moves that remove or add an event) and a move is kept when
-the emulated makespan drops. The issue order stays, so every plan tried is
-valid. The search stops when a sweep improves nothing or its evaluation budget
-— counted in emulated tasks, so the result does not depend on the machine's
+how the pools serve their queues, how HBM is shared, the order of a fork's
+records); the emulator can. So, sweep by sweep, over the nodes in issue order,
+these moves are tried and one is kept when the emulated makespan drops (or,
+at an equal makespan, when fewer events are kept):
+
+* a node onto the stream of a neighbour (a predecessor or successor on another
+  stream: the moves that remove or add an event),
+* a node onto an idle stream (one the budget allows but the plan leaves
+  unused), where it runs beside everything,
+* a node swapped with the next node of its stream in the issue order, when
+  neither depends on the other (which of two ready kernels a stream runs
+  first, and in which order a fork's records go out).
+
+Every plan tried is valid: stream moves keep the order, swaps keep it
+topological. Then :func:`trim_events` drops events: a node moved onto a
+neighbour's stream is kept when the plan keeps fewer events and stays within
+a tolerance of the fastest plan found.
+
+The search stops when a sweep improves nothing or its evaluation budget —
+counted in emulated tasks, so the result does not depend on the machine's
 speed — is spent.
 """
 
 from __future__ import annotations
 
-from geir.passes.scheduling.evaluate import evaluate
 from geir.passes.scheduling.problem import ScheduleProblem
+from geir.passes.scheduling.strategies.judge import Judge, Measure
 from geir.passes.scheduling.stream_plan import StreamPlan
 
-__all__ = ["refine", "TASK_BUDGET"]
+__all__ = ["refine", "trim_events", "TASK_BUDGET", "MAX_EVALUATIONS"]
 
-#: emulated tasks the search may spend (evaluations x nodes)
-TASK_BUDGET = 40_000
+#: emulated tasks the search may spend (evaluations x nodes x frames)
+TASK_BUDGET = 200_000
+#: and at most this many evaluations (small graphs converge long before)
+MAX_EVALUATIONS = 3000
 
 
-def refine(problem: ScheduleProblem, plan: StreamPlan, makespan_us: float,
-           task_budget: int = TASK_BUDGET) -> tuple[StreamPlan, float, int]:
-    """A plan at least as fast as ``plan`` (whose emulated makespan is
-    ``makespan_us``), the new makespan and the number of moves kept."""
+def _better(a: Measure, b: Measure) -> bool:
+    """``a`` is faster than ``b``, or as fast with fewer events."""
+    return a.makespan_us < b.makespan_us - 1e-6 or (a.makespan_us <= b.makespan_us + 1e-6 and a.events < b.events)
+
+
+def _free_streams(problem: ScheduleProblem, streams: list[int], pinned: set[int]) -> list[int]:
+    """Stream ids the budget allows that no node uses (at most one: idle streams are alike)."""
+    used = {s for s in streams if s not in pinned}
+    if len(used) >= problem.max_streams:
+        return []
+    s = 0
+    while s in used or s in pinned:
+        s += 1
+    return [s]
+
+
+def refine(problem: ScheduleProblem, judge: Judge, plan: StreamPlan,
+           task_budget: int = TASK_BUDGET) -> tuple[StreamPlan, Measure, int]:
+    """A plan at least as good as ``plan`` by :func:`_better`, its measure and
+    the number of moves kept."""
     n = problem.n
+    best = judge.plan(plan)
     if n == 0:
-        return plan, makespan_us, 0
+        return plan, best, 0
+    g = problem.graph
     labelled = [lb is not None for lb in problem.labels]
     streams = list(plan.streams)
-    label_streams = {streams[i] for i in range(n) if labelled[i]}  # dedicated to their labels
-    evaluations = max(0, task_budget // (n * problem.iterations))  # an evaluation emulates every frame
-    best = makespan_us
+    order = list(plan.order)
+    pinned = {streams[i] for i in range(n) if labelled[i]}  # dedicated to their labels
+    stop = judge.spent + min(task_budget, MAX_EVALUATIONS * n * problem.iterations)
     moves = 0
     improved = True
-    while improved and evaluations > 0:
+    while improved and judge.spent < stop:
+        improved = False
+        for i in list(order):
+            if judge.spent >= stop:
+                break
+            if not labelled[i]:
+                targets = {streams[j] for j in g.preds[i]} | {streams[j] for j in g.succs[i]}
+                targets.discard(streams[i])
+                targets -= pinned
+                for s in sorted(targets) + _free_streams(problem, streams, pinned):
+                    if judge.spent >= stop:
+                        break
+                    old, streams[i] = streams[i], s
+                    m = judge.measure(streams, order)
+                    if _better(m, best):
+                        best, improved, moves = m, True, moves + 1
+                    else:
+                        streams[i] = old
+            # swap with the next node of its stream, when independent
+            k = order.index(i)
+            nxt = next((q for q in range(k + 1, n) if streams[order[q]] == streams[i]), -1)
+            if nxt < 0 or judge.spent >= stop:
+                continue
+            j = order[nxt]
+            between = set(order[k + 1:nxt + 1])
+            if any(c in between for c in g.succs[i]):
+                continue  # something up to j depends on i: i cannot go after j
+            swapped = order[:k] + order[k + 1:nxt + 1] + [i] + order[nxt + 1:]
+            m = judge.measure(streams, swapped)
+            if _better(m, best):
+                best, improved, moves, order = m, True, moves + 1, swapped
+    refined = StreamPlan(streams, order, list(plan.notes), predicted_us=best.makespan_us)
+    return refined, best, moves
+
+
+def trim_events(problem: ScheduleProblem, judge: Judge, plan: StreamPlan, limit_us: float,
+                task_budget: int = TASK_BUDGET) -> tuple[StreamPlan, Measure, int]:
+    """``plan`` with nodes moved onto a neighbour's stream while that keeps
+    fewer events and a makespan of at most ``limit_us``; its measure and the
+    number of moves kept."""
+    n = problem.n
+    best = judge.plan(plan)
+    g = problem.graph
+    labelled = [lb is not None for lb in problem.labels]
+    streams = list(plan.streams)
+    pinned = {streams[i] for i in range(n) if labelled[i]}
+    stop = judge.spent + min(task_budget, MAX_EVALUATIONS * n * problem.iterations)
+    moves = 0
+    improved = True
+    while improved and judge.spent < stop and best.events > 0:
         improved = False
         for i in plan.order:
-            if labelled[i]:
-                continue  # a label pins its stream
-            neighbours = {streams[j] for j in problem.graph.preds[i]} | {streams[j] for j in problem.graph.succs[i]}
-            neighbours.discard(streams[i])
-            neighbours -= label_streams
-            for s in sorted(neighbours):
-                if evaluations <= 0:
+            if labelled[i] or judge.spent >= stop:
+                continue
+            targets = {streams[j] for j in g.preds[i]} | {streams[j] for j in g.succs[i]}
+            targets.discard(streams[i])
+            for s in sorted(targets - pinned):
+                if judge.spent >= stop:
                     break
-                evaluations -= 1
                 old, streams[i] = streams[i], s
-                ms = evaluate(problem, StreamPlan(streams, plan.order)).makespan_us
-                if ms < best - 1e-6:
-                    best, improved, moves = ms, True, moves + 1
+                m = judge.measure(streams, plan.order)
+                if m.events < best.events and m.makespan_us <= limit_us + 1e-9:
+                    best, improved, moves = m, True, moves + 1
                 else:
                     streams[i] = old
-    refined = StreamPlan(streams, list(plan.order), list(plan.notes), predicted_us=best)
-    return refined, best, moves
+    return StreamPlan(streams, list(plan.order), list(plan.notes), predicted_us=best.makespan_us), best, moves

@@ -1,0 +1,71 @@
+"""A stream plan measured the way the passes will lower it: the ``cost``
+strategy's judge.
+
+:func:`~geir.passes.scheduling.evaluate.evaluate` emulates a plan on the
+problem's node numbering. After ``partition-streams`` the block is reordered
+to the plan's order and stream ids are renumbered by first use, and both
+choices reach the emulator: ``insert-events`` takes each consumer's
+predecessors in block order (ties among its waits follow it, and a wait
+sequence costs 1 us per wait in that order), and the pools break ties by
+task number (streams in id order). So a candidate is judged on exactly that
+renumbering — otherwise a plan can measure a few microseconds faster than
+the program it becomes.
+
+:class:`Judge` also counts the emulated tasks it spends (the search budgets
+are counted in them, not in wall time, so a plan does not depend on the
+machine's speed) and remembers plans it has already measured.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from geir.passes.scheduling.evaluate import evaluate
+from geir.passes.scheduling.problem import ScheduleProblem
+from geir.passes.scheduling.stream_plan import StreamPlan, dense
+from geir.passes.scheduling.sync_plan import SyncPlan, plan_sync
+
+__all__ = ["Measure", "Judge", "lowered_sync"]
+
+
+@attrs.frozen(order=True)
+class Measure:
+    """What the emulator measured for a plan as lowered."""
+
+    makespan_us: float
+    events: int
+
+
+def lowered_sync(problem: ScheduleProblem, streams: list[int], order: list[int]) -> SyncPlan:
+    """The events ``insert-events`` keeps for the plan once the block is in
+    ``order``: each node's predecessors taken in that order."""
+    pos = [0] * problem.n
+    for k, i in enumerate(order):
+        pos[i] = k
+    preds = [sorted(ps, key=pos.__getitem__) if len(ps) > 1 else ps for ps in problem.graph.preds]
+    return plan_sync(preds, streams, order, reuse_ids=False)
+
+
+@attrs.define(eq=False)
+class Judge:
+    """Measures plans of one problem, each distinct plan once."""
+
+    problem: ScheduleProblem
+    #: emulated tasks spent so far (nodes x frames per new measurement)
+    spent: int = 0
+    _seen: dict[tuple[int, ...], Measure] = attrs.Factory(dict)
+
+    def measure(self, streams: list[int], order: list[int]) -> Measure:
+        """The emulated makespan and kept events of the plan as lowered."""
+        ids = dense(streams, order)
+        key = tuple(ids) + tuple(order)
+        got = self._seen.get(key)
+        if got is None:
+            self.spent += self.problem.n * self.problem.iterations
+            sync = lowered_sync(self.problem, ids, order)
+            got = Measure(evaluate(self.problem, StreamPlan(ids, order), sync).makespan_us, len(sync.events))
+            self._seen[key] = got
+        return got
+
+    def plan(self, plan: StreamPlan) -> Measure:
+        return self.measure(plan.streams, plan.order)
