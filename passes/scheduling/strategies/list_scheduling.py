@@ -38,6 +38,15 @@ __all__ = ["plan", "list_schedule", "upward_ranks", "EVALUATE_LIMIT"]
 EVALUATE_LIMIT = 20000
 #: up to this many nodes every stream budget and five event margins are tried
 WIDE_PORTFOLIO_LIMIT = 2000
+#: up to this many nodes the list schedules are made with both event models
+EXACT_MODEL_LIMIT = 500
+#: perturbed list schedules: emulated tasks they may spend, and at most this many
+SAMPLE_BUDGET = 40_000
+MAX_SAMPLES = 200
+#: a perturbed priority is the upward rank times 1 +- up to this
+RANK_NOISE = 0.3
+#: this many of the best candidates are refined by local search
+STARTS = 3
 #: a plan this much slower than the fastest found still wins when it keeps fewer events
 EVENT_TOLERANCE = 0.005
 
@@ -57,26 +66,26 @@ def upward_ranks(problem: ScheduleProblem) -> list[float]:
 
 
 def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | None = None,
-                  margin_us: float = 0.0) -> StreamPlan:
+                  margin_us: float = 0.0, exact_events: bool = True) -> StreamPlan:
     """A list schedule on at most ``streams`` unlabelled streams (labels get their own).
     A node leaves its predecessor's stream only to start more than ``margin_us``
-    earlier elsewhere: a larger margin trades parallelism for fewer events."""
+    earlier elsewhere: a larger margin trades parallelism for fewer events.
+    ``exact_events`` times records and waits as the emulator runs them (see
+    :class:`_Streams`); without it, each cross-stream predecessor costs one
+    record and one wait and only a record right after its producer holds the
+    producer's stream (a coarser model whose schedules are different starting
+    points for the search)."""
     n = problem.n
     g = problem.graph
     dur = problem.durations
     pools = problem.pools
     units = [c.units for c in problem.costs]
-    record_us, wait_us = problem.model.record_us, problem.model.wait_us
     rank = rank if rank is not None else upward_ranks(problem)
     labels, first_free = label_streams(problem)
     label_of = [labels[lb] if lb is not None else -1 for lb in problem.labels]
-    total_streams = first_free + max(1, streams)
-    free_at = [0.0] * total_streams  # when a stream's last task finishes
-    last_on = [-1] * total_streams
+    st = _Streams(problem, first_free + max(1, streams), first_free, margin_us, exact_events)
     capacity = {p: problem.capacity(p) for p in dict.fromkeys(pools)}  # first-use order: no hash-seed dependence
     in_use = {p: 0 for p in capacity}
-    finish = [0.0] * n
-    stream_of = [-1] * n
     order: list[int] = []
     missing = [len(ps) for ps in g.preds]
     ready: dict[str, list[tuple[float, int]]] = {p: [] for p in capacity}  # per pool, by -rank
@@ -96,21 +105,15 @@ def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | No
                 need = units[i] if pool != GE_LOCAL else 0
                 if in_use[pool] + need > capacity[pool] and in_use[pool] > 0:
                     continue  # the pool is full: wait (a kernel wider than the pool runs alone)
-                s, start = _pick_stream(i, g.preds[i], label_of[i], first_free, total_streams, free_at, last_on,
-                                        stream_of, finish, t, record_us, wait_us, margin_us)
+                s, start = st.pick(i, g.preds[i], label_of[i], t)
                 if s < 0:
                     continue  # every stream is busy
                 heapq.heappop(heap)
-                for t_other in {stream_of[p] for p in g.preds[i] if stream_of[p] != s}:
-                    if last_on[t_other] in g.preds[i]:
-                        free_at[t_other] += record_us  # the record right after the producer holds its stream
-                stream_of[i] = s
-                finish[i] = start + dur[i]
-                free_at[s] = finish[i]
-                last_on[s] = i
+                for free in st.place(i, g.preds[i], s, start, dur[i], t):
+                    heapq.heappush(running, (free, -1))  # a record holds a stream: look again when it is done
                 in_use[pool] += need
                 order.append(i)
-                heapq.heappush(running, (finish[i], i))
+                heapq.heappush(running, (st.finish[i], i))
                 started = True
         if not running:
             break  # nothing runs and nothing can start: cannot happen on a DAG
@@ -118,6 +121,8 @@ def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | No
         t = running[0][0]
         while running and running[0][0] <= t:
             _, k = heapq.heappop(running)
+            if k < 0:
+                continue
             done += 1
             in_use[pools[k]] -= units[k] if pools[k] != GE_LOCAL else 0
             for j in g.succs[k]:
@@ -125,61 +130,122 @@ def list_schedule(problem: ScheduleProblem, streams: int, rank: list[float] | No
                 if missing[j] == 0:
                     heapq.heappush(ready[pools[j]], (-rank[j], j))
     assert len(order) == n, "list scheduling left nodes unscheduled"
-    makespan = max(finish, default=0.0)
-    return StreamPlan(stream_of, order, predicted_us=makespan)
+    makespan = max(st.finish, default=0.0)
+    return StreamPlan(st.stream_of, order, predicted_us=makespan)
 
 
-def _pick_stream(i: int, preds: list[int], label: int, first_free: int, total: int, free_at: list[float],
-                 last_on: list[int], stream_of: list[int], finish: list[float], t: float,
-                 record_us: float, wait_us: float, margin_us: float = 0.0) -> tuple[int, float]:
-    """The stream where node i starts first at or after ``t`` (and that start),
-    or (-1, 0) when no allowed stream is free at ``t``. A predecessor on another
-    stream costs its record and a wait; each producer stream one wait task on
-    the consumer's stream."""
-    candidates = [label] if label >= 0 else range(first_free, total)
-    best, best_start, best_keeps, best_key = -1, 0.0, False, 0.0
-    for s in candidates:
-        if free_at[s] > t:
-            continue  # busy: queueing behind a running task never starts earlier than waiting
-        start = t
-        waits: set[int] = set()
+class _Streams:
+    """The streams of a list schedule with the emulator's event timing: a
+    producer's records run one after another on its stream right after it (one
+    per consumer stream, each 1 record time: the k-th sets its event k records
+    after the producer ends, and they hold the producer's stream), and a
+    consumer's waits run one after another on its stream, latest producer first
+    (as ``insert-events`` orders them), so k waits end k wait times after the
+    last event is set. A predecessor whose stream position the consumer's stream
+    already waited for needs no event."""
+
+    def __init__(self, problem: ScheduleProblem, total: int, first_free: int, margin_us: float,
+                 exact: bool = True) -> None:
+        n = problem.n
+        self.exact = exact
+        self.record_us, self.wait_us = problem.model.record_us, problem.model.wait_us
+        self.total, self.first_free, self.margin_us = total, first_free, margin_us
+        self.free_at = [0.0] * total  # when a stream's last task (and its records) finishes
+        self.last_on = [-1] * total
+        self.count = [0] * total  # nodes placed on each stream
+        self.synced = [[0] * total for _ in range(total)]  # [s][t]: stream t's position s has waited for
+        self.stream_of = [-1] * n
+        self.pos = [0] * n  # 1-based position on its stream
+        self.finish = [0.0] * n
+        self.records = [0] * n  # records issued after each node
+
+    def _start(self, preds: list[int], s: int, t: float) -> tuple[float, dict[int, int]]:
+        """When a node with ``preds`` starts on stream ``s`` at or after ``t``,
+        and the producer it waits for on each other stream."""
+        waits: dict[int, int] = {}
+        if not self.exact:
+            start = t
+            for p in preds:
+                ps = self.stream_of[p]
+                if ps != s:
+                    waits[ps] = p
+                    start = max(start, self.finish[p] + self.record_us + self.wait_us)
+            if waits:
+                start = max(start, self.free_at[s] + self.wait_us * len(waits))
+            return start, waits
         for p in preds:
-            if stream_of[p] != s:
-                waits.add(stream_of[p])
-                if finish[p] + record_us + wait_us > start:
-                    start = finish[p] + record_us + wait_us
-        if waits and free_at[s] + wait_us * len(waits) > start:
-            start = free_at[s] + wait_us * len(waits)
-        keeps = last_on[s] >= 0 and last_on[s] in preds
-        # a continuation needs no event: it wins unless another stream starts margin_us earlier
-        key = start - (margin_us if keeps else 0.0)
-        if best < 0 or key < best_key - 1e-9 or (abs(key - best_key) <= 1e-9 and keeps and not best_keeps):
-            best, best_start, best_keeps, best_key = s, start, keeps, key
-        if last_on[s] < 0 and label < 0:
-            break  # unused streams are all alike: the first one stands for them
-    return best, best_start
+            ps = self.stream_of[p]
+            if ps != s and self.pos[p] > self.synced[s][ps]:
+                q = waits.get(ps)
+                if q is None or self.pos[p] > self.pos[q]:
+                    waits[ps] = p
+        if not waits:
+            return t, waits
+        last_set = max(self.finish[p] + self.record_us * (self.records[p] + 1) for p in waits.values())
+        return max(t, max(self.free_at[s], last_set) + self.wait_us * len(waits)), waits
+
+    def pick(self, i: int, preds: list[int], label: int, t: float) -> tuple[int, float]:
+        """The stream where node i starts first at or after ``t`` (and that
+        start), or (-1, 0) when no allowed stream is free at ``t``; a
+        continuation of a predecessor's stream wins unless another starts
+        ``margin_us`` earlier."""
+        candidates = [label] if label >= 0 else range(self.first_free, self.total)
+        best, best_start, best_keeps, best_key = -1, 0.0, False, 0.0
+        for s in candidates:
+            if self.free_at[s] > t:
+                continue  # busy: queueing behind a running task never starts earlier than waiting
+            start, _ = self._start(preds, s, t)
+            keeps = self.last_on[s] >= 0 and self.last_on[s] in preds
+            key = start - (self.margin_us if keeps else 0.0)
+            if best < 0 or key < best_key - 1e-9 or (abs(key - best_key) <= 1e-9 and keeps and not best_keeps):
+                best, best_start, best_keeps, best_key = s, start, keeps, key
+            if self.last_on[s] < 0 and label < 0:
+                break  # unused streams are all alike: the first one stands for them
+        return best, best_start
+
+    def place(self, i: int, preds: list[int], s: int, start: float, duration: float, t: float) -> list[float]:
+        """Put node i on stream ``s`` at ``start``: its producers' records go
+        out. Returns when the streams the records hold are free again."""
+        _, waits = self._start(preds, s, t)
+        held = []
+        if not self.exact:
+            for ps in waits:
+                if self.last_on[ps] in preds:
+                    self.free_at[ps] += self.record_us  # the record right after the producer holds its stream
+                    held.append(self.free_at[ps])
+            waits = {}
+        for ps, p in waits.items():
+            self.records[p] += 1
+            self.synced[s][ps] = self.pos[p]
+            if self.last_on[ps] == p or self.free_at[ps] > t:
+                self.free_at[ps] += self.record_us  # the record holds the producer's stream
+                held.append(self.free_at[ps])
+        self.stream_of[i] = s
+        self.count[s] += 1
+        self.pos[i] = self.count[s]
+        self.finish[i] = start + duration
+        self.free_at[s] = self.finish[i]
+        self.last_on[s] = i
+        return held
 
 
-def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
-    """The fastest of the list schedules, the other strategies of the portfolio
-    and the single stream, as the emulator measures them once lowered; refined
-    by local search, then, within :data:`EVENT_TOLERANCE` of that, the plan that
-    keeps the fewest events."""
+def _portfolio(problem: ScheduleProblem, rank: list[float]) -> tuple[list[tuple[str, StreamPlan]], int]:
+    """The deterministic candidates, and how many of them (the first) are
+    other strategies' plans."""
     from geir.passes.scheduling.strategies.chain_cover import plan as chain_cover
-    from geir.passes.scheduling.strategies.judge import Judge
     from geir.passes.scheduling.strategies.single import plan as single
-    rank = upward_ranks(problem)
+    n = problem.n
     budgets = [problem.max_streams]
-    if problem.n <= WIDE_PORTFOLIO_LIMIT:
+    if n <= WIDE_PORTFOLIO_LIMIT:
         budgets = list(range(problem.max_streams, 1, -1)) or [1]
-    elif problem.n <= EVALUATE_LIMIT:
+    elif n <= EVALUATE_LIMIT:
         b = problem.max_streams
         while b > 2:
             b = max(2, b // 2)
             budgets.append(b)
     candidates: list[tuple[str, StreamPlan]] = [("single stream", single(problem))]
     margins = [0.0]
-    if problem.n <= EVALUATE_LIMIT:
+    if n <= EVALUATE_LIMIT:
         from geir.passes.scheduling.strategies.ge_logical import plan as ge_engine_streams
         from geir.passes.scheduling.strategies.ge_logical import plan_parallel as ge_parallel
         candidates.append(("chain cover", chain_cover(problem)))
@@ -189,36 +255,87 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
         # GE's parallel AICore streams keep a collective's chain apart from the compute (the training step)
         candidates.append(("GE's parallel streams", ge_parallel(problem)))
         margins += [2 * problem.sync_us, 5 * problem.sync_us]
-    if problem.n <= WIDE_PORTFOLIO_LIMIT:
+    if n <= WIDE_PORTFOLIO_LIMIT:
         margins += [problem.sync_us, 10 * problem.sync_us]
-    others = len(candidates)  # the candidates that are other strategies' plans
+    others = len(candidates)
+    # the coarse event model above EXACT_MODEL_LIMIT nodes: it is the cheaper one
+    models = [True, False] if n <= EXACT_MODEL_LIMIT else [False]
     seen: set[tuple[int, ...]] = set()
-    for b in budgets:
-        for margin in margins:
-            p = list_schedule(problem, b, rank, margin)
-            key = tuple(p.streams) + tuple(p.order)
-            if key not in seen:
-                seen.add(key)
-                candidates.append((f"list schedule on {b} streams" + (f" (margin {margin:g} us)" if margin else ""),
-                                   p))
+    for exact in models:
+        for b in budgets:
+            for margin in margins:
+                p = list_schedule(problem, b, rank, margin, exact)
+                key = tuple(p.streams) + tuple(p.order)
+                if key not in seen:
+                    seen.add(key)
+                    candidates.append((f"list schedule on {b} streams" + (f" (margin {margin:g} us)" if margin else "")
+                                       + ("" if exact else " (coarse event model)"), p))
+    return candidates, others
+
+
+def _sampled(problem: ScheduleProblem, rank: list[float]) -> list[tuple[str, StreamPlan]]:
+    """List schedules with randomly perturbed priorities, budgets, margins and
+    event models (GRASP): starting points the deterministic portfolio misses.
+    The generator is seeded, so the samples are the same on every run."""
+    import random
+    count = min(MAX_SAMPLES, SAMPLE_BUDGET // max(1, problem.n * problem.iterations))
+    rng = random.Random(0)
+    out = []
+    margins = [0.0, problem.sync_us, 2 * problem.sync_us, 5 * problem.sync_us]
+    for k in range(count):
+        noisy = [r * (1.0 + rng.uniform(-RANK_NOISE, RANK_NOISE)) for r in rank]
+        b = rng.randint(min(2, problem.max_streams), problem.max_streams)
+        margin = rng.choice(margins)
+        exact = rng.random() < 0.5
+        out.append((f"list schedule on {b} streams with perturbed priorities (sample {k + 1})",
+                    list_schedule(problem, b, noisy, margin, exact)))
+    return out
+
+
+def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
+    """The fastest plan found, as the emulator measures it once lowered: a
+    portfolio of list schedules, other strategies' plans and the single stream,
+    up to :data:`WIDE_PORTFOLIO_LIMIT` nodes also perturbed list schedules, the
+    best :data:`STARTS` of them refined by local search; then, within
+    :data:`EVENT_TOLERANCE` of the fastest (and never slower than another
+    strategy's plan), the plan that keeps the fewest events."""
+    from geir.passes.scheduling.strategies.judge import Judge
+    rank = upward_ranks(problem)
+    candidates, others = _portfolio(problem, rank)
+    wide = problem.n <= WIDE_PORTFOLIO_LIMIT
+    if wide:
+        candidates += _sampled(problem, rank)
     if len(candidates) == 1:
         return candidates[0][1]
     judge = Judge(problem)
     measured = [(judge.plan(p), k, name, p) for k, (name, p) in enumerate(candidates)]
-    fastest = min(measured, key=lambda m: (m[0].makespan_us, m[1]))  # ties: the earlier candidate
+    ranked = sorted(measured, key=lambda m: (m[0].makespan_us, m[0].events, m[1]))  # ties: the earlier candidate
     single_us = measured[0][0].makespan_us
     # never slower than a plan another strategy would give: the tolerance stops there
     floor_us = min(m[0].makespan_us for m in measured[:others])
-    measure, _, name, best = fastest
+    measure, _, name, best = ranked[0]
     notes = [f"cost: chose the {name} ({measure.makespan_us:.1f} us; single stream {single_us:.1f} us) "
              f"of {len(candidates)} candidates measured by the emulator"]
-    if problem.n <= WIDE_PORTFOLIO_LIMIT:
-        from geir.passes.scheduling.strategies.local_search import refine, trim_events
-        before = measure
-        best, measure, moves = refine(problem, judge, best)
-        if moves:
+    if wide:
+        from geir.passes.scheduling.strategies.local_search import TASK_BUDGET, refine, trim_events
+        starts: list[tuple[object, int, str, StreamPlan]] = []
+        for m in ranked:
+            if len(starts) == STARTS:
+                break
+            if all(m[0] != s[0] for s in starts):  # distinct measures: distinct plans, not relabellings
+                starts.append(m)
+        refined = []
+        for k, (m0, idx, name0, p0) in enumerate(starts):
+            p1, m1, moves = refine(problem, judge, p0, TASK_BUDGET // len(starts))
+            refined.append((m1, k, name0, m0, moves, p1))
+        m1, _, name1, m0, moves, p1 = min(refined, key=lambda r: (r[0].makespan_us, r[0].events, r[1]))
+        if m1 != measure or name1 != name:
+            if name1 != name:
+                notes = [f"cost: refined the {len(starts)} best of {len(candidates)} candidates measured by the "
+                         f"emulator (single stream {single_us:.1f} us); the {name1} did best"]
             notes.append(f"cost: {moves} move(s) by local search on the emulator: "
-                         f"{before.makespan_us:.1f} -> {measure.makespan_us:.1f} us")
+                         f"{m0.makespan_us:.1f} -> {m1.makespan_us:.1f} us")
+        best, measure = p1, m1
         limit = min(measure.makespan_us * (1 + EVENT_TOLERANCE), floor_us)
         pool = [(measure, -1, "refined plan", best)] + [m for m in measured if m[0].makespan_us <= limit + 1e-9]
         fewest = min(pool, key=lambda m: (m[0].events, m[0].makespan_us, m[1]))
@@ -229,5 +346,4 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
                          f"({trims} move(s)), at {after.makespan_us:.1f} us: within "
                          f"{EVENT_TOLERANCE:.1%} of the fastest plan found, fewer events win")
             best, measure = trimmed, after
-    best = StreamPlan(best.streams, best.order, list(best.notes) + notes, predicted_us=measure.makespan_us)
-    return best
+    return StreamPlan(best.streams, best.order, list(best.notes) + notes, predicted_us=measure.makespan_us)

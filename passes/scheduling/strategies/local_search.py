@@ -34,9 +34,9 @@ from geir.passes.scheduling.stream_plan import StreamPlan
 __all__ = ["refine", "trim_events", "TASK_BUDGET", "MAX_EVALUATIONS"]
 
 #: emulated tasks the search may spend (evaluations x nodes x frames)
-TASK_BUDGET = 200_000
+TASK_BUDGET = 150_000
 #: and at most this many evaluations (small graphs converge long before)
-MAX_EVALUATIONS = 3000
+MAX_EVALUATIONS = 1000
 
 
 def _better(a: Measure, b: Measure) -> bool:
