@@ -130,9 +130,11 @@ def test_the_fewer_events_choice_is_noted() -> None:
         judged = Judge(problem).plan(p)
         assert p.predicted_us == judged.makespan_us
         for note in p.notes:
-            m = re.search(r"(\d+) -> (\d+) events kept.* at ([\d.]+) us: within ([\d.]+)% of the fastest", note)
+            m = re.search(r"(\d+) -> (\d+) events kept.* at ([\d.]+) us: .* the fastest plan found \(([\d.]+) us\)",
+                          note)
             if m:
                 noted += 1
                 assert int(m[2]) == judged.events < int(m[1])
-                assert f"{judged.makespan_us:.1f}" == m[3] and float(m[4]) == EVENT_TOLERANCE * 100
+                assert f"{judged.makespan_us:.1f}" == m[3]
+                assert judged.makespan_us <= float(m[4]) * (1 + EVENT_TOLERANCE) + 0.05  # the note rounds to 0.1 us
     assert noted > 0  # the rule chose on some of these graphs
