@@ -102,17 +102,23 @@ def _graph(body: list[str], result: str, t: str = S) -> str:
 
 def test_a_join_pays_an_event_or_runs_in_sequence() -> None:
     """a -> (b, c) -> d: d waits for b and c in sequence on its stream, or for
-    one of them across streams (a record and a wait). The fork's own event is
-    not counted: each of b and c alone could stay on a's stream."""
+    one of them across streams (a record, and a wait: a task on d's stream).
+    The fork's own event is not counted in d's head: each of b and c alone
+    could stay on a's stream."""
     problem = _problem(_graph([f"%a = ge.relu %x : ({S}) -> {S}", f"%b = ge.tanh %a : ({S}) -> {S}",
                                f"%c = ge.sigmoid %a : ({S}) -> {S}",
                                f"%d = ge.add %b, %c : ({S}, {S}) -> {S}"], "%d"), 2)
     d, sync = problem.durations, problem.sync_us
+    record, wait = problem.model.record_us, problem.model.wait_us
     bound = graph_lower_bound(problem)
     assert bound.critical_path_us == pytest.approx(d[0] + max(d[1], d[2]) + d[3])
-    join = min(d[1] + d[2], max(d[1], d[2] + sync), max(d[2], d[1] + sync))
+    late, early = max(d[1], d[2]), min(d[1], d[2])
+    # both on d's stream; the later one there and the other's wait too; neither
+    join = min(d[1] + d[2], max(late + wait, early + record + wait), late + sync)
     assert sync_heads(problem)[3] == pytest.approx(d[0] + join)
-    assert sync_tails(problem)[0] == pytest.approx(join + d[3])
+    # the mirror: a's record for the one that leaves is a task on a's stream
+    fork = min(d[1] + d[2], max(late + record, early + wait + record), late + sync)
+    assert sync_tails(problem)[0] == pytest.approx(fork + d[3])
     assert bound.sync_path_us == pytest.approx(d[0] + join + d[3])
     assert bound.sync_path_us > bound.critical_path_us
     # the best plans: all on one stream, or c moved (an event each way)

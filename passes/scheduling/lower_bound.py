@@ -111,24 +111,33 @@ class GraphBound:
         return max(terms, key=lambda k: terms[k])
 
 
-def _shared_stream_start(others: list[int], length: list[float], dur: list[float], sync_us: float) -> float:
+def _shared_stream_start(others: list[int], length: list[float], dur: list[float], far_us: float,
+                         near_us: float) -> float:
     """The earliest a node can start after ``others`` (its producers, with
-    heads ``length``), whatever set of them shares its stream (module doc).
-    Run on consumers and tails, the same computation gives a node's tail."""
+    heads ``length``), whatever set of them shares its stream (module doc). A
+    producer elsewhere costs ``far_us`` on its stream (the record) and
+    ``near_us`` on the node's (the wait, one more task there). Run on
+    consumers and tails, with the two swapped, it gives a node's tail."""
     if not others:
         return 0.0
     done = sorted(others, key=lambda p: -(length[p] + dur[p]))
+    sync_us = far_us + near_us
     best = length[done[0]] + dur[done[0]] + sync_us  # none shares the stream
     shared: list[int] = []
     for k in range(min(len(done), SHARED_SET_LIMIT)):
         shared.append(done[k])
-        shared.sort(key=lambda p: length[p])
-        t = 0.0
-        for p in shared:  # one machine, release dates: release order is optimal
-            t = max(t, length[p]) + dur[p]
+        jobs = [(length[p], dur[p]) for p in shared]
+        rest = 0.0
         if k + 1 < len(done):
             rest = length[done[k + 1]] + dur[done[k + 1]] + sync_us
-            t = max(t, rest)
+            # the producers left out reach this stream through at least one wait,
+            # a task on it after the earliest of their records
+            jobs.append((length[done[-1]] + dur[done[-1]] + far_us, near_us))
+        jobs.sort()
+        t = 0.0
+        for release, d in jobs:  # one machine, release dates: release order is optimal
+            t = max(t, release) + d
+        t = max(t, rest)
         if t < best:
             best = t
     if len(done) > SHARED_SET_LIMIT:
@@ -216,7 +225,7 @@ def sync_heads(problem: ScheduleProblem) -> list[float]:
         gather = spread_delays(wait_us, record_us, streams)
         both = sorted(a + b for a, b in zip(broadcast, gather))
     for u in range(n):  # node order is topological
-        heads[u] = _shared_stream_start(preds[u], heads, dur, problem.sync_us)
+        heads[u] = _shared_stream_start(preds[u], heads, dur, problem.model.record_us, problem.model.wait_us)
         if phases and len(preds[u]) > 1:
             v = idom[u]
             if v < 0:
@@ -234,7 +243,7 @@ def sync_tails(problem: ScheduleProblem) -> list[float]:
     succs = problem.graph.succs
     tails = [0.0] * problem.n
     for v in range(problem.n - 1, -1, -1):
-        tails[v] = _shared_stream_start(succs[v], tails, dur, problem.sync_us)
+        tails[v] = _shared_stream_start(succs[v], tails, dur, problem.model.wait_us, problem.model.record_us)
     return tails
 
 
