@@ -49,6 +49,22 @@ def test_speedup_is_the_single_stream_pipelines_makespan_over_the_multi_stream_o
     assert single["single_stream"] is None  # --no-compare
 
 
+def test_the_graph_bound_holds_for_both_builds(capsys: Any) -> None:
+    """The graph's bound is of any stream plan: the multi-stream and the
+    single-stream builds both emulate at or above it, and it does not depend
+    on the plan that ran."""
+    bounds = {}
+    for device in ("910b2", "310p3"):
+        report = _json(capsys, TINY, "--timing-only", "--device", device)
+        bound = report["graph_lower_bound"]
+        assert bound["streams"] == 8 and bound["bound_by"]
+        assert 0 < bound["bound_us"] <= report["makespan_us"] <= report["single_stream"]["makespan_us"]
+        bounds[device] = bound["bound_us"]
+    single = _json(capsys, TINY, "--timing-only", "--pipeline", "ge-default{strategy=single}", "--no-compare")
+    assert single["graph_lower_bound"]["bound_us"] == bounds["910b2"] <= single["makespan_us"]
+    assert bounds["310p3"] != bounds["910b2"]  # the bound is the device's
+
+
 def test_memory_plan_is_reuse_memorys_and_bounded_below(capsys: Any) -> None:
     report = _json(capsys, TINY, "--timing-only")
     plan = report["memory_plan"]

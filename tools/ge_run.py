@@ -158,10 +158,10 @@ def _compile(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
         if args.compare and plan.single is not None and not getattr(args, "sweep", None):
             compiled = compile_module(module, plan.single, args.allow_unregistered_dialect, copy_first=True)
             single = task_list_of(compiled.module, args)
-        compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
+        compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect, device=device)
     for d in compiled.warnings:
         sys.stderr.write(d.format())
-    return CompileReport(plan.text, compiled.memory, single)
+    return CompileReport(plan.text, compiled.memory, single, compiled.bound)
 
 
 def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]

@@ -212,6 +212,8 @@ class Compiled:
     module: Any
     memory: dict[str, Any] | None
     warnings: list[Any] = attrs.Factory(list)  # the passes' warnings (remarks are dropped)
+    #: the main graph's lower bound over any stream plan, taken before it was lowered
+    bound: dict[str, Any] | None = None
 
 
 @attrs.define
@@ -223,25 +225,51 @@ class CompileReport:
     pipeline: str
     memory: dict[str, Any] | None
     single_task_list: Any
+    #: :attr:`Compiled.bound` of the multi-stream build
+    bound: dict[str, Any] | None = None
 
 
 def compile_module(module: Any, passes: list[Any], allow_unregistered: bool = False,
-                   copy_first: bool = False) -> Compiled:
+                   copy_first: bool = False, device: str | None = None) -> Compiled:
     """Run ``passes`` on ``module`` (a deep copy of it with ``copy_first``),
-    keeping the last ``ge.memory`` the graph carried before it was lowered."""
+    keeping the last ``ge.memory`` the graph carried before it was lowered and,
+    with ``device``, the graph's lower bound on it (:func:`graph_bound`)."""
     from geir.passes.pass_base import PassContext
     from geir.passes.pass_manager import PassManager
     target = copy.deepcopy(module) if copy_first else module
-    snapshot = _memory_snapshot()
+    snapshot = _graph_snapshot(device)
     ctx = PassContext()
     PassManager(list(passes), allow_unregistered=allow_unregistered, instrumentations=[snapshot]).run(target, ctx)
-    return Compiled(target, snapshot.memory, [d for d in ctx.diagnostics if d.severity == "warning"])
+    return Compiled(target, snapshot.memory, [d for d in ctx.diagnostics if d.severity == "warning"],
+                    snapshot.bound)
+
+
+def _main_graph(module: Any) -> Any:
+    """``@main``, or the module's first graph; None without one."""
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    return next((g for g in graphs if g.get_attr("sym_name") == "main"), graphs[0] if graphs else None)
+
+
+def graph_bound(graph: Any, device: str) -> dict[str, Any] | None:
+    """The lower bound of any stream plan for ``graph`` on ``device``
+    (:mod:`geir.passes.scheduling.lower_bound`) within GE's default 8 streams or
+    the streams the graph uses: ``bound_us``, ``bound_by``, ``streams``. None
+    when the graph's ops have no engines yet."""
+    from geir.passes.insert_events import stream_attr
+    from geir.passes.scheduling.lower_bound import graph_lower_bound
+    from geir.passes.scheduling.op_graph import OpGraph
+    from geir.passes.scheduling.problem import ScheduleProblem
+    og = OpGraph.build(graph)
+    if not all(op.get_attr("engine") for op in og.ops):
+        return None
+    streams = max(8, len({stream_attr(op) for op in og.ops}))
+    bound = graph_lower_bound(ScheduleProblem.build(og, streams, device))
+    return {"bound_us": round(bound.bound_us, 3), "bound_by": bound.binding, "streams": streams}
 
 
 def _memory_of(module: Any) -> dict[str, Any] | None:
     """``ge.memory`` of the main graph as a dict, with ``arena_bytes``; None without it."""
-    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
-    graph = next((g for g in graphs if g.get_attr("sym_name") == "main"), graphs[0] if graphs else None)
+    graph = _main_graph(module)
     if graph is None or "ge.memory" not in graph.attributes:
         return None
     out = dict(graph.get_attr("ge.memory"))
@@ -249,19 +277,26 @@ def _memory_of(module: Any) -> dict[str, Any] | None:
     return out
 
 
-def _memory_snapshot() -> Any:
+def _graph_snapshot(device: str | None) -> Any:
     """A pass instrumentation keeping the graph's ``ge.memory`` after each pass
-    (``lower-to-tasks`` replaces the graph, and with it the attribute); made on
-    call so importing this module does not import the pass manager."""
+    and, with ``device``, its lower bound before ``lower-to-tasks`` (which
+    replaces the graph, and with it both); made on call so importing this
+    module does not import the pass manager."""
     from geir.passes.pass_manager import PassInstrumentation
 
-    class MemorySnapshot(PassInstrumentation):
+    class GraphSnapshot(PassInstrumentation):
         def __init__(self) -> None:
             self.memory: dict[str, Any] | None = None
+            self.bound: dict[str, Any] | None = None
+
+        def before_pass(self, p: Any, module: Any) -> None:
+            graph = _main_graph(module)
+            if device is not None and getattr(p, "name", "") == "lower-to-tasks" and graph is not None:
+                self.bound = graph_bound(graph, device)
 
         def after_pass(self, p: Any, module: Any) -> None:
             found = _memory_of(module)
             if found is not None:
                 self.memory = found
 
-    return MemorySnapshot()
+    return GraphSnapshot()
