@@ -1,6 +1,7 @@
 """Random ``ge`` graphs for the scheduling-pass property tests: DAGs of small
 elementwise ops (so the numpy kernels run fast and the interpreter is the
-oracle) whose ops carry random engines, sizes and fan-in."""
+oracle) whose ops carry random engines, sizes and fan-in — and random stream
+plans for them, to hold bounds against plans no strategy would make."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import random
 
 from hypothesis import strategies as st
 
-__all__ = ["random_dag_text", "dags", "ENGINES"]
+from geir.passes.scheduling.problem import ScheduleProblem
+from geir.passes.scheduling.stream_plan import StreamPlan, label_streams
+
+__all__ = ["random_dag_text", "dags", "random_plan", "ENGINES"]
 
 #: engines a random op may be pinned to (AICore is the default of every op used)
 ENGINES = ("AICore", "AICore", "AICore", "AICPU", "DVPP", "HCCL")
@@ -49,3 +53,22 @@ def random_dag_text(n: int, seed: int, engines: bool = True, width: int = 64, la
 def dags(min_ops: int = 2, max_ops: int = 14) -> st.SearchStrategy[tuple[int, int]]:
     """(number of ops, seed) pairs for :func:`random_dag_text`."""
     return st.tuples(st.integers(min_ops, max_ops), st.integers(0, 2**31 - 1))
+
+
+def random_plan(problem: ScheduleProblem, rng: random.Random) -> StreamPlan:
+    """Any stream within the budget for each node (labels on their own), issued
+    in a random topological order."""
+    labels, first = label_streams(problem)
+    streams = [labels[lb] if lb is not None else first + rng.randrange(problem.max_streams)
+               for lb in problem.labels]
+    missing = [len(ps) for ps in problem.graph.preds]
+    ready = [i for i in range(problem.n) if missing[i] == 0]
+    order: list[int] = []
+    while ready:
+        i = ready.pop(rng.randrange(len(ready)))
+        order.append(i)
+        for j in problem.graph.succs[i]:
+            missing[j] -= 1
+            if missing[j] == 0:
+                ready.append(j)
+    return StreamPlan(streams, order)

@@ -3,6 +3,7 @@ random DAGs, and agreement with the emulator on the plans it produces."""
 
 from __future__ import annotations
 
+import random
 from unittest import mock
 
 import pytest
@@ -19,6 +20,7 @@ from geir.passes.scheduling.stream_plan import StreamPlan
 from geir.passes.scheduling.strategies import get_strategy
 from geir.passes.scheduling.strategies import cp_sat
 from geir.passes.scheduling.strategies.cp_sat import HBM_SCALE, NODE_LIMIT, TICK_US, ProblemTooLarge, hbm_flow, plan
+from scheduling_graphs import random_plan
 
 #: a vector kernel of 4 cores: two at once draw well under the HBM bandwidth
 S = "tensor<1x16x56x56xf16>"
@@ -319,6 +321,34 @@ def test_plans_of_random_dags_are_valid(case, relaxed: bool) -> None:
         # the relaxation's bound is a lower bound on the emulator: no plan
         # emulates faster
         assert emulated >= p.bound_us - tol(problem)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_dags(), st.integers(0, 2**31 - 1))
+def test_no_plan_emulates_below_the_relaxations_bound(case, seed: int) -> None:
+    """The relaxation (cut by the graph's bound, with the records and waits no
+    reduction can drop) bounds every plan that keeps each ``stream_label`` on
+    a stream of its own, as the model does: each heuristic's (when it does;
+    the single stream puts labels with everything else) and random ones."""
+    body, max_streams = case
+    problem = problem_of(body, max_streams)
+    bound = plan(problem, 2.0, relaxed=True).bound_us
+    rng = random.Random(seed)
+    plans = [get_strategy(name)(problem, 1.0) for name in ("single", "ge", "chain-cover", "cost")]
+    plans += [random_plan(problem, rng) for _ in range(4)]
+    for p in plans:
+        if labels_apart(problem, p):
+            assert emulated_makespan(problem, p) >= bound - tol(problem)
+
+
+def labels_apart(problem: ScheduleProblem, p: StreamPlan) -> bool:
+    """Whether each label's nodes share a stream that no other node is on."""
+    owner: dict[int, str | None] = {}
+    for lb, s in zip(problem.labels, p.streams):
+        if owner.setdefault(s, lb) != lb:
+            if lb is not None or owner[s] is not None:
+                return False
+    return True
 
 
 class HintOnlySolver(cp_sat.cp_model.CpSolver):

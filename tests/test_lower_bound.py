@@ -18,9 +18,9 @@ from geir.passes.scheduling.evaluate import evaluate
 from geir.passes.scheduling.lower_bound import graph_lower_bound, spread_delays, sync_heads, sync_tails
 from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.problem import ScheduleProblem
-from geir.passes.scheduling.stream_plan import StreamPlan, label_streams
+from geir.passes.scheduling.stream_plan import StreamPlan
 from geir.passes.scheduling.strategies import get_strategy
-from scheduling_graphs import dags, random_dag_text
+from scheduling_graphs import dags, random_dag_text, random_plan
 
 STRATEGIES = ("single", "ge", "ge-parallel", "chain-cover")
 #: the emulator's report rounds times to the nanosecond
@@ -33,25 +33,6 @@ def _problem(text: str, max_streams: int, device: str = "910B2") -> ScheduleProb
     return ScheduleProblem.build(OpGraph.build(next(module.graphs())), max_streams, device)
 
 
-def _random_plan(problem: ScheduleProblem, rng: random.Random) -> StreamPlan:
-    """Any stream within the budget for each node (labels on their own), issued
-    in a random topological order."""
-    labels, first = label_streams(problem)
-    streams = [labels[lb] if lb is not None else first + rng.randrange(problem.max_streams)
-               for lb in problem.labels]
-    missing = [len(ps) for ps in problem.graph.preds]
-    ready = [i for i in range(problem.n) if missing[i] == 0]
-    order: list[int] = []
-    while ready:
-        i = ready.pop(rng.randrange(len(ready)))
-        order.append(i)
-        for j in problem.graph.succs[i]:
-            missing[j] -= 1
-            if missing[j] == 0:
-                ready.append(j)
-    return StreamPlan(streams, order)
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dags(2, 20), st.integers(1, 8), st.sampled_from((64, 4096, 65536)), st.integers(0, 2),
        st.integers(0, 2**31 - 1))
@@ -62,7 +43,7 @@ def test_no_plan_beats_the_bound(dag: tuple[int, int], max_streams: int, width: 
     bound = graph_lower_bound(problem)
     rng = random.Random(seed)
     plans = {name: get_strategy(name)(problem, 5.0) for name in STRATEGIES}
-    plans.update({f"random {k}": _random_plan(problem, rng) for k in range(4)})
+    plans.update({f"random {k}": random_plan(problem, rng) for k in range(4)})
     for name, plan in plans.items():
         makespan = evaluate(problem, plan).makespan_us
         assert makespan >= bound.bound_us - TOL_US, (name, makespan, bound.binding, bound.terms)

@@ -66,9 +66,17 @@ HBM bandwidth — keeping every task at its alone duration and every
 cross-stream dependency at one record plus one wait: a relaxation of what the
 emulator does with any event reduction, so its bound (rounding aside) is a
 lower bound on the emulated makespan of every plan within the same stream
-budget (tested on random DAGs). It is cut by what every emulated run meets —
-the heads, tails and bound of :mod:`~geir.passes.scheduling.lower_bound` —
-so it starts from that bound and proves more within the time limit.
+budget that keeps each ``stream_label`` on a stream of its own (tested on
+random DAGs against every strategy's plan and random plans). Solved for its
+bound alone, it is cut by what every emulated run meets: the heads, tails
+and bound of :mod:`~geir.passes.scheduling.lower_bound`, so it starts from
+that bound; and, up to :data:`WAIT_TASK_LIMIT` nodes, the records and waits
+no reduction can drop, as tasks on their streams — a dependency across
+streams needs a record on the producer's stream right after it or after a
+later node there whose record still reaches the consumer in time, and a wait
+on the consumer's stream right before it or before an earlier node there
+that starts after the producer's record and a wait (insert-events puts
+records right after producers and waits right before consumers).
 
 Solving: the full model is solved in two steps. The relaxation goes first
 (:data:`RELAXATION_SHARE` of the time limit; it is smaller and, up to some 60
@@ -110,6 +118,9 @@ TICK_US = 0.01
 DEFAULT_TIME_LIMIT_S = 10.0
 #: CP-SAT search workers (the machine this runs on has two cores)
 NUM_WORKERS = 2
+#: the relaxation models the waits no reduction can drop up to this many nodes
+#: (the model grows as edges x nodes)
+WAIT_TASK_LIMIT = 60
 #: the share of the time limit the relaxation (the full model's first step) may take
 RELAXATION_SHARE = 0.3
 #: the HBM bandwidth in the model's integer rate units (a flow's rate is rounded
@@ -327,6 +338,74 @@ class _Result:
     status: int
 
 
+def _relaxed_waits(b: "_Builder", problem: ScheduleProblem, on: list[list[Lit]], cross: dict[tuple[int, int], Lit],
+                   start: list[cp_model.IntVar], end: list[object], dur: list[int],
+                   stream_iv: dict[int, list[cp_model.IntervalVar]], R: int, W: int, hs: list[int]) -> None:
+    """The records and waits no event reduction can drop, as tasks on their
+    streams (module doc): a dependency across streams needs a record on the
+    producer's stream — right after it, or right after a later node there
+    that the consumer's stream still hears of in time — and a wait on the
+    consumer's — right before it, or right before an earlier node there that
+    ends after the producer's record and a wait."""
+    g = problem.graph
+    n, T = g.n, len(on[0])
+    m = b.m
+
+    def tasks(kind: str, length: int, hinted: list[bool], at: list[object]) -> list[cp_model.IntVar]:
+        """One optional task per node and stream, of ``length`` from ``at[k]``."""
+        has = []
+        for k in range(n):
+            h = b.boolean(f"h{kind}{k}", hinted[k])
+            has.append(h)
+            for s in range(T):
+                present = b.any_pair([(h, on[k][s])], f"h{kind}{k}_{s}")
+                if isinstance(present, int):
+                    if present:
+                        stream_iv.setdefault(s, []).append(m.new_interval_var(at[k], length, at[k] + length,
+                                                                              f"{kind}{k}"))
+                    continue
+                b.clause([_neg(h), _neg(on[k][s]), present])
+                stream_iv.setdefault(s, []).append(
+                    m.new_optional_interval_var(at[k], length, at[k] + length, present, f"{kind}{k}_{s}"))
+        return has
+
+    waits = tasks("w", W, [any(hs[j] != hs[k] for j in g.preds[k]) for k in range(n)], [start[k] - W for k in range(n)])
+    # a node of no duration still holds one tick of its stream (see the streams above)
+    records = tasks("r", R, [any(hs[i] != hs[k] for i in g.succs[k]) for k in range(n)],
+                    [start[k] + max(dur[k], 1) for k in range(n)])
+    for k in range(n):
+        m.add(start[k] >= W).only_enforce_if(waits[k])
+
+    def covered(z: Lit, a: int, c: int) -> None:
+        """z -> c is on a's stream."""
+        for s in range(T):
+            b.clause([_neg(z), _neg(on[a][s]), on[c][s]])
+
+    for j, i in g.edges():
+        c = cross[j, i]
+        if isinstance(c, int) and not c:
+            continue
+        by_wait: list[Lit] = [waits[i]]
+        by_record: list[Lit] = [records[j]]
+        for k in range(n):
+            if k in (i, j) or g.reaches(i, k) or g.reaches(k, j):
+                continue  # neither after j nor before i
+            z = b.boolean(f"cw{j}_{i}_{k}", 0)
+            b.clause([_neg(z), waits[k]])
+            covered(z, i, k)
+            m.add(start[k] >= end[j] + R + W).only_enforce_if(z)
+            m.add(start[i] >= start[k] + max(dur[k], 1)).only_enforce_if(z)
+            by_wait.append(z)
+            y = b.boolean(f"cr{j}_{i}_{k}", 0)
+            b.clause([_neg(y), records[k]])
+            covered(y, j, k)
+            m.add(start[k] >= start[j] + max(dur[j], 1)).only_enforce_if(y)
+            m.add(start[i] >= start[k] + max(dur[k], 1) + R + W).only_enforce_if(y)
+            by_record.append(y)
+        b.clause([_neg(c)] + by_wait)
+        b.clause([_neg(c)] + by_record)
+
+
 def _bound_cuts(problem: ScheduleProblem, dur: list[int]) -> tuple[list[int], list[int], int]:
     """Heads, tails and the bound of :mod:`~geir.passes.scheduling.lower_bound`
     in ticks, for the model's rounded durations: every emulated run of those
@@ -344,11 +423,14 @@ def _bound_cuts(problem: ScheduleProblem, dur: list[int]) -> tuple[list[int], li
 
 
 def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: bool,
-           guides: list[tuple[list[int], list[int]]], deadline: float) -> _Result:
+           guides: list[tuple[list[int], list[int]]], deadline: float, bound_only: bool = False) -> _Result:
     """Build and solve the model (``events``: event tasks' stream time; ``hbm``:
     HBM flows), hinted with the shortest list schedule of the serial plan and
     the ``guides`` (streams, order), searching ``time_limit_s`` seconds at
-    most and never past ``deadline`` (``time.monotonic()``)."""
+    most and never past ``deadline`` (``time.monotonic()``). ``bound_only``
+    (the relaxation solved for its bound alone) adds what every emulated run
+    meets — the graph bound's cuts and the records and waits no reduction can
+    drop — which the hints may break."""
     g = problem.graph
     n = g.n
     labels = problem.labels
@@ -399,9 +481,9 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
         if guided.makespan < hint.makespan:
             hint = guided
     horizon = hint.makespan + (R + W) * T
-    if not events:
-        # room for the serial schedule, which meets every cut below
-        horizon = max(horizon, sum(max(d, 1) for d in dur))
+    if bound_only:
+        # room for the serial schedule (with an event per edge, for labels), which meets every cut below
+        horizon = max(horizon, sum(max(d, 1) for d in dur) + (R + W) * g.num_edges)
     b = _Builder()
     m = b.m
     hs = hint.streams
@@ -453,7 +535,7 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
 
     start = [b.integer(0, horizon, f"s{i}", hint.start[i]) for i in range(n)]
     end = [start[i] + dur[i] for i in range(n)]
-    cuts = _bound_cuts(problem, dur) if not events else None
+    cuts = _bound_cuts(problem, dur) if bound_only else None
     if cuts is not None:
         for i in range(n):
             m.add(start[i] >= cuts[0][i])
@@ -547,6 +629,8 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
                     stream_iv.setdefault(s, []).append(m.new_interval_var(ss, size, se, f"stream{i}"))
             else:
                 stream_iv.setdefault(s, []).append(m.new_optional_interval_var(ss, size, se, present, f"stream{i}_{s}"))
+    if bound_only and n <= WAIT_TASK_LIMIT:
+        _relaxed_waits(b, problem, on, cross, start, end, dur, stream_iv, R, W, hs)
     for ivs in stream_iv.values():
         if len(ivs) > 1:
             m.add_no_overlap(ivs)
@@ -587,6 +671,9 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
     if status == cp_model.MODEL_INVALID:  # a bug in the model above, not in the input
         raise RuntimeError(f"optimal: CP-SAT rejected the model: {m.validate()}")
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if bound_only:  # no solution in time: the solver's bound is all there is
+            bound = 0 if status == cp_model.INFEASIBLE else round(solver.best_objective_bound)
+            return _Result(hint.streams, hint.start, hint.makespan, max(0, min(bound, hint.makespan)), status)
         bound = hint.makespan if status == cp_model.INFEASIBLE else round(solver.best_objective_bound)
         return _Result(hint.streams, hint.start, hint.makespan, max(0, min(bound, hint.makespan)), status)
     streams = [next(s for s, v in enumerate(on[i]) if (v if isinstance(v, int) else solver.value(v))) for i in range(n)]
@@ -623,7 +710,8 @@ def plan(problem: ScheduleProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S, *
 
     heuristic = get_strategy("cost")(problem, time_limit_s)
     guides = [(heuristic.streams, heuristic.order)]
-    first = _solve(problem, left() * (1.0 if relaxed else RELAXATION_SHARE), False, False, guides, began + time_limit_s)
+    first = _solve(problem, left() * (1.0 if relaxed else RELAXATION_SHARE), False, False, guides, began + time_limit_s,
+                   bound_only=relaxed)
     result = first
     if not relaxed:
         guides.append((first.streams, _order(first.start)))
