@@ -45,8 +45,16 @@ def lowered_sync(problem: ScheduleProblem, streams: list[int], order: list[int])
     pos = [0] * problem.n
     for k, i in enumerate(order):
         pos[i] = k
-    preds = [sorted(ps, key=pos.__getitem__) if len(ps) > 1 else ps for ps in problem.graph.preds]
-    return plan_sync(preds, streams, order, reuse_ids=False)
+    preds = problem.graph.preds
+    resorted = None  # a copy only when some node's predecessors are out of block order
+    for i, ps in enumerate(preds):
+        for k in range(1, len(ps)):
+            if pos[ps[k - 1]] > pos[ps[k]]:
+                if resorted is None:
+                    resorted = list(preds)
+                resorted[i] = sorted(ps, key=pos.__getitem__)
+                break
+    return plan_sync(resorted if resorted is not None else preds, streams, order, reuse_ids=False)
 
 
 @attrs.define(eq=False)

@@ -167,26 +167,18 @@ class _Streams:
         self.pos = [0] * n  # 1-based position on its stream
         self.finish = [0.0] * n
         self.records = [0] * n  # records issued after each node
+        self._waits: dict[int, int] = {}  # the chosen stream's producers, from pick to place
 
-    def _start(self, preds: list[int], s: int, t: float) -> tuple[float, dict[int, int]]:
+    def _exact_start(self, preds: list[int], s: int, t: float) -> tuple[float, dict[int, int]]:
         """When a node with ``preds`` starts on stream ``s`` at or after ``t``,
         and the producer it waits for on each other stream."""
         waits: dict[int, int] = {}
-        if not self.exact:
-            start = t
-            for p in preds:
-                ps = self.stream_of[p]
-                if ps != s:
-                    waits[ps] = p
-                    start = max(start, self.finish[p] + self.record_us + self.wait_us)
-            if waits:
-                start = max(start, self.free_at[s] + self.wait_us * len(waits))
-            return start, waits
+        stream_of, pos, synced = self.stream_of, self.pos, self.synced[s]
         for p in preds:
-            ps = self.stream_of[p]
-            if ps != s and self.pos[p] > self.synced[s][ps]:
+            ps = stream_of[p]
+            if ps != s and pos[p] > synced[ps]:
                 q = waits.get(ps)
-                if q is None or self.pos[p] > self.pos[q]:
+                if q is None or pos[p] > pos[q]:
                     waits[ps] = p
         if not waits:
             return t, waits
@@ -200,35 +192,54 @@ class _Streams:
         ``margin_us`` earlier."""
         candidates = [label] if label >= 0 else range(self.first_free, self.total)
         best, best_start, best_keeps, best_key = -1, 0.0, False, 0.0
+        free_at, last_on, margin, exact = self.free_at, self.last_on, self.margin_us, self.exact
+        stream_of, finish = self.stream_of, self.finish
+        sync = self.record_us + self.wait_us
+        waits = None
         for s in candidates:
-            if self.free_at[s] > t:
+            if free_at[s] > t:
                 continue  # busy: queueing behind a running task never starts earlier than waiting
-            start, _ = self._start(preds, s, t)
-            keeps = self.last_on[s] >= 0 and self.last_on[s] in preds
-            key = start - (self.margin_us if keeps else 0.0)
+            if exact:
+                start, waits = self._exact_start(preds, s, t)
+            else:
+                # the coarse model, inline (this runs for every stream tried, the hot loop on large
+                # graphs): a record and a wait per predecessor on another stream, one wait per stream
+                start = t
+                other: set[int] = set()
+                for p in preds:
+                    if stream_of[p] != s:
+                        other.add(stream_of[p])
+                        if finish[p] + sync > start:
+                            start = finish[p] + sync
+                if other and free_at[s] + self.wait_us * len(other) > start:
+                    start = free_at[s] + self.wait_us * len(other)
+            keeps = last_on[s] >= 0 and last_on[s] in preds
+            key = start - margin if keeps else start
             if best < 0 or key < best_key - 1e-9 or (abs(key - best_key) <= 1e-9 and keeps and not best_keeps):
                 best, best_start, best_keeps, best_key = s, start, keeps, key
-            if self.last_on[s] < 0 and label < 0:
+                if waits is not None:
+                    self._waits = waits
+            if last_on[s] < 0 and label < 0:
                 break  # unused streams are all alike: the first one stands for them
         return best, best_start
 
     def place(self, i: int, preds: list[int], s: int, start: float, duration: float, t: float) -> list[float]:
-        """Put node i on stream ``s`` at ``start``: its producers' records go
-        out. Returns when the streams the records hold are free again."""
-        _, waits = self._start(preds, s, t)
+        """Put node i on stream ``s`` at ``start`` (what :meth:`pick` just
+        chose): its producers' records go out. Returns when the streams the
+        records hold are free again."""
         held = []
         if not self.exact:
-            for ps in waits:
+            for ps in {self.stream_of[p] for p in preds} - {s}:
                 if self.last_on[ps] in preds:
                     self.free_at[ps] += self.record_us  # the record right after the producer holds its stream
                     held.append(self.free_at[ps])
-            waits = {}
-        for ps, p in waits.items():
-            self.records[p] += 1
-            self.synced[s][ps] = self.pos[p]
-            if self.last_on[ps] == p or self.free_at[ps] > t:
-                self.free_at[ps] += self.record_us  # the record holds the producer's stream
-                held.append(self.free_at[ps])
+        else:
+            for ps, p in self._waits.items():
+                self.records[p] += 1
+                self.synced[s][ps] = self.pos[p]
+                if self.last_on[ps] == p or self.free_at[ps] > t:
+                    self.free_at[ps] += self.record_us  # the record holds the producer's stream
+                    held.append(self.free_at[ps])
         self.stream_of[i] = s
         self.count[s] += 1
         self.pos[i] = self.count[s]
@@ -261,8 +272,9 @@ def _portfolio(problem: ScheduleProblem, rank: list[float]) -> tuple[list[tuple[
         if problem.iterations > 1:
             # engine streams let frame k+1's DVPP/AICPU work run beside frame k's AICore work
             candidates.append(("GE's engine streams", ge_engine_streams(problem)))
-        # GE's parallel AICore streams keep a collective's chain apart from the compute (the training step)
-        candidates.append(("GE's parallel streams", ge_parallel(problem)))
+        if n <= WIDE_PORTFOLIO_LIMIT:
+            # GE's parallel AICore streams keep a collective's chain apart from the compute (the training step)
+            candidates.append(("GE's parallel streams", ge_parallel(problem)))
         margins += [2 * problem.sync_us, 5 * problem.sync_us]
     if n <= WIDE_PORTFOLIO_LIMIT:
         margins += [problem.sync_us, 10 * problem.sync_us]
