@@ -16,13 +16,14 @@ at an equal makespan, when fewer events are kept):
   first, and in which order a fork's records go out).
 
 Every plan tried is valid: stream moves keep the order, swaps keep it
-topological. Then :func:`trim_events` drops events: a node moved onto a
-neighbour's stream is kept when the plan keeps fewer events and stays within
-a tolerance of the fastest plan found.
+topological. A climb stops when a sweep improves nothing. :func:`iterated`
+then kicks the local optimum (a few random nodes onto random streams, from a
+seeded generator) and climbs again, keeping what is better; and
+:func:`trim_events` drops events: a node moved onto a neighbour's stream is
+kept when the plan keeps fewer events and stays under a given makespan.
 
-The search stops when a sweep improves nothing or its evaluation budget —
-counted in emulated tasks, so the result does not depend on the machine's
-speed — is spent.
+Every budget is counted in emulated tasks (:attr:`.judge.Judge.cost` per
+evaluation), so the result does not depend on the machine's speed.
 """
 
 from __future__ import annotations
