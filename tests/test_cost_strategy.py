@@ -70,12 +70,13 @@ def test_cost_plans_are_valid_and_never_slower_than_single(dag: tuple[int, int],
 
 
 @SETTINGS
-@given(dags(2, 24), st.integers(2, 8))
-def test_the_judge_measures_the_program_the_passes_emit(dag: tuple[int, int], max_streams: int) -> None:
+@given(dags(2, 24), st.integers(2, 8), st.integers(0, 2))
+def test_the_judge_measures_the_program_the_passes_emit(dag: tuple[int, int], max_streams: int,
+                                                        labels: int) -> None:
     """Block order and stream renumbering reach the emulator (wait order, pool
     ties): the judge's makespan of cost's plan is the lowered program's, and
     that program is race- and deadlock-free."""
-    text = random_dag_text(*dag)
+    text = random_dag_text(*dag, labels=labels)
     problem = _problem(text, max_streams)
     predicted = Judge(problem).plan(plan(problem))
     report = _lowered(text, "cost", max_streams)
