@@ -45,9 +45,10 @@ def stream_attr(op: Operation) -> int:
 
 def ge_rule_event_count(og: OpGraph, streams: list[int]) -> int:
     """How many events GE's own rule (one per cross-stream edge, same-pair
-    duplicates dropped) would insert for this assignment."""
-    from geir.passes.scheduling.ge_event_rule import ge_event_count
-    return ge_event_count(og, streams)
+    duplicates dropped, its NetOutput joined to the outputs) would insert for
+    this assignment."""
+    from geir.passes.scheduling.ge_event_rule import ge_event_count_with_net_output
+    return ge_event_count_with_net_output(og, streams)
 
 
 @attrs.define

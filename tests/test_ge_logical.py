@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import pytest
 
 from geir.parser import parse_module
-from geir.passes.scheduling.ge_event_rule import ge_event_count, ge_events
+from geir.passes.scheduling.ge_event_rule import ge_event_count, ge_event_count_with_net_output, ge_events
 from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.strategies import get_strategy
@@ -368,6 +368,18 @@ def test_net_output_events():
     assert ge_events(g, [0, 1, 0]) == [(0, 1)]
     assert ge_events(g, [0, 1, 0], net_output_stream=0) == [(0, 1), (1, 3)]
     assert ge_event_count(g, [0, 1, 2], net_output_stream=0) == 4
+
+
+def test_net_output_goes_where_it_costs_ge_least():
+    """For another strategy's assignment GE's NetOutput sits on an output
+    producer's stream, the one that costs GE the fewest events."""
+    g = _graph([("a", "core", []), ("b", "core", ["a"]), ("c", "core", ["a"]), ("d", "core", ["a"])],
+               outputs=["b", "c", "d"])
+    # on stream 1 (b's) or 2 (c's) it needs two events from the others; a's stream 0 holds no output
+    assert ge_event_count_with_net_output(g, [0, 1, 2, 2]) == ge_event_count(g, [0, 1, 2, 2]) + 1
+    assert ge_event_count_with_net_output(g, [0, 1, 1, 1]) == ge_event_count(g, [0, 1, 1, 1])
+    one = _graph([("a", "core", []), ("b", "core", ["a"])], outputs=["b"])
+    assert ge_event_count_with_net_output(one, [0, 1]) == ge_event_count(one, [0, 1]) == 1
 
 
 def test_enter_sends_no_event_and_invalid_streams():

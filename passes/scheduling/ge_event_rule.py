@@ -23,7 +23,9 @@ synchronises streams in three steps, all over the graph's topological order
 GE's graphs end in a NetOutput node fed by every output producer, and those
 edges get events too. ``net_output_stream`` models it: the stream GE's
 allocation put NetOutput on (``ge`` reports it in its notes), or the stream a
-plan joins its outputs onto; None leaves NetOutput out.
+plan joins its outputs onto; None leaves NetOutput out. For another
+strategy's assignment :func:`ge_event_count_with_net_output` puts it on the
+output producer's stream that costs GE the fewest events.
 
 That is all: GE has no transitive reduction (OptimizeByStreamActivate only
 applies to label streams activated by StreamActive nodes, which geir graphs do
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 from geir.passes.scheduling.op_graph import OpGraph
 
-__all__ = ["ge_events", "ge_event_count", "output_producers", "ENTER_OPS"]
+__all__ = ["ge_events", "ge_event_count", "ge_event_count_with_net_output", "output_producers", "ENTER_OPS"]
 
 #: GE's ENTER / REFENTER: they send no event unless the successor is a StreamActive
 ENTER_OPS = frozenset({"ge.enter", "ge.ref_enter"})
@@ -119,3 +121,13 @@ def ge_event_count(graph: OpGraph, streams: list[int], net_output_stream: int | 
     """How many events GE's InsertSyncEvents + OptimizeBySendEvents +
     OptimizeByRecvEvents emit for this stream assignment (see the module doc)."""
     return len(ge_events(graph, streams, net_output_stream))
+
+
+def ge_event_count_with_net_output(graph: OpGraph, streams: list[int]) -> int:
+    """GE's count for this assignment with its NetOutput, which GE attaches to
+    an output producer's stream: on whichever of those costs GE the fewest
+    events (geir needs no such join: a graph ends when all its streams do)."""
+    candidates = {streams[j] for j in output_producers(graph) if streams[j] != _INVALID}
+    if not candidates:
+        return ge_event_count(graph, streams)
+    return min(ge_event_count(graph, streams, s) for s in sorted(candidates))
