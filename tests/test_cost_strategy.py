@@ -19,7 +19,7 @@ from geir.passes.pass_manager import PassManager
 from geir.passes.pipeline import parse_pipeline
 from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.problem import ScheduleProblem
-from geir.passes.scheduling.strategies.judge import Judge
+from geir.passes.scheduling.judge import Judge
 from geir.passes.scheduling.strategies.list_scheduling import EVENT_TOLERANCE, list_schedule, plan
 from geir.passes.scheduling.strategies.local_search import refine, trim_events
 from geir.passes.scheduling.stream_plan import StreamPlan

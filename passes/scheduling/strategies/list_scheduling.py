@@ -23,7 +23,7 @@ The strategy measures a portfolio — list schedules over stream budgets from
 ``max-streams`` down to 2, over event margins (how much earlier a node must
 start elsewhere before it leaves its predecessor's stream) and both event
 models, Nimble's chain cover, GE's parallel streams, and the single stream —
-with the emulator, on the plan as the passes will lower it (:mod:`.judge`).
+with the emulator, on the plan as the passes will lower it (:mod:`~geir.passes.scheduling.judge`).
 Up to :data:`WIDE_PORTFOLIO_LIMIT` nodes every budget and five margins are
 tried, plus list schedules with seeded random perturbations of the priorities
 (GRASP); the fastest is then refined by hill climbing and iterated local
@@ -312,7 +312,7 @@ def _sampled(problem: ScheduleProblem, rank: list[float]) -> list[tuple[str, Str
     The generator is seeded, so the samples are the same on every run."""
     import random
 
-    from geir.passes.scheduling.strategies.judge import EVALUATION_OVERHEAD
+    from geir.passes.scheduling.judge import EVALUATION_OVERHEAD
     count = min(MAX_SAMPLES, SAMPLE_BUDGET // ((problem.n + EVALUATION_OVERHEAD) * problem.iterations))
     rng = random.Random(0)
     out = []
@@ -333,7 +333,7 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 10.0) -> StreamPlan:
     up to :data:`WIDE_PORTFOLIO_LIMIT` nodes also perturbed list schedules, the
     fastest refined by local search, then the plan that keeps the fewest events
     among those at most a little slower (see the module doc)."""
-    from geir.passes.scheduling.strategies.judge import Judge
+    from geir.passes.scheduling.judge import Judge
     rank = upward_ranks(problem)
     candidates, others = _portfolio(problem, rank)
     wide = problem.n <= WIDE_PORTFOLIO_LIMIT

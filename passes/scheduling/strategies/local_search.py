@@ -29,7 +29,7 @@ evaluation), so the result does not depend on the machine's speed.
 from __future__ import annotations
 
 from geir.passes.scheduling.problem import ScheduleProblem
-from geir.passes.scheduling.strategies.judge import Judge, Measure
+from geir.passes.scheduling.judge import Judge, Measure
 from geir.passes.scheduling.stream_plan import StreamPlan
 
 __all__ = ["refine", "iterated", "trim_events", "TASK_BUDGET", "MAX_EVALUATIONS", "PATIENCE"]
