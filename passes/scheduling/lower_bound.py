@@ -88,7 +88,8 @@ class GraphBound:
     pool_work_us: dict[str, float]
     hbm_us: float
     streams_us: float = 0.0
-    #: the critical path with a record and a wait on every edge between streams
+    #: the critical path with a record and a wait on every edge between streams,
+    #: raised by the phases (module doc)
     sync_path_us: float = 0.0
     #: per pool (and ``"streams"``, ``"HBM"``): the best window's bound
     window_us: dict[str, float] = attrs.field(factory=dict)
