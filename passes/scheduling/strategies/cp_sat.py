@@ -70,7 +70,7 @@ budget that keeps each ``stream_label`` on a stream of its own (tested on
 random DAGs against every strategy's plan and random plans). Solved for its
 bound alone, it is cut by what every emulated run meets: the heads, tails
 and bound of :mod:`~geir.passes.scheduling.lower_bound`, so it starts from
-that bound; and, up to :data:`WAIT_TASK_LIMIT` nodes, the records and waits
+that bound; and, up to :data:`EVENT_TASK_LIMIT` nodes, the records and waits
 no reduction can drop, as tasks on their streams — a dependency across
 streams needs a record on the producer's stream right after it or after a
 later node there whose record still reaches the consumer in time, and a wait
@@ -118,9 +118,9 @@ TICK_US = 0.01
 DEFAULT_TIME_LIMIT_S = 10.0
 #: CP-SAT search workers (the machine this runs on has two cores)
 NUM_WORKERS = 2
-#: the relaxation models the waits no reduction can drop up to this many nodes
+#: the relaxation models the records and waits no reduction can drop up to this many nodes
 #: (the model grows as edges x nodes)
-WAIT_TASK_LIMIT = 60
+EVENT_TASK_LIMIT = 60
 #: the share of the time limit the relaxation (the full model's first step) may take
 RELAXATION_SHARE = 0.3
 #: the HBM bandwidth in the model's integer rate units (a flow's rate is rounded
@@ -338,7 +338,7 @@ class _Result:
     status: int
 
 
-def _relaxed_waits(b: "_Builder", problem: ScheduleProblem, on: list[list[Lit]], cross: dict[tuple[int, int], Lit],
+def _relaxed_event_tasks(b: "_Builder", problem: ScheduleProblem, on: list[list[Lit]], cross: dict[tuple[int, int], Lit],
                    start: list[cp_model.IntVar], end: list[object], dur: list[int],
                    stream_iv: dict[int, list[cp_model.IntervalVar]], R: int, W: int, hs: list[int]) -> None:
     """The records and waits no event reduction can drop, as tasks on their
@@ -629,8 +629,8 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
                     stream_iv.setdefault(s, []).append(m.new_interval_var(ss, size, se, f"stream{i}"))
             else:
                 stream_iv.setdefault(s, []).append(m.new_optional_interval_var(ss, size, se, present, f"stream{i}_{s}"))
-    if bound_only and n <= WAIT_TASK_LIMIT:
-        _relaxed_waits(b, problem, on, cross, start, end, dur, stream_iv, R, W, hs)
+    if bound_only and n <= EVENT_TASK_LIMIT:
+        _relaxed_event_tasks(b, problem, on, cross, start, end, dur, stream_iv, R, W, hs)
     for ivs in stream_iv.values():
         if len(ivs) > 1:
             m.add_no_overlap(ivs)
