@@ -40,6 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from geir.backends.interpreter import interpret  # noqa: E402
 from geir.diagnostics import DiagnosticError  # noqa: E402
 from geir.onnx_importer import import_onnx  # noqa: E402
+from geir.tools.bench.models import symbolic_batch  # noqa: E402
 
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
 
@@ -70,17 +71,6 @@ def bench_model(path: str, repeat: int) -> tuple[str, float, float, float, float
     (our_out,) = ours.values()  # type: ignore[union-attr]
     return (name, import_s, run_s, ref_s, float(np.abs(our_out - expected).max()),
             float(np.abs(theirs[0] - expected).max()))  # type: ignore[index]
-
-
-def symbolic_batch(path: str) -> onnx.ModelProto:
-    """The model with dim 0 of its inputs and outputs named ``N`` (inferred shapes dropped)."""
-    model = onnx.load(path)
-    initializers = {t.name for t in model.graph.initializer}
-    for vi in [*model.graph.input, *model.graph.output]:
-        if vi.name not in initializers:
-            vi.type.tensor_type.shape.dim[0].dim_param = "N"
-    del model.graph.value_info[:]
-    return model
 
 
 def bench_dynamic(model: onnx.ModelProto, batch: int, repeat: int, numerics: bool) -> float | None:

@@ -34,6 +34,7 @@ from geir.passes.range_shapes import data_dependent_diagnostics, dynamic_shape_d
 from geir.passes.specialize_shapes import (SpecializeShapes, bindings_from_inputs, parse_shape_bindings,
                                            resolve_bindings, specialize_graph)
 from geir.printer import module_to_string
+from geir.tools.bench.models import symbolic_batch
 from geir.verifier import verify
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -331,16 +332,6 @@ def test_topk_with_a_computed_k_becomes_static(n: int) -> None:
 # ----------------------------------------------------------------- light models, batch made symbolic
 
 
-def _with_symbolic_batch(path: str) -> onnx.ModelProto:
-    model = onnx.load(path)
-    initializers = {t.name for t in model.graph.initializer}
-    for vi in [*model.graph.input, *model.graph.output]:
-        if vi.name not in initializers:
-            vi.type.tensor_type.shape.dim[0].dim_param = "N"
-    del model.graph.value_info[:]
-    return model
-
-
 #: light models whose graph takes any batch (the others Reshape to a constant
 #: [1, ...], a batch of 1 baked in by the exporter: they fail in onnx.reference too)
 BATCH_POLYMORPHIC = ["light_squeezenet.onnx"]
@@ -354,7 +345,7 @@ def test_light_model_with_a_symbolic_batch(name: str, batch: int) -> None:
     opset-9 2-D coercion these models use)."""
     from onnx.backend.test.runner import Runner
     path = os.path.join(ONNX_DATA, "light", name)
-    model = _with_symbolic_batch(path)
+    model = symbolic_batch(path)
     sig = graph_signature(import_onnx(model))
     assert sig.inputs[0].type.shape[0] is None  # type: ignore[union-attr]
     static = onnx.load(path)

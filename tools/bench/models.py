@@ -18,14 +18,17 @@ from __future__ import annotations
 import difflib
 import glob
 import os
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import attrs
 
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.tools.bench.workloads import WORKLOADS
 
-__all__ = ["Model", "light_model_paths", "light_models", "resolve_models", "known_model_names"]
+if TYPE_CHECKING:  # imported on call: a sweep of generated models needs no onnx
+    import onnx
+
+__all__ = ["Model", "light_model_paths", "light_models", "symbolic_batch", "resolve_models", "known_model_names"]
 
 
 @attrs.frozen
@@ -41,6 +44,19 @@ def light_model_paths() -> dict[str, str]:
     import onnx
     pattern = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", "light_*.onnx")
     return {os.path.basename(p)[:-5]: p for p in sorted(glob.glob(pattern))}
+
+
+def symbolic_batch(path: str) -> onnx.ModelProto:
+    """The ONNX model at ``path`` with dim 0 of its inputs and outputs named
+    ``N`` and its inferred shapes dropped: a real export's symbolic batch."""
+    import onnx
+    model = onnx.load(path)
+    initializers = {t.name for t in model.graph.initializer}
+    for vi in [*model.graph.input, *model.graph.output]:
+        if vi.name not in initializers:
+            vi.type.tensor_type.shape.dim[0].dim_param = "N"
+    del model.graph.value_info[:]
+    return model
 
 
 def _onnx_text(path: str) -> str:
