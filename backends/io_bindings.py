@@ -24,7 +24,7 @@ from geir.operation import Operation
 from geir.types import FunctionType, TensorType, Type
 
 __all__ = ["Binding", "GraphSignature", "graph_signature", "find_graph", "load_inputs", "check_inputs",
-           "random_inputs", "save_outputs"]
+           "random_inputs", "save_outputs", "main_or_first_graph"]
 
 
 class Binding(NamedTuple):
@@ -55,6 +55,13 @@ def find_graph(module: Module, graph: str = "main") -> Operation:
         raise DiagnosticError(Diagnostic("error", f"the module has no ge.graph @{graph}"
                                                   + (f" (graphs: {have})" if have else "")))
     return op
+
+
+def main_or_first_graph(module: Module) -> Operation | None:
+    """``ge.graph @main``, else the module's first graph (None without one):
+    the graph a tool reports on when it is not told which."""
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    return next((g for g in graphs if g.get_attr("sym_name") == "main"), graphs[0] if graphs else None)
 
 
 def graph_signature(module: Module, graph: str = "main") -> GraphSignature:

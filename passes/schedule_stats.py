@@ -20,25 +20,32 @@ from typing import Any
 
 import attrs
 
+from geir.backends.device_profile import load_profile
 from geir.diagnostics import DiagnosticError
 from geir.module import Module
 from geir.operation import Operation
 from geir.passes.insert_events import ge_rule_event_count, stream_attr
 from geir.passes.pass_base import ModulePass, PassContext, option
-from geir.passes.scheduling.lower_bound import graph_lower_bound
+from geir.passes.partition_streams import DEFAULT_MAX_STREAMS
+from geir.passes.scheduling.lower_bound import GraphBound, graph_lower_bound
 from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.problem import ScheduleProblem
 
-__all__ = ["ScheduleStats", "schedule_stats"]
+__all__ = ["ScheduleStats", "schedule_stats", "scheduled_graph_bound"]
+
+
+def scheduled_graph_bound(og: OpGraph, device: str = "910B2") -> tuple[GraphBound, int]:
+    """The lower bound of any plan of ``og`` within GE's default stream budget
+    or the streams its ops are on now, whichever is more, and that budget."""
+    budget = max(DEFAULT_MAX_STREAMS, len({stream_attr(op) for op in og.ops}))
+    return graph_lower_bound(ScheduleProblem.build(og, budget, device)), budget
 
 
 def schedule_stats(graph: Operation, device: str = "910B2") -> dict[str, Any]:
     """The statistics of ``graph`` as it is scheduled now (a JSON-ready dict)."""
     og = OpGraph.build(graph)
     streams = [stream_attr(op) for op in og.ops]
-    # a bound on every plan within GE's default budget, or the streams this one uses
-    problem = ScheduleProblem.build(og, max(8, len(set(streams))), device)
-    bound = graph_lower_bound(problem)
+    bound, budget = scheduled_graph_bound(og, device)
     block = og.block
     records = sum(1 for op in block.ops if op.name == "ge.record_event")
     width, exact = og.width()
@@ -55,13 +62,13 @@ def schedule_stats(graph: Operation, device: str = "910B2") -> dict[str, Any]:
         "critical_path_us": round(bound.critical_path_us, 3),
         "graph_lower_bound_us": round(bound.bound_us, 3),
         "graph_lower_bound_by": bound.binding,
-        "graph_lower_bound_streams": problem.max_streams,
+        "graph_lower_bound_streams": budget,
     }
     try:
         from geir.backends.emulator import EmulatorOptions, emulate
         from geir.passes.lower_to_tasks import graph_task_list
         tl = graph_task_list(graph)
-        report = emulate(tl, None, EmulatorOptions(device=problem.model.profile, timing_only=True,
+        report = emulate(tl, None, EmulatorOptions(device=load_profile(device), timing_only=True,
                                                    progress=False)).report
         stats["makespan_us"] = report["makespan_us"]
         stats["lower_bound_us"] = report["lower_bound_us"]

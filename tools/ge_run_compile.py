@@ -244,32 +244,23 @@ def compile_module(module: Any, passes: list[Any], allow_unregistered: bool = Fa
                     snapshot.bound)
 
 
-def _main_graph(module: Any) -> Any:
-    """``@main``, or the module's first graph; None without one."""
-    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
-    return next((g for g in graphs if g.get_attr("sym_name") == "main"), graphs[0] if graphs else None)
-
-
 def graph_bound(graph: Any, device: str) -> dict[str, Any] | None:
     """The lower bound of any stream plan for ``graph`` on ``device``
-    (:mod:`geir.passes.scheduling.lower_bound`) within GE's default 8 streams or
-    the streams the graph uses: ``bound_us``, ``bound_by``, ``streams``. None
-    when the graph's ops have no engines yet."""
-    from geir.passes.insert_events import stream_attr
-    from geir.passes.scheduling.lower_bound import graph_lower_bound
+    (:func:`~geir.passes.schedule_stats.scheduled_graph_bound`): ``bound_us``,
+    ``bound_by``, ``streams``. None when the graph's ops have no engines yet."""
+    from geir.passes.schedule_stats import scheduled_graph_bound
     from geir.passes.scheduling.op_graph import OpGraph
-    from geir.passes.scheduling.problem import ScheduleProblem
     og = OpGraph.build(graph)
     if not all(op.get_attr("engine") for op in og.ops):
         return None
-    streams = max(8, len({stream_attr(op) for op in og.ops}))
-    bound = graph_lower_bound(ScheduleProblem.build(og, streams, device))
-    return {"bound_us": round(bound.bound_us, 3), "bound_by": bound.binding, "streams": streams}
+    bound, budget = scheduled_graph_bound(og, device)
+    return {"bound_us": round(bound.bound_us, 3), "bound_by": bound.binding, "streams": budget}
 
 
 def _memory_of(module: Any) -> dict[str, Any] | None:
     """``ge.memory`` of the main graph as a dict, with ``arena_bytes``; None without it."""
-    graph = _main_graph(module)
+    from geir.backends.io_bindings import main_or_first_graph
+    graph = main_or_first_graph(module)
     if graph is None or "ge.memory" not in graph.attributes:
         return None
     out = dict(graph.get_attr("ge.memory"))
@@ -290,8 +281,11 @@ def _graph_snapshot(device: str | None) -> Any:
             self.bound: dict[str, Any] | None = None
 
         def before_pass(self, p: Any, module: Any) -> None:
-            graph = _main_graph(module)
-            if device is not None and getattr(p, "name", "") == "lower-to-tasks" and graph is not None:
+            if device is None or getattr(p, "name", "") != "lower-to-tasks":
+                return
+            from geir.backends.io_bindings import main_or_first_graph
+            graph = main_or_first_graph(module)
+            if graph is not None:
                 self.bound = graph_bound(graph, device)
 
         def after_pass(self, p: Any, module: Any) -> None:

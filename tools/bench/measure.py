@@ -45,6 +45,7 @@ def measure(text: str, config: Configuration, time_limit: float = 10.0, name: st
     emulator).
     """
     from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.backends.io_bindings import main_or_first_graph
     from geir.parser import parse_module
     from geir.passes.insert_events import ge_rule_event_count, stream_attr
     from geir.passes.lower_to_tasks import graph_task_list
@@ -58,13 +59,13 @@ def measure(text: str, config: Configuration, time_limit: float = 10.0, name: st
     t0 = time.perf_counter()
     PassManager(parse_pipeline("assign-engines"), verify_each=False).run(module)
     assign_s = time.perf_counter() - t0
-    graph = _main_graph(module)
+    graph = main_or_first_graph(module)
     # The bound needs engines but no streams: take it between the two passes.
     bound = graph_lower_bound(ScheduleProblem.build(OpGraph.build(graph), config.max_streams, config.device))
     t0 = time.perf_counter()
     PassManager(parse_pipeline(pipeline_text(config, time_limit)), verify_each=False).run(module)
     compile_s = assign_s + time.perf_counter() - t0
-    graph = _main_graph(module)
+    graph = main_or_first_graph(module)
     og = OpGraph.build(graph)
     streams = [stream_attr(op) for op in og.ops]
     records = sum(1 for op in og.block.ops if op.name == "ge.record_event")
@@ -87,14 +88,6 @@ def measure(text: str, config: Configuration, time_limit: float = 10.0, name: st
         "deadlock": report["deadlock"] is not None,
         "compile_s": round(compile_s, 4),
     }
-
-
-def _main_graph(module: Any) -> Any:
-    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
-    for op in graphs:
-        if str(op.get_attr("sym_name")) == "main":
-            return op
-    return graphs[0]
 
 
 _WARM_GRAPH = """ge.graph @main(%x: tensor<1x16xf16>) -> (tensor<1x16xf16>) {
