@@ -308,8 +308,10 @@ def _exclusion_bound(problem: ScheduleProblem, pool: str, heads: list[float], ta
     return best
 
 
-def graph_lower_bound(problem: ScheduleProblem) -> GraphBound:
-    """The schedule-independent lower bound of ``problem``."""
+def graph_lower_bound(problem: ScheduleProblem, heads: list[float] | None = None,
+                      tails: list[float] | None = None) -> GraphBound:
+    """The schedule-independent lower bound of ``problem`` (``heads`` and
+    ``tails``: :func:`sync_heads` and :func:`sync_tails` when the caller has them)."""
     dur = problem.durations
     finish = [0.0] * problem.n
     for i in range(problem.n):
@@ -319,7 +321,8 @@ def graph_lower_bound(problem: ScheduleProblem) -> GraphBound:
                 start = finish[p]
         finish[i] = start + dur[i]
     critical = max(finish, default=0.0)
-    heads, tails = sync_heads(problem), sync_tails(problem)
+    heads = sync_heads(problem) if heads is None else heads
+    tails = sync_tails(problem) if tails is None else tails
     sync_path = max((h + d + t for h, d, t in zip(heads, dur, tails)), default=0.0)
     work: dict[str, float] = {}
     for c in problem.costs:

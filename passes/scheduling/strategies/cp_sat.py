@@ -418,8 +418,9 @@ def _bound_cuts(problem: ScheduleProblem, dur: list[int]) -> tuple[list[int], li
     def down(us: float) -> int:
         return max(0, math.floor(us / TICK_US + 1e-6))
 
-    return ([down(h) for h in sync_heads(rounded)], [down(t) for t in sync_tails(rounded)],
-            down(graph_lower_bound(rounded).bound_us))
+    heads, tails = sync_heads(rounded), sync_tails(rounded)
+    return ([down(h) for h in heads], [down(t) for t in tails],
+            down(graph_lower_bound(rounded, heads, tails).bound_us))
 
 
 def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: bool,
