@@ -28,8 +28,8 @@ evaluation), so the result does not depend on the machine's speed.
 
 from __future__ import annotations
 
-from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.judge import Judge, Measure
+from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
 
 __all__ = ["refine", "iterated", "trim_events", "TASK_BUDGET", "MAX_EVALUATIONS", "PATIENCE"]
@@ -47,6 +47,15 @@ KICK_MOVES = 4
 def _better(a: Measure, b: Measure) -> bool:
     """``a`` is faster than ``b``, or as fast with fewer events."""
     return a.makespan_us < b.makespan_us - 1e-6 or (a.makespan_us <= b.makespan_us + 1e-6 and a.events < b.events)
+
+
+def _neighbour_streams(problem: ScheduleProblem, streams: list[int], i: int, pinned: set[int]) -> list[int]:
+    """The other streams of node i's predecessors and successors (label streams
+    aside), in id order: the moves that remove or add an event."""
+    g = problem.graph
+    targets = {streams[j] for j in g.preds[i]} | {streams[j] for j in g.succs[i]}
+    targets.discard(streams[i])
+    return sorted(targets - pinned)
 
 
 def _free_streams(problem: ScheduleProblem, streams: list[int], pinned: set[int]) -> list[int]:
@@ -82,10 +91,7 @@ def refine(problem: ScheduleProblem, judge: Judge, plan: StreamPlan,
             if judge.spent >= stop:
                 break
             if not labelled[i]:
-                targets = {streams[j] for j in g.preds[i]} | {streams[j] for j in g.succs[i]}
-                targets.discard(streams[i])
-                targets -= pinned
-                for s in sorted(targets) + _free_streams(problem, streams, pinned):
+                for s in _neighbour_streams(problem, streams, i, pinned) + _free_streams(problem, streams, pinned):
                     if judge.spent >= stop:
                         break
                     old, streams[i] = streams[i], s
@@ -147,7 +153,6 @@ def trim_events(problem: ScheduleProblem, judge: Judge, plan: StreamPlan, limit_
     number of moves kept."""
     n = problem.n
     best = judge.plan(plan)
-    g = problem.graph
     labelled = [lb is not None for lb in problem.labels]
     streams = list(plan.streams)
     pinned = {streams[i] for i in range(n) if labelled[i]}
@@ -159,9 +164,7 @@ def trim_events(problem: ScheduleProblem, judge: Judge, plan: StreamPlan, limit_
         for i in plan.order:
             if labelled[i] or judge.spent >= stop:
                 continue
-            targets = {streams[j] for j in g.preds[i]} | {streams[j] for j in g.succs[i]}
-            targets.discard(streams[i])
-            for s in sorted(targets - pinned):
+            for s in _neighbour_streams(problem, streams, i, pinned):
                 if judge.spent >= stop:
                     break
                 old, streams[i] = streams[i], s
