@@ -20,21 +20,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["parse", "import_onnx", "run_pipeline", "lower", "emulate", "verify", "register_pass", "opt_main",
-           "Module", "TaskList", "Report", "Error", "PassWarning"]
+__all__ = ["parse", "import_onnx", "run_pipeline", "lower", "emulate", "verify", "register_pass",
+           "register_strategy", "opt_main", "Module", "TaskList", "Report", "Error", "PassWarning"]
 
 __version__ = "0.1.0"
 
 #: public name -> the module that defines it
 _LAZY = {
     "parse": "geir.api", "import_onnx": "geir.api", "run_pipeline": "geir.api", "lower": "geir.api",
-    "emulate": "geir.api", "register_pass": "geir.api", "opt_main": "geir.api", "Error": "geir.api",
+    "emulate": "geir.api", "register_pass": "geir.api", "register_strategy": "geir.api", "opt_main": "geir.api",
+    "Error": "geir.api",
     "PassWarning": "geir.api", "verify": "geir.verifier", "Module": "geir.module",
     "TaskList": "geir.backends.task_list", "Report": "geir.report",
 }
 
 if TYPE_CHECKING:
-    from geir.api import Error, PassWarning, emulate, import_onnx, lower, opt_main, parse, register_pass, run_pipeline
+    from geir.api import (Error, PassWarning, emulate, import_onnx, lower, opt_main, parse, register_pass,
+                          register_strategy, run_pipeline)
     from geir.backends.task_list import TaskList
     from geir.module import Module
     from geir.report import Report

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from geir.report import Report
 
 __all__ = ["Error", "PassWarning", "parse", "import_onnx", "run_pipeline", "lower", "emulate", "register_pass",
+           "register_strategy",
            "opt_main"]
 
 _T = TypeVar("_T")
@@ -349,6 +350,41 @@ def register_pass(cls: type[ModulePass], name: str | None = None) -> type[Module
         raise ValueError(f"a pass named '{name}' is already registered ({existing})")
     PASSES[name] = target
     return cls
+
+
+def register_strategy(name: str, fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Register ``fn`` as stream-allocation strategy ``name``, GE's
+    ``CustomAllocateStreamPassFn``: ``partition-streams{strategy=name}`` (and
+    ``ge-default{strategy=name}``, ``ge-bench --strategies name``) then runs it
+    on every graph.
+
+    ``fn(problem)`` gets a read-only view of one graph's scheduling problem
+    (``geir.passes.scheduling.strategy_registry.StrategyProblem``): ``n`` ops in
+    block order (topological), ``preds``/``succs``, ``engines``, ``pools``,
+    ``durations_us`` on the device, ``labels`` (``stream_label``),
+    ``max_streams``, ``stream_budget``, ``ge_streams`` (GE's default logical
+    allocation, what GE's custom pass starts from) and
+    ``allocate_next_stream_id(plan)``. It returns a stream id per op (a list of
+    ints), or a ``StreamPlan`` that also reorders them. The pass checks the
+    answer: every op gets a stream in ``[0, stream_budget)``, all ops of a label
+    share one stream no other op uses, and the order keeps every dependency;
+    otherwise it reports an error at the op.
+
+    ``fn`` must be a top-level function of an importable module (worker
+    processes import it by name). Installed packages can declare strategies in
+    the ``geir.strategies`` entry-point group instead (``name = module:function``),
+    which are loaded when a pipeline first names an unknown strategy.
+
+    Returns:
+        ``fn`` (usable as ``register_strategy("name", fn)`` in a module body).
+
+    Raises:
+        TypeError: ``fn`` is not callable.
+        ValueError: the name is empty, a built-in strategy, or taken by another
+            function; or ``fn`` is not a top-level name of its module.
+    """
+    from geir.passes.scheduling.strategy_registry import register
+    return register(name, fn)
 
 
 def opt_main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,19 @@ The strategy (``strategy=``) decides; see :mod:`geir.passes.scheduling.strategie
   small portfolio (always including the single stream) as the emulator
   measures it;
 * ``optimal`` — CP-SAT's exact schedule (small graphs, ``time-limit``), or its
-  best schedule with the proven bound.
+  best schedule with the proven bound;
+* ``ge-cv``, ``ge-load-balance``, ``ge-main-stream`` — GE's automatic modes
+  below as strategies of their own, N = ``max-streams``;
+* a user strategy registered with ``geir.register_strategy`` or the
+  ``geir.strategies`` entry points (:mod:`geir.passes.scheduling.strategy_registry`):
+  its plan is checked (every op on a stream within the budget, labels kept,
+  dependencies ordered) and any broken rule is an error at the op.
+
+``multi-stream-parallel-mode`` is GE's ``ge.autoMultistreamParallelMode`` (ATC's
+``--multi_stream_parallel_mode``), with ``strategy=ge`` only: ``cv``,
+``LoadBalance:N`` or ``MainStream:N`` (:mod:`~geir.passes.scheduling.strategies.ge_auto_multistream`);
+GE's single-stream mode refuses it, and a dynamic-shape graph still needs
+``dynamic-shape-multi-stream``.
 
 GE's rules that override the strategy, each reported as a remark on the graph:
 
@@ -48,7 +60,12 @@ from geir.operation import Operation
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.passes.scheduling.op_graph import OpGraph, first_sync_op
 from geir.passes.scheduling.problem import ScheduleProblem
+from geir.passes.scheduling import strategy_registry
 from geir.passes.scheduling.strategies import STRATEGIES, get_strategy
+from geir.passes.scheduling.strategies.ge_auto_multistream import (ATC_OPTION, MODE_OPTION, WEIGHTED_REFUSAL,
+                                                                   AutoMultistreamMode, ModeError, parse_mode,
+                                                                   plan_auto)
+from geir.passes.scheduling.strategy_registry import CustomStrategy, PlanError, StrategyProblem, check_plan
 from geir.passes.scheduling.stream_plan import StreamPlan
 from geir.rewriter import Rewriter
 from geir.types import TensorType
@@ -70,10 +87,12 @@ class PartitionStreams(ModulePass):
     """Give every task op a stream."""
 
     name = "partition-streams"
-    summary = "give every op a stream (strategies: single, ge, ge-parallel, chain-cover, cost, optimal)"
+    summary = ("give every op a stream (strategies: single, ge, ge-parallel, ge-cv, ge-load-balance, "
+               "ge-main-stream, chain-cover, cost, optimal, or a registered one)")
 
     max_streams: int = option(DEFAULT_MAX_STREAMS, "most streams for unlabelled ops (GE's kDefaultMaxStreamNum)")
-    strategy: str = option("cost", "single | ge | ge-parallel | chain-cover | cost | optimal")
+    strategy: str = option("cost", "single | ge | ge-parallel | ge-cv | ge-load-balance | ge-main-stream | "
+                                   "chain-cover | cost | optimal | a registered strategy")
     device: str = option("910B2", "device profile the costs come from (a name or a JSON path)")
     time_limit: float = option(10.0, "seconds the optimal strategy may search")
     mode: str = option("sink", "runtime the cost strategy judges plans in: sink (v1 task sink) or host (v2: a "
@@ -83,11 +102,16 @@ class PartitionStreams(ModulePass):
     ac_parallel_enable: bool = option(True, "AICPU ops may take a stream of their own (GE's ac_parallel_enable)")
     dynamic_shape_multi_stream: bool = option(False, "multi-stream also for graphs with dynamic shapes (GE's "
                                                      "ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1, which sets it too)")
+    multi_stream_parallel_mode: str = option("", "GE's automatic multi-stream mode with strategy=ge: cv | "
+                                                 "LoadBalance:N | MainStream:N, N in [1, 64] "
+                                                 "(ge.autoMultistreamParallelMode)")
 
     def run(self, module: Module, ctx: PassContext) -> None:
-        if self.strategy not in STRATEGIES:
+        if self.strategy not in STRATEGIES and strategy_registry.lookup(self.strategy) is None:
             raise DiagnosticError(Diagnostic("error", f"partition-streams: unknown strategy '{self.strategy}'; "
-                                                      f"strategies: {', '.join(STRATEGIES)}"))
+                                                      f"strategies: {', '.join(STRATEGIES)}"
+                                                      + "".join(f", {n}" for n in strategy_registry.names())))
+        auto = self._parse_auto_mode(module)
         if self.mode not in ("sink", "host"):
             raise DiagnosticError(Diagnostic("error", f"partition-streams: mode must be sink or host, got "
                                                       f"'{self.mode}'"))
@@ -98,10 +122,35 @@ class PartitionStreams(ModulePass):
             raise DiagnosticError(Diagnostic("error", f"partition-streams: max-streams must be at least 1, "
                                                       f"got {self.max_streams}"))
         for graph in list(module.graphs()):
-            self._partition(graph, ctx)
+            self._partition(graph, ctx, auto)
+
+    def _parse_auto_mode(self, module: Module) -> AutoMultistreamMode | None:
+        """The automatic mode, checked as GE checks it; errors are at the first graph."""
+        graphs = list(module.graphs())
+        where = op_position(graphs[0]) if graphs else None
+        try:
+            mode = parse_mode(self.multi_stream_parallel_mode)
+        except ModeError as e:  # GE's E10001
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: value '{self.multi_stream_parallel_mode}' "
+                                                      f"for {ATC_OPTION} ({MODE_OPTION}) is invalid: {e}",
+                                             where)) from None
+        if mode is None:
+            return None
+        if mode.kind == "WeightedLoadBalance":
+            raise DiagnosticError(Diagnostic("error", f"partition-streams{{multi-stream-parallel-mode={mode}}}: "
+                                                      f"{WEIGHTED_REFUSAL}", where))
+        if self.strategy == "single":  # GE's E10056
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: cannot configure both {ATC_OPTION} "
+                                                      f"({MODE_OPTION}) and single-stream mode (strategy=single, "
+                                                      "ge.enableSingleStream) simultaneously", where))
+        if self.strategy != "ge":
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: multi-stream-parallel-mode is GE's, "
+                                                      f"for strategy=ge only (got strategy={self.strategy})",
+                                             where))
+        return mode
 
     # ------------------------------------------------------------------
-    def _partition(self, graph: Operation, ctx: PassContext) -> None:
+    def _partition(self, graph: Operation, ctx: PassContext, auto: AutoMultistreamMode | None) -> None:
         synced = first_sync_op(graph.regions[0].blocks[0])
         if synced is not None:
             raise DiagnosticError(Diagnostic("error", f"'{synced.name}' op: partition-streams must run before "
@@ -121,13 +170,18 @@ class PartitionStreams(ModulePass):
             for i in cmo:
                 problem.labels[i] = str(graph.get_attr("sym_name", "graph")) + CMO_LABEL
             ctx.remark(graph, f"partition-streams: {len(cmo)} ge.cmo op(s) on a stream of their own (GE's Cmo label)")
-        if strategy == "ge" and _has_dynamic_shape(og):
+        custom = strategy_registry.lookup(strategy) if strategy not in STRATEGIES else None
+        if custom is not None:
+            plan = self._custom_plan(strategy, custom, problem, og)
+        elif strategy == "ge" and auto is not None:
+            plan = self._auto_plan(auto, problem, graph, og)
+        elif strategy == "ge" and _has_dynamic_shape(og):
             # GE's dynamic-shape allocator (reached only with ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1)
             from geir.passes.scheduling.strategies.ge_logical import plan_dynamic
             plan = plan_dynamic(problem, self.time_limit, ac_parallel=self.ac_parallel_enable)
         else:
             plan = self._plan(strategy, problem, graph)
-        if not self.ac_parallel_enable and strategy not in ("single", "ge"):
+        if not self.ac_parallel_enable and strategy in STRATEGIES and strategy not in ("single", "ge"):
             moved = _attach_aicpu(problem, plan)
             if moved:
                 ctx.remark(graph, f"partition-streams: {moved} AICPU op(s) kept on their predecessor's stream "
@@ -137,6 +191,25 @@ class PartitionStreams(ModulePass):
         for note in plan.notes:
             ctx.remark(graph, note)
         _apply(og, plan)
+
+    def _auto_plan(self, mode: AutoMultistreamMode, problem: ScheduleProblem, graph: Operation,
+                   og: OpGraph) -> StreamPlan:
+        try:
+            return plan_auto(problem, mode, dynamic=_has_dynamic_shape(og) is not None,
+                             ac_parallel=self.ac_parallel_enable)
+        except ModeError as e:
+            raise DiagnosticError(Diagnostic("error", f"partition-streams{{multi-stream-parallel-mode={mode}}}: {e}",
+                                             op_position(graph))) from None
+
+    def _custom_plan(self, name: str, fn: CustomStrategy, problem: ScheduleProblem, og: OpGraph) -> StreamPlan:
+        """Run user strategy ``fn`` on a read-only view and check its plan."""
+        from geir.passes.scheduling.strategies.ge_logical import plan as ge_plan
+        view = StrategyProblem.of(problem, ge_plan(problem).normalized().streams, self.device)
+        try:
+            return check_plan(name, view, fn(view), og.ops)
+        except PlanError as e:
+            where = og.ops[e.node] if e.node is not None else og.graph
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: {e}", op_position(where))) from None
 
     def _safe_strategy_reason(self, og: OpGraph) -> str | None:
         for op in og.ops:

@@ -68,7 +68,8 @@ def _list() -> int:
     from geir.tools.bench.models import known_model_names
     from geir.tools.bench.sweep_config import MEMORY_ALGORITHMS, MODES
     print(f"models:     {', '.join(known_model_names())} (or .onnx/.mlir paths)")
-    print(f"strategies: {', '.join(STRATEGIES)}")
+    from geir.passes.scheduling import strategy_registry
+    print(f"strategies: {', '.join([*STRATEGIES, *strategy_registry.names()])}")
     print(f"devices:    {', '.join(available_profiles())} (or a profile JSON path)")
     print(f"memory:     {', '.join(MEMORY_ALGORITHMS)}")
     print(f"modes:      {', '.join(MODES)}")

@@ -115,8 +115,10 @@ class Sweep:
         if not self.models:
             raise DiagnosticError(Diagnostic("error", "no models to run: give --models or a config file with "
                                                       "'models'"))
+        from geir.passes.scheduling import strategy_registry
+        known_strategies = [*STRATEGIES, *strategy_registry.names()]  # user strategies too
         for s in self.strategies:
-            _check_choice(s, STRATEGIES, "strategy")
+            _check_choice(s, known_strategies, "strategy")
         for s in self.memory:
             _check_choice(s, MEMORY_ALGORITHMS, "memory algorithm")
         for s in self.modes:

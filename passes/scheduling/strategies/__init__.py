@@ -6,6 +6,10 @@ own module, registered here by name and imported on first use. Every strategy
 must return a topological ``order``, put nodes of one ``stream_label`` on one
 stream, and use at most ``problem.max_streams`` streams for unlabelled nodes
 (labels each take a stream of their own, as in GE).
+
+User strategies (``geir.register_strategy``) live in
+:mod:`geir.passes.scheduling.strategy_registry`, not here: they see a
+read-only view and their plans are checked.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ STRATEGIES: dict[str, str] = {
     "single": "geir.passes.scheduling.strategies.single:plan",
     "ge": "geir.passes.scheduling.strategies.ge_logical:plan",
     "ge-parallel": "geir.passes.scheduling.strategies.ge_logical:plan_parallel",
+    "ge-cv": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_cv_strategy",
+    "ge-load-balance": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_load_balance",
+    "ge-main-stream": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_main_stream",
     "chain-cover": "geir.passes.scheduling.strategies.chain_cover:plan",
     "cost": "geir.passes.scheduling.strategies.list_scheduling:plan",
     "optimal": "geir.passes.scheduling.strategies.cp_sat:plan",
