@@ -39,6 +39,24 @@ class Module:
             module.body.append(op)
         return module
 
+    def clone(self) -> "Module":
+        """A copy that can be changed without touching this module: the op tree
+        cloned (:meth:`Operation.clone`), the resource table copied with the same
+        blobs (their bytes are immutable, and ``dense_resource`` attributes refer
+        to them), the source and file metadata kept."""
+        copy = Module(self.op.clone(), dict(self.resources), self.source)
+        if self.file_metadata is not None:
+            fm = self.file_metadata
+            copy.file_metadata = FileMetadata(list(fm.dialect_order),
+                                              {k: list(v) for k, v in fm.dialect_resources.items()},
+                                              {k: list(v) for k, v in fm.external_resources.items()})
+        return copy
+
+    def __reduce__(self) -> tuple:
+        # Flat tables, not the linked objects: see geir.flat_ir.
+        from geir.flat_ir import module_from_tables, op_table
+        return module_from_tables, (*op_table(self.op), self.resources, self.source, self.file_metadata)
+
     @property
     def body(self) -> Block:
         return self.op.regions[0].blocks[0]
@@ -58,8 +76,9 @@ class Module:
                 return op
         return None
 
-    def add_resource(self, name: str, data: bytes, alignment: int = 16) -> ResourceBlob:
-        """Register a blob under a name not yet used (``name``, ``name_1``, ...)."""
+    def add_resource(self, name: str, data: bytes | None, alignment: int = 16) -> ResourceBlob:
+        """Register a blob under a name not yet used (``name``, ``name_1``, ...);
+        ``data`` None is a blob whose bytes are absent (a graph without its weights)."""
         unique = name
         k = 0
         while unique in self.resources:

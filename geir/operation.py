@@ -15,7 +15,7 @@ from geir.types import Type
 if TYPE_CHECKING:
     from geir.opdef import OpDef
 
-__all__ = ["Value", "OpResult", "BlockArgument", "Operation", "Block", "Region", "Use"]
+__all__ = ["Value", "OpResult", "BlockArgument", "Operation", "Block", "Region", "Use", "IRMapping"]
 
 
 class Use:
@@ -171,11 +171,17 @@ class Operation:
 
     def walk(self) -> Iterator["Operation"]:
         """This op and every op nested in it, in pre-order."""
+        # An explicit stack of op iterators: no Python frame per nesting level.
         yield self
-        for region in self.regions:
-            for block in region.blocks:
-                for op in block.ops:
-                    yield from op.walk()
+        stack: list[Iterator[Operation]] = [_nested_ops(self)]
+        while stack:
+            op = next(stack[-1], None)
+            if op is None:
+                stack.pop()
+                continue
+            yield op
+            if op.regions:
+                stack.append(_nested_ops(op))
 
     def set_operand(self, index: int, value: Value) -> None:
         old = self.operands[index]
@@ -188,12 +194,9 @@ class Operation:
 
     def drop_operand_uses(self) -> None:
         """Forget that this op reads its operands (before it is erased)."""
-        for i, v in enumerate(self.operands):
-            v.uses = [u for u in v.uses if not (u.owner is self and u.index == i)]
-        for region in self.regions:
-            for block in region.blocks:
-                for op in block.ops:
-                    op.drop_operand_uses()
+        for op in self.walk():
+            for i, v in enumerate(op.operands):
+                v.uses = [u for u in v.uses if not (u.owner is op and u.index == i)]
 
     def get_attr(self, name: str, default: object = None) -> object:
         """The Python value of attribute ``name`` (or its declared default)."""
@@ -209,6 +212,71 @@ class Operation:
 
     def __repr__(self) -> str:
         return f"<Operation {self.name} ({len(self.operands)} operands, {len(self.results)} results)>"
+
+    def __reduce__(self) -> tuple:
+        # Flat tables, not the linked objects: see geir.flat_ir.
+        from geir.flat_ir import op_from_table, op_table
+        return op_from_table, op_table(self)
+
+    def clone(self, mapping: "IRMapping | None" = None) -> "Operation":
+        """A copy of this op and everything nested in it, detached (no parent),
+        as MLIR's ``Operation::clone``.
+
+        Operands defined inside the op read the copies; operands defined outside
+        read what ``mapping`` maps them to, else the same values. ``mapping``
+        is extended with every result, block argument and block copied.
+        Attributes, properties, types and locations are immutable and shared;
+        result and argument names, block labels and source positions are kept,
+        and every value's uses are in the same order as the original's.
+        """
+        if mapping is None:
+            mapping = IRMapping()
+        values = mapping.values
+        blocks = mapping.blocks
+        pairs: list[tuple[Operation, Operation]] = []
+        inner: list[Value] = []  # values defined inside the copied op
+        # Pass 1, pre-order: every op, region, block and value, without operands;
+        # ops in graph regions may read values defined after them.
+        stack: list[tuple[Operation, Block | None]] = [(self, None)]
+        while stack:
+            op, into = stack.pop()
+            copy = Operation(op.name, (), [r.type for r in op.results], dict(op.attributes), (), op.location,
+                             [r.name_hint for r in op.results], op.properties)
+            copy.source = op.source
+            for old, new in zip(op.results, copy.results):
+                values[old] = new
+                inner.append(old)
+            pairs.append((op, copy))
+            if into is not None:
+                into.append(copy)
+            nested: list[tuple[Operation, Block]] = []
+            for region in op.regions:
+                new_region = copy.add_region(Region())
+                for block in region.blocks:
+                    new_block = new_region.add_block(Block())
+                    new_block.label = block.label
+                    for arg in block.arguments:
+                        values[arg] = new_block.add_argument(arg.type, arg.name_hint, arg.location)
+                        inner.append(arg)
+                    blocks[block] = new_block
+                    nested.extend((o, new_block) for o in block.ops)
+            stack.extend(reversed(nested))
+        # Pass 2: operands and successors, through the now complete mapping.
+        for op, copy in pairs:
+            copy.operands = [values.get(v, v) for v in op.operands]
+            copy.successors = [blocks.get(b, b) for b in op.successors]
+        # Pass 3: use lists. A value defined inside gets its uses in the
+        # original's order; one defined outside gets the copies' reads in op order.
+        copies = dict(pairs)
+        for old in inner:
+            new = values[old]
+            new.uses = [Use(copies[u.owner], u.index) for u in old.uses if u.owner in copies]
+        inner_set = set(inner)
+        for op, copy in pairs:
+            for i, v in enumerate(op.operands):
+                if v not in inner_set:
+                    copy.operands[i].uses.append(Use(copy, i))
+        return pairs[0][1]
 
 
 class Block:
@@ -318,6 +386,32 @@ class Region:
         return self.blocks[0]
 
     def walk(self) -> Iterator[Operation]:
+        """Every op in the region, in pre-order."""
         for block in self.blocks:
             for op in block.ops:
                 yield from op.walk()
+
+
+class IRMapping:
+    """What a clone maps to what: values (results, block arguments) and blocks,
+    as MLIR's ``IRMapping``. Seed it to make a clone read other values."""
+
+    __slots__ = ("values", "blocks")
+
+    def __init__(self) -> None:
+        self.values: dict[Value, Value] = {}
+        self.blocks: dict[Block, Block] = {}
+
+    def map(self, old: Value, new: Value) -> None:
+        self.values[old] = new
+
+    def lookup_or_default(self, value: Value) -> Value:
+        """What ``value`` maps to, else ``value`` itself."""
+        return self.values.get(value, value)
+
+
+def _nested_ops(op: Operation) -> Iterator[Operation]:
+    """The ops directly inside ``op``'s regions, in order."""
+    for region in op.regions:
+        for block in region.blocks:
+            yield from block.ops
