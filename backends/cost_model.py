@@ -63,7 +63,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from geir.backends.device_profile import DeviceProfile
-from geir.backends.task_list import Kernel, Memcpy
+from geir.backends.kernel_tiling import Tiling, conv_tiling, matmul_tiling, vector_tiling
+from geir.backends.task_list import WEIGHTS, Kernel, Memcpy
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["CostModel", "TaskCost", "POOLS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL",
@@ -80,6 +81,20 @@ CUBE_OPS = frozenset({"conv2d", "conv_transpose", "matmul", "batch_matmul", "gem
                       "qlinear_matmul", "conv_integer", "qlinear_conv", "rnn", "gru", "lstm", "attention"})
 #: cube ops on 8-bit integers: the cube does twice the MACs per cycle (DtypeMKN int8 = 16x32x16)
 INT8_CUBE_OPS = frozenset({"matmul_integer", "qlinear_matmul", "conv_integer", "qlinear_conv"})
+
+#: cube ops that are convolutions (img2col GEMMs) and matrix products
+CONV_OPS = frozenset({"conv2d", "conv_transpose", "conv_integer", "qlinear_conv"})
+MATMUL_OPS = frozenset({"matmul", "batch_matmul", "gemm", "matmul_integer", "qlinear_matmul"})
+#: ops GE runs without a device task (GE_LOCAL "no task" ops: the output aliases the input)
+NO_TASK_OPS = frozenset({"reshape", "flatten", "squeeze", "unsqueeze", "identity"})
+# A concat whose inputs GE places back to back in the output needs no task either
+# (GE's no-task concat: continuous input memory); see _contiguous_concat.
+#: vector ops whose tiling splits independent rows (one per output element), never a row
+ROW_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_l1",
+                     "reduce_l2", "reduce_log_sum", "reduce_log_sum_exp", "reduce_sum_square", "arg_max", "arg_min",
+                     "global_avg_pool", "global_max_pool", "global_lp_pool"})
+#: ops that read only the part of their first input they keep
+PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice", "strided_slice"})
 
 #: engine names as passes, GE and users spell them -> pool
 _ENGINE_ALIASES = {
@@ -128,6 +143,34 @@ def _elements(shape: tuple[int, ...]) -> int:
     return n
 
 
+def _io_bytes(kernel: Kernel) -> float:
+    return float(sum(r.nbytes for r in kernel.inputs if r is not None) + sum(r.nbytes for r in kernel.outputs))
+
+
+def _contiguous_concat(kernel: Kernel) -> bool:
+    """Whether GE lays the concat's inputs out back to back so it needs no task: every
+    dim before the axis is 1 (its inputs are contiguous slices of the output)."""
+    if not kernel.outputs:
+        return False
+    shape = kernel.outputs[0].shape
+    axis = _int_attribute(kernel.attributes, "axis", 0)
+    if axis < 0:
+        axis += len(shape)
+    return 0 <= axis < len(shape) and _elements(shape[:axis]) == 1
+
+
+def _widest_bytes(kernel: Kernel) -> int:
+    """Bytes per element of the kernel's widest floating-point tensor (2 when it has none)."""
+    wide = 2
+    for r in (*kernel.inputs, *kernel.outputs):
+        if r is not None and r.dtype in _WIDE_FLOATS:
+            return 4
+    return wide
+
+
+_WIDE_FLOATS = frozenset({"f32", "f64", "tf32"})
+
+
 def _int_attribute(attributes: dict[str, Any], name: str, default: int) -> int:
     value = attributes.get(name, default)
     value = getattr(value, "value", value)  # a geir IntegerAttr, or a plain int
@@ -149,16 +192,23 @@ class CostModel:
         self.split = bool(v["cube_vector_split"]) and v["vector_cores"] > 0
         mhz = v["clock_mhz"]
         # Everything below is per microsecond: MHz x (things per cycle) = things per us.
-        self.cube_rate = mhz * v["cube_flops_per_cycle"]
-        self.cube_fp32_rate = mhz * v["cube_fp32_flops_per_cycle"]
+        cube_eff = v["cube_efficiency"]
+        self.cube_rate = mhz * v["cube_flops_per_cycle"] * cube_eff
+        self.cube_fp32_rate = mhz * v["cube_fp32_flops_per_cycle"] * cube_eff
         self.vector_rate = mhz * v["vector_flops_per_cycle"]
         self.core_bw = mhz * v["core_ddr_bytes_per_cycle"]
-        self.hbm_bw = v["hbm_bandwidth_gbps"] * 1e3
+        self.core_l2_bw = mhz * v["core_l2_bytes_per_cycle"]
+        #: the DRAM bandwidth streaming kernels sustain (all cores together)
+        self.hbm_bw = v["hbm_bandwidth_gbps"] * v["dram_efficiency"] * 1e3
+        self.l2_bytes = v["l2_bytes"]
+        self.cube_align = v["cube_align"]
+        self.channel_align = v["channel_align"]
+        self.min_block = v["cube_min_block"]
+        self.vector_min_bytes = v["vector_min_bytes_per_core"]
         self.aicpu_rate = v["aicpu_gflops_per_core"] * 1e3
         self.aicpu_bw = v["aicpu_bandwidth_gbps"] * 1e3
         self.hccl_bw = v["hccl_link_gbps"] * 1e3
         self.sdma_bw = v["sdma_bandwidth_gbps"] * 1e3
-        self.tile = v["tile_elements"]
         self.kernel_overhead = v["kernel_overhead_us"]
         self.aicpu_overhead = v["aicpu_overhead_us"]
         self.dvpp_overhead = v["dvpp_overhead_us"]
@@ -180,63 +230,158 @@ class CostModel:
             raise DiagnosticError(Diagnostic(
                 "error", f"kernel '{kernel.name or kernel.op}' ({kernel.loc or 'no location'}) runs on unknown "
                          f"engine '{kernel.engine}'").attach_note(f"known engines: {', '.join(known)}"))
-        if pool == AICORE and self.split and _op_name(kernel.op) not in CUBE_OPS:
+        op = _op_name(kernel.op)
+        if pool in (AICORE, VECTOR) and (op in NO_TASK_OPS or (op == "concat" and _contiguous_concat(kernel))):
+            return GE_LOCAL
+        if pool == AICORE and self.split and op not in CUBE_OPS:
             # 910B splits cube and vector cores: a vector kernel runs on the AIV cores.
             return VECTOR
         return pool
 
-    def block_dim(self, kernel: Kernel, pool: str) -> int:
-        """Units ``kernel`` occupies on ``pool``: its block dim, or one per output tile when unset."""
+    def tiling(self, kernel: Kernel, pool: str) -> Tiling:
+        """How ``kernel``'s tiling spreads it over ``pool`` (:mod:`geir.backends.kernel_tiling`):
+        units, padded work and imbalance. An explicit ``block_dim`` above 1 wins; an
+        ``_op_aicore_num`` attribute caps the cores as GE's per-op option does."""
         cap = self.capacity[pool]
+        limit = _int_attribute(kernel.attributes, "_op_aicore_num", 0) if kernel.attributes else 0
+        if 0 < limit < cap:
+            cap = limit
+        op = _op_name(kernel.op)
+        if op in CUBE_OPS:
+            t = self._cube_tiling(kernel, op, cap)
+        else:
+            nbytes = kernel.bytes if kernel.bytes > 0 and not kernel.inputs else _io_bytes(kernel)
+            t = vector_tiling(nbytes, kernel.flops, cap, self.vector_min_bytes)
+            if op in ROW_OPS and kernel.outputs:
+                rows = _elements(kernel.outputs[0].shape)
+                if rows < t.units:
+                    t = Tiling(max(1, rows), t.work, 1.0)
+        if kernel.block_dim > 1:
+            return Tiling(min(kernel.block_dim, cap), t.work, 1.0)
+        return t
+
+    def block_dim(self, kernel: Kernel, pool: str) -> int:
+        """Units ``kernel`` occupies on ``pool``: its block dim, or what its tiling chooses when unset."""
         if pool == GE_LOCAL:
             return 0
         if pool not in (AICORE, VECTOR):
             return 1
-        if kernel.block_dim > 1:
-            return min(kernel.block_dim, cap)
-        elements = 0
-        for out in kernel.outputs:
-            elements += _elements(out.shape)
-        tiles = -(-elements // self.tile)
-        return max(1, min(tiles, cap))
+        return self.tiling(kernel, pool).units
+
+    def _cube_tiling(self, kernel: Kernel, op: str, cores: int) -> Tiling:
+        align, c0 = self.cube_align, self.channel_align
+        if op in INT8_CUBE_OPS:
+            c0 *= 2  # DtypeMKN int8: K fractal 32
+        shapes = [r.shape if r is not None else () for r in kernel.inputs]
+        out = kernel.outputs[0].shape if kernel.outputs else ()
+        try:
+            if op in CONV_OPS and len(shapes) >= 2 and len(shapes[0]) >= 3 and len(shapes[1]) == len(shapes[0]):
+                x, w = shapes[0], shapes[1]
+                groups = max(1, _int_attribute(kernel.attributes, "group", 1))
+                window = _elements(w[2:])
+                if op == "conv_transpose":
+                    # as the gradient of a convolution: each input pixel meets every weight
+                    spatial, cin, cout = _elements(x[2:]), x[1], w[1] * groups
+                else:
+                    spatial, cin, cout = _elements(out[2:]), x[1], w[0]
+                return conv_tiling(x[0], cin, cout, spatial, window, groups, cores, c0, align, self.min_block)
+            if op in MATMUL_OPS and len(shapes) >= 2 and shapes[0] and shapes[1] and out:
+                a, b = shapes[0], shapes[1]
+                trans_a = _int_attribute(kernel.attributes, "transA", 0)
+                k = a[-2] if trans_a and len(a) >= 2 else a[-1]
+                m = out[-2] if len(out) >= 2 else 1
+                n = out[-1]
+                batch = _elements(out[:-2])
+                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block)
+        except (IndexError, ZeroDivisionError):
+            pass
+        # any other cube op (attention, recurrent, einsum): its own FLOPs over the output's fractals
+        tiles = -(-_elements(out) // (align * align)) if out else 1
+        units = max(1, min(cores, tiles))
+        return Tiling(units, kernel.flops, 1.0)
 
     # ------------------------------------------------------------------ costs
+
+    def traffic(self, kernel: Kernel) -> tuple[float, float]:
+        """(bytes from DRAM, bytes from L2) ``kernel`` moves. Weights come from DRAM;
+        the activations a kernel reads and writes stay in L2 as far as they fit in it
+        (the producer just wrote them), the rest goes to DRAM. Gathers and slices read
+        only what they keep. Under UB fusion a fused operand is not read (it is in the
+        unified buffer) and the fused op writes nothing of its own: the chain writes one
+        result, charged to its head."""
+        if not kernel.inputs and not kernel.outputs:
+            return float(kernel.bytes), 0.0
+        if not kernel.inputs and kernel.bytes > 0:
+            return float(kernel.bytes), 0.0
+        op = _op_name(kernel.op)
+        attributes = kernel.attributes
+        fused = _int_attribute(attributes, "fused_operand", -1) if attributes else -1
+        weights = 0.0
+        activations = 0.0
+        out_bytes = 0.0
+        for r in kernel.outputs:
+            out_bytes += r.nbytes
+        for j, r in enumerate(kernel.inputs):
+            if r is None or j == fused:
+                continue
+            nbytes = r.nbytes
+            if j == 0 and op in PARTIAL_READ_OPS:
+                nbytes = min(nbytes, out_bytes)
+            if r.space == WEIGHTS:
+                weights += nbytes
+            else:
+                activations += nbytes
+        if fused < 0:
+            # a fused chain's result is written once, by its head, whose roofline overlaps it with the compute
+            activations += out_bytes
+        if activations <= 0:
+            return weights, 0.0
+        in_l2 = min(activations, float(self.l2_bytes))
+        return weights + activations - in_l2, in_l2
 
     def kernel(self, kernel: Kernel) -> TaskCost:
         """Pool, units and duration of ``kernel``."""
         pool = self.pool_of(kernel)
         if pool == GE_LOCAL:
             return TaskCost(pool, 0, 0.0)
-        units = self.block_dim(kernel, pool)
         flops = kernel.flops
-        nbytes = kernel.bytes
-        if nbytes <= 0:
-            nbytes = sum(r.nbytes for r in kernel.inputs if r is not None) + sum(r.nbytes for r in kernel.outputs)
         if pool == AICORE or pool == VECTOR:
             op = _op_name(kernel.op)
+            tiling = self.tiling(kernel, pool)
+            units = tiling.units
+            wide = _widest_bytes(kernel)
             if op in CUBE_OPS:
                 if op in INT8_CUBE_OPS:
                     rate = self.cube_rate * 2.0
-                elif kernel.outputs and kernel.outputs[0].dtype == "f32":
+                elif wide >= 4 and kernel.outputs and kernel.outputs[0].dtype == "f32":
                     rate = self.cube_fp32_rate
                 else:
                     rate = self.cube_rate
             else:
-                rate = self.vector_rate
-            compute = flops / (units * rate)
+                # the vector unit's lanes hold half as many 32-bit elements as 16-bit ones
+                rate = self.vector_rate if wide <= 2 else self.vector_rate * 0.5
+            compute = tiling.work * tiling.imbalance / (units * rate)
+            dram, l2 = self.traffic(kernel)
             bw = units * self.core_bw
             if bw > self.hbm_bw:
                 bw = self.hbm_bw
-            memory = nbytes / bw
-            overhead = self.kernel_overhead
+            memory = dram / bw
+            if l2 > 0:
+                memory += l2 / (units * self.core_l2_bw)
+            # a kernel fused into its producer is launched with it
+            overhead = 0.0 if kernel.attributes and "fused_operand" in kernel.attributes else self.kernel_overhead
+            # The fluid model moves the DRAM bytes; L2 time is part of the task's own length.
             return TaskCost(pool, units, overhead + (compute if compute > memory else memory), compute, memory,
-                            overhead, nbytes, bw)
-        elif pool == AICPU:
+                            overhead, dram, bw if dram > 0 else 0.0)
+        nbytes = kernel.bytes
+        if nbytes <= 0:
+            nbytes = _io_bytes(kernel)
+        if pool == AICPU:
             compute = flops / self.aicpu_rate
             bw = min(self.aicpu_bw, self.hbm_bw)
             memory = nbytes / bw
             overhead = self.aicpu_overhead
-            return TaskCost(pool, units, overhead + (compute if compute > memory else memory), compute, memory,
+            return TaskCost(pool, 1, overhead + (compute if compute > memory else memory), compute, memory,
                             overhead, nbytes, bw)
         elif pool == DVPP:
             op = _op_name(kernel.op)
@@ -253,8 +398,8 @@ class CostModel:
             traffic = 2.0 * self._hccl_traffic(kernel)
             rate = min(2.0 * self.hccl_bw, self.hbm_bw)
             memory = traffic / rate
-            return TaskCost(pool, units, self.hccl_latency + memory, 0.0, memory, self.hccl_latency, traffic, rate)
-        return TaskCost(pool, units, overhead + (compute if compute > memory else memory), compute, memory, overhead)
+            return TaskCost(pool, 1, self.hccl_latency + memory, 0.0, memory, self.hccl_latency, traffic, rate)
+        return TaskCost(pool, 1, overhead + (compute if compute > memory else memory), compute, memory, overhead)
 
     def _hccl_traffic(self, kernel: Kernel) -> float:
         """Bytes one rank sends over its link in a ring implementation of the collective."""

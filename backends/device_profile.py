@@ -25,7 +25,7 @@ import attrs
 from geir.diagnostics import error as _error
 
 __all__ = ["DeviceProfile", "ParamSpec", "PARAMS", "load_profile", "available_profiles", "parse_override",
-           "DEVICES_DIR"]
+           "DEVICES_DIR", "PRECISION_MODES"]
 
 #: where the shipped profiles live
 DEVICES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "devices")
@@ -74,11 +74,26 @@ PARAMS: dict[str, ParamSpec] = {
     "host_launch_us": ParamSpec(float, 0, "host cost of launching one task (host mode, runtime v2)"),
     "event_record_us": ParamSpec(float, 0, "time a stream spends on an event record"),
     "event_wait_us": ParamSpec(float, 0, "time from an event being recorded to its waiting stream going on"),
-    "tile_elements": ParamSpec(int, 1, "output elements per core when a kernel's block_dim is unset"),
+    "l2_bytes": ParamSpec(int, 0, "L2 cache: the activations a kernel reads and writes are served from it as far "
+                                  "as they fit"),
+    "core_l2_bytes_per_cycle": ParamSpec(float, 1e-9, "bytes per cycle one core reads from L2"),
+    "dram_efficiency": ParamSpec(float, 1e-9, "the fraction of hbm_bandwidth_gbps streaming kernels sustain"),
+    "cube_efficiency": ParamSpec(float, 1e-9, "the fraction of the cube's peak a core sustains on aligned tiles"),
+    "cube_align": ParamSpec(int, 1, "M, N and K of a cube op are padded to this (the cube's fractal)"),
+    "channel_align": ParamSpec(int, 1, "a convolution's channels are padded to this (C0 of the 5-D layout)"),
+    "cube_min_block": ParamSpec(int, 1, "the smallest output block (each side) a cube kernel's tiling gives a core"),
+    "vector_min_bytes_per_core": ParamSpec(int, 1, "the fewest bytes a vector kernel's tiling gives one core"),
     "max_tasks_per_stream": ParamSpec(int, 1, "tasks one stream may hold (GE splits longer streams)"),
     "max_streams": ParamSpec(int, 1, "streams per device"),
     "max_events": ParamSpec(int, 1, "events per device"),
 }
+
+#: ATC's ``--precision_mode`` values: the profile's ``default_precision_mode`` is
+#: one of them (what ATC picks when the option is not given)
+PRECISION_MODES = ("force_fp16", "allow_fp32_to_fp16", "must_keep_origin_dtype", "allow_mix_precision", "force_fp32")
+#: a profile without ``default_precision_mode`` gets ATC's documented default
+#: (https://www.hiascend.com/doc_center/source/zh/canncommercial/62RC1/inferapplicationdev/atctool/atctool_000092.html)
+_ATC_DEFAULT_PRECISION_MODE = "force_fp16"
 
 #: derived figures a profile states and the loader checks (relative tolerance)
 _DERIVED_TOLERANCE = 0.01
@@ -97,6 +112,12 @@ class DeviceProfile:
     sources: dict[str, str]
     assumed: frozenset[str]
     path: str = ""
+    #: the precision mode ATC uses on this device when none is given (top-level
+    #: ``default_precision_mode``), one of :data:`PRECISION_MODES`
+    default_precision_mode: str = _ATC_DEFAULT_PRECISION_MODE
+    #: whether the cube unit computes in f32 (top-level ``cube_fp32``): without
+    #: it an f32 matrix op cannot keep its type
+    cube_fp32: bool = True
 
     def __getitem__(self, key: str) -> Any:
         """One parameter's value: ``profile["ai_cores"]``."""
@@ -209,8 +230,15 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
             sources[key] = f"not stated: taken from '{spec.default_from}'"
     values = {k: values[k] for k in PARAMS}  # file order, whatever the JSON's
     _validate_values(values, where)
+    mode = _top_level(data, "default_precision_mode", _ATC_DEFAULT_PRECISION_MODE, where)
+    if mode not in PRECISION_MODES:
+        raise _error(f"{where}: 'default_precision_mode' must be one of {', '.join(PRECISION_MODES)}, got {mode!r}")
+    cube_fp32 = _top_level(data, "cube_fp32", True, where)
+    if not isinstance(cube_fp32, bool):
+        raise _error(f"{where}: 'cube_fp32' must be true or false, got {cube_fp32!r}")
     profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
-                            str(data.get("description", "")), values, sources, frozenset(assumed), path)
+                            str(data.get("description", "")), values, sources, frozenset(assumed), path,
+                            mode, cube_fp32)
     for key, entry in (data.get("derived") or {}).items():
         computed = profile.derived().get(key)
         if computed is None:
@@ -219,6 +247,16 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
         if abs(computed - stated) > _DERIVED_TOLERANCE * max(abs(stated), 1e-12):
             raise _error(f"{where}: derived '{key}' states {stated} but the parameters give {computed:.4g}")
     return profile
+
+
+def _top_level(data: dict[str, Any], key: str, default: Any, where: str) -> Any:
+    """A top-level ``{"value": ..., "source": ...}`` entry's value (``default`` when absent)."""
+    entry = data.get(key)
+    if entry is None:
+        return default
+    if not isinstance(entry, dict) or "value" not in entry or not (entry.get("source") or entry.get("reason")):
+        raise _error(f"{where}: '{key}' must be an object with a 'value' and a 'source'")
+    return entry["value"]
 
 
 def _coerce(key: str, raw: Any, where: str) -> Any:

@@ -31,6 +31,10 @@ COMMON_ATTRIBUTES = (
     AttrDef("block_dim", "int", doc="cores an AICore kernel occupies"),
     AttrDef("stream_label", "str", doc="user pinning: ops with one label share a stream"),
     AttrDef("engine_pin", "str", doc="user pinning of the engine"),
+    AttrDef("_op_aicore_num", "int", doc="most AI cores the op's kernel may use (GE's per-op core cap)"),
+    AttrDef("fused_operand", "int", doc="the operand read from the unified buffer of the op this one is fused "
+                                        "into (UB fusion)"),
+    AttrDef("fused_output", "unit", doc="the result stays in the unified buffer of the op fused after it"),
 )
 
 DIALECT = Dialect("ge", common_attributes=COMMON_ATTRIBUTES)

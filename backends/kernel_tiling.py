@@ -1,0 +1,140 @@
+"""How a kernel's tiling spreads its work over the cores: the block dim a
+kernel of each op class gets, the work the cores really do once operands are
+padded to the cube's fractals, and how evenly the blocks fill the cores.
+
+This follows what CANN's op tilings decide, not a per-network factor:
+
+* **Cube ops** (matmul, gemm, batch matmul, conv). The cube multiplies
+  16 x 16 x 16 fractals (``DtypeMKN``: fp16 16 x 16 x 16, int8 16 x 32 x 16), so
+  M, N and K are padded to the fractal; a convolution is an img2col GEMM with
+  M = Ho x Wo, K = C1 x kh x kw x C0 and N = Cout, its channels padded to
+  ``C0 = 16`` (a first layer with three input channels does the work of
+  sixteen). Grouped convolutions whose groups are narrower than C0 are merged
+  the way CANN's conv tiling enlarges groups (``enlarge = min(lcm(Cin_g, C0) /
+  Cin_g, lcm(Cout_g, 16) / Cout_g, groups)``), so a depthwise convolution
+  does 16 times its useful MACs. The output is cut into base blocks of
+  ``base_m x base_n`` (MatMul's tiling picks the largest base block that still
+  gives every core a block, down to one 16 x 16 fractal), over batch x M x N;
+  when M x N leaves cores idle and K is deep (GEMV: a fully connected layer at
+  batch 1) K is split over the idle cores, as MatMul's multi-core split-K
+  does. Blocks run in waves over the cores, so ``imbalance`` is the last
+  wave's idle share: ``ceil(blocks / units) * units / blocks``.
+* **Vector ops** (elementwise, reductions, normalisation, data movement,
+  pooling). Elementwise tilings give each core at least a minimum chunk of
+  bytes (``vector_min_bytes_per_core``) and use every core above that;
+  reductions and normalisations split the rows that are reduced
+  independently, never a row; pooling splits N x C1 x Ho.
+
+Sources of every rule and number: ``hicann/ops-nn`` matmul_v3 and conv2d
+tilings, ``hicann/ops-math`` elewise/broadcast tilings, ``hicann/catlass``
+block scheduling; the device numbers come from the profile.
+"""
+
+from __future__ import annotations
+
+from math import gcd
+from typing import NamedTuple, Sequence
+
+__all__ = ["Tiling", "matmul_tiling", "conv_tiling", "vector_tiling", "rows_tiling", "FRACTAL", "C0",
+           "BASE_BLOCKS"]
+
+#: edge of the cube's fractal (M and N of DtypeMKN; K too for 16-bit types)
+FRACTAL = 16
+#: channels per C0 block of the 5-D NC1HWC0 layout for 16-bit types
+C0 = 16
+#: MatMul's base blocks (base_m, base_n), largest first: a 128 x 256 fp16 block
+#: fills half of L0C (128 KiB on 910B) in fp32 accumulators; smaller ones are
+#: taken when the larger leave cores without a block
+BASE_BLOCKS: tuple[tuple[int, int], ...] = ((128, 256), (256, 128), (128, 128), (64, 128), (64, 64), (32, 64),
+                                            (16, 64), (16, 32), (16, 16))
+#: a split-K share keeps at least this many K elements (fewer lose to the
+#: split's accumulation pass, as MatMul's tiling argues)
+MIN_SPLIT_K = 1024
+
+
+class Tiling(NamedTuple):
+    """What a kernel's tiling decides: ``units`` cores, ``work`` in FLOPs after
+    padding (cube) or the kernel's own FLOPs (vector), and the ``imbalance``
+    factor (>= 1) of blocks running in uneven waves."""
+
+    units: int
+    work: float
+    imbalance: float
+
+
+def _ceil_to(x: int, m: int) -> int:
+    return -(-x // m) * m
+
+
+def _ceil_div(x: int, m: int) -> int:
+    return -(-x // m)
+
+
+def _waves(blocks: int, units: int) -> float:
+    return _ceil_div(blocks, units) * units / blocks
+
+
+def matmul_tiling(batch: int, m: int, n: int, k: int, cores: int, align: int = FRACTAL,
+                  k_align: int = FRACTAL, min_block: int = FRACTAL) -> Tiling:
+    """Block dim, padded FLOPs and imbalance of a ``batch`` x (M x K @ K x N) product on
+    ``cores``; base blocks are no smaller than ``min_block`` on either side."""
+    batch, m, n, k = max(1, batch), max(1, m), max(1, n), max(1, k)
+    pm, pn, pk = _ceil_to(m, align), _ceil_to(n, align), _ceil_to(k, k_align)
+    work = 2.0 * batch * pm * pn * pk
+    blocks = 0
+    for bm, bn in BASE_BLOCKS:
+        if bm < min_block or bn < min_block:
+            break
+        blocks = batch * _ceil_div(pm, bm) * _ceil_div(pn, bn)
+        if blocks >= cores:
+            break
+    if blocks == 0:
+        blocks = batch * _ceil_div(pm, min_block) * _ceil_div(pn, min_block)
+    if blocks >= cores:
+        return Tiling(cores, work, _waves(blocks, cores))
+    # Idle cores: split K when each share stays deep enough.
+    split = min(cores // blocks, max(1, pk // MIN_SPLIT_K))
+    units = blocks * split
+    return Tiling(max(1, units), work, 1.0)
+
+
+def conv_tiling(n: int, cin: int, cout: int, out_spatial: int, window: int, groups: int, cores: int,
+                c0: int = C0, align: int = FRACTAL, min_block: int = FRACTAL) -> Tiling:
+    """Block dim, padded FLOPs and imbalance of an N x Cin -> Cout convolution with
+    ``out_spatial`` output pixels per image and a ``window`` of kh x kw, as an img2col GEMM."""
+    groups = max(1, groups)
+    cin_g, cout_g = max(1, cin // groups), max(1, cout // groups)
+    enlarge = 1
+    if groups > 1:
+        enlarge = min(_lcm(cin_g, c0) // cin_g, _lcm(cout_g, align) // cout_g, groups)
+    merged_groups = _ceil_div(groups, enlarge)
+    k = _ceil_to(cin_g * enlarge, c0) * window
+    cols = cout_g * enlarge
+    return matmul_tiling(n * merged_groups, out_spatial, cols, k, cores, align, align, min_block)
+
+
+def _lcm(a: int, b: int) -> int:
+    return a * b // gcd(a, b)
+
+
+def vector_tiling(nbytes: float, flops: float, cores: int, min_bytes_per_core: int) -> Tiling:
+    """Block dim of an elementwise-like kernel moving ``nbytes``: every core above the minimum chunk."""
+    chunks = int(nbytes // max(1, min_bytes_per_core))
+    units = max(1, min(cores, chunks))
+    return Tiling(units, flops, 1.0)
+
+
+def rows_tiling(rows: int, flops: float, cores: int) -> Tiling:
+    """Block dim of a kernel whose ``rows`` are independent (reductions, softmax,
+    normalisation, pooling over N x C1 x Ho): rows over cores, never a row split."""
+    rows = max(1, rows)
+    units = max(1, min(cores, rows))
+    return Tiling(units, flops, _waves(rows, units))
+
+
+def shape_elements(shape: Sequence[int]) -> int:
+    """Elements of a static shape."""
+    n = 1
+    for d in shape:
+        n *= d
+    return n

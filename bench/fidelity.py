@@ -1,0 +1,242 @@
+"""Fidelity of the emulator against measured device time: every row of a
+calibration table (Huawei's published Ascend 310P3 latencies of ATC-compiled
+models, ``shared/calibration/measured-310p3.csv``) compiled and emulated the
+way the vendor ran it, emulated against measured.
+
+    python bench/fidelity.py [--data DIR] [--device 310P3] [--strategy ge] [--models resnet18,vgg16]
+
+Each row names a graph-only ONNX export (``models/<file>``: every weight's
+shape and type, none of its bytes), a batch and, for BERT, a sequence length.
+The graph is imported timing-only, its symbolic ``batch`` and ``seq`` bound,
+compiled with ``ge-default`` on the device — its default precision mode
+(``force_fp16`` on the 310P3, as ATC) and GE's default stream allocation
+(``--strategy``) — lowered and emulated in sink mode, one launch, as ais_bench
+times ``NPU_compute_time``. Printed per row: measured and emulated ms, their
+ratio and error; then the mean absolute percentage error (MAPE), the worst
+ratio, how many rows lie within 1.5x, and per model the throughput ratio
+between its largest and smallest measured batch, emulated against measured.
+
+Nothing is fitted here: the device profile's numbers are used as they are
+(``bench/fit_calibration.py`` fits the free ones). Never asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import sys
+import time
+from typing import Iterable, Sequence
+
+import attrs
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import geir  # noqa: E402
+from geir.backends.task_list import TaskList  # noqa: E402
+
+#: where the calibration data is looked for, in order, when --data is not given
+_DATA_CANDIDATES = (os.environ.get("GEIR_CALIBRATION_DIR", ""),
+                    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared",
+                                 "calibration"))
+
+
+@attrs.frozen
+class Row:
+    """One measurement: a model at a batch (and sequence length), its device time."""
+
+    model: str
+    batch: int
+    seq: int | None
+    measured_ms: float
+    source: str
+    duplicate: bool
+
+
+@attrs.frozen
+class Result:
+    """One row, emulated."""
+
+    row: Row
+    emulated_ms: float
+
+    @property
+    def ratio(self) -> float:
+        return self.emulated_ms / self.row.measured_ms
+
+    @property
+    def error(self) -> float:
+        return abs(self.emulated_ms - self.row.measured_ms) / self.row.measured_ms
+
+
+def find_data(path: str | None) -> str:
+    """The calibration folder: ``path``, ``$GEIR_CALIBRATION_DIR`` or ``../shared/calibration``."""
+    for candidate in ((path,) if path else _DATA_CANDIDATES):
+        if candidate and os.path.isfile(os.path.join(candidate, "measured-310p3.csv")):
+            return os.path.abspath(candidate)
+    raise SystemExit("fidelity: no calibration data (measured-310p3.csv) found; pass --data DIR")
+
+
+def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
+    """The rows of ``measured-310p3.csv`` (only ``models`` when given)."""
+    rows = []
+    with open(os.path.join(data, "measured-310p3.csv"), newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            name = r["model_file"]
+            if models and os.path.splitext(name)[0] not in models:
+                continue
+            rows.append(Row(name, int(r["batch"]), int(r["seq"]) if r["seq"] else None, float(r["ms_per_execution"]),
+                            r["source_path"], r["notes"].startswith("DUPLICATE")))
+    return rows
+
+
+def _input_shapes(path: str, batch: int, seq: int | None) -> dict[str, tuple[int, ...]]:
+    import onnx
+
+    model = onnx.load(path, load_external_data=False)
+    initializers = {i.name for i in model.graph.initializer}
+    shapes = {}
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        dims = []
+        for d in value.type.tensor_type.shape.dim:
+            if d.dim_param == "batch":
+                dims.append(batch)
+            elif d.dim_param == "seq":
+                if seq is None:
+                    raise SystemExit(f"fidelity: {path} has a 'seq' dim but the row gives no sequence length")
+                dims.append(seq)
+            else:
+                dims.append(d.dim_value)
+        shapes[value.name] = tuple(dims)
+    return shapes
+
+
+def compile_row(data: str, row: Row, device: str, strategy: str) -> TaskList:
+    """The task list of ``row``'s model at its batch and sequence: imported timing-only,
+    compiled with ge-default on ``device`` with ``strategy``, lowered."""
+    path = os.path.join(data, "models", row.model)
+    module = geir.import_onnx(path, input_shapes=_input_shapes(path, row.batch, row.seq))
+    geir.run_pipeline(module, f"ge-default{{device={device} strategy={strategy}}}")
+    return geir.lower(module)
+
+
+def emulate_ms(task_list: TaskList, device: str, params: Iterable[str] = ()) -> float:
+    """The task list's makespan on ``device`` (with ``params`` overrides), in ms."""
+    report = geir.emulate(task_list, device=device, timing_only=True, check_races=False,
+                          device_params=list(params))
+    return report.makespan_us / 1000.0
+
+
+def compile_rows(data: str, rows: Sequence[Row], device: str, strategy: str,
+                 progress: bool = True) -> dict[tuple[str, int, int | None], TaskList]:
+    """Every distinct (model, batch, seq) of ``rows``, compiled once."""
+    compiled: dict[tuple[str, int, int | None], TaskList] = {}
+    for row in rows:
+        key = (row.model, row.batch, row.seq)
+        if key in compiled:
+            continue
+        start = time.perf_counter()
+        compiled[key] = compile_row(data, row, device, strategy)
+        if progress:
+            print(f"  compiled {row.model} batch {row.batch}{f' seq {row.seq}' if row.seq else ''} "
+                  f"({time.perf_counter() - start:.1f} s)", file=sys.stderr, flush=True)
+    return compiled
+
+
+def evaluate(rows: Sequence[Row], compiled: dict[tuple[str, int, int | None], TaskList], device: str,
+             params: Iterable[str] = ()) -> list[Result]:
+    """Every row emulated with ``params`` overrides of the device profile."""
+    params = list(params)
+    cache: dict[tuple[str, int, int | None], float] = {}
+    results = []
+    for row in rows:
+        key = (row.model, row.batch, row.seq)
+        if key not in cache:
+            cache[key] = emulate_ms(compiled[key], device, params)
+        results.append(Result(row, cache[key]))
+    return results
+
+
+@attrs.frozen
+class Summary:
+    """The figures a fidelity run is judged by."""
+
+    mape: float
+    median_ratio: float
+    worst_ratio: float
+    within_1_5x: int
+    rows: int
+    #: per model: (measured, emulated) throughput ratio of its largest to smallest batch
+    batch_scaling: dict[str, tuple[float, float]]
+
+
+def summarize(results: Sequence[Result]) -> Summary:
+    """MAPE, median and worst ratio, rows within 1.5x, and batch scaling per model."""
+    ratios = sorted(r.ratio for r in results)
+    worst = max(ratios, key=lambda x: max(x, 1 / x))
+    scaling: dict[str, tuple[float, float]] = {}
+    by_model: dict[str, list[Result]] = {}
+    for r in results:
+        by_model.setdefault(r.row.model, []).append(r)
+    for model, rs in by_model.items():
+        lo = min(rs, key=lambda r: (r.row.batch, r.row.seq or 0))
+        hi = max(rs, key=lambda r: (r.row.batch, r.row.seq or 0))
+        if lo is hi or (lo.row.batch, lo.row.seq) == (hi.row.batch, hi.row.seq):
+            continue
+
+        def throughput(r: Result, ms: float) -> float:
+            return r.row.batch / ms
+
+        measured = throughput(hi, hi.row.measured_ms) / throughput(lo, lo.row.measured_ms)
+        emulated = throughput(hi, hi.emulated_ms) / throughput(lo, lo.emulated_ms)
+        scaling[model] = (measured, emulated)
+    return Summary(sum(r.error for r in results) / len(results), ratios[len(ratios) // 2], worst,
+                   sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling)
+
+
+def print_table(results: Sequence[Result], out=sys.stdout) -> Summary:
+    """The per-row table and the summary lines."""
+    print(f"{'model':<28} {'batch':>5} {'seq':>4} {'measured ms':>12} {'emulated ms':>12} {'emu/meas':>9} "
+          f"{'error':>7}", file=out)
+    for r in results:
+        seq = str(r.row.seq) if r.row.seq else "-"
+        dup = "  (second measurement)" if r.row.duplicate and _is_second(r, results) else ""
+        print(f"{r.row.model:<28} {r.row.batch:>5} {seq:>4} {r.row.measured_ms:>12.3f} {r.emulated_ms:>12.3f} "
+              f"{r.ratio:>8.2f}x {100 * r.error:>6.1f}%{dup}", file=out)
+    s = summarize(results)
+    print(f"\nrows {s.rows}: MAPE {100 * s.mape:.1f}%, median emulated/measured {s.median_ratio:.2f}x, worst "
+          f"{s.worst_ratio:.2f}x, {s.within_1_5x}/{s.rows} within 1.5x", file=out)
+    print("throughput, largest / smallest measured batch (measured vs emulated):", file=out)
+    for model, (m, e) in s.batch_scaling.items():
+        print(f"  {model:<28} measured {m:6.2f}x  emulated {e:6.2f}x  ({100 * (e / m - 1):+.0f}%)", file=out)
+    return s
+
+
+def _is_second(r: Result, results: Sequence[Result]) -> bool:
+    same = [x for x in results if (x.row.model, x.row.batch, x.row.seq) == (r.row.model, r.row.batch, r.row.seq)]
+    return len(same) > 1 and same[0] is not r
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default=None, help="the calibration folder (measured-310p3.csv and models/)")
+    p.add_argument("--device", default="310P3")
+    p.add_argument("--strategy", default="ge", help="partition-streams strategy (GE's default: ge)")
+    p.add_argument("--models", default="", help="comma-separated model names (default: every row)")
+    p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one number of the device profile (repeatable)")
+    args = p.parse_args(argv)
+    data = find_data(args.data)
+    rows = load_rows(data, [m for m in args.models.split(",") if m])
+    compiled = compile_rows(data, rows, args.device, args.strategy)
+    print(f"device {args.device}, strategy {args.strategy}, sink mode, one launch; data {data}\n")
+    print_table(evaluate(rows, compiled, args.device, args.device_param))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
