@@ -34,8 +34,9 @@ def interpret(module: Module, inputs: Mapping[str, np.ndarray], graph: str = "ma
     """Run ``@graph`` of ``module`` on ``inputs`` (by input name); its outputs by name.
 
     Raises:
-        DiagnosticError: an input is missing or of the wrong shape/dtype, or an
-            op fails (naming the op's location, e.g. its ONNX node).
+        DiagnosticError: an input is missing or of the wrong shape/dtype, an
+            op fails (naming the op's location, e.g. its ONNX node), or a weight
+            has no values (a graph imported without its weights).
     """
     return Interpreter(module, graph).run(inputs)
 
@@ -44,6 +45,8 @@ class Interpreter:
     """Runs one graph; kernels are prepared on first use and kept for later runs."""
 
     def __init__(self, module: Module, graph: str = "main") -> None:
+        from geir.absent_weights import require_weights
+        require_weights(module, "the interpreter")
         self.module = module
         self.graph = find_graph(module, graph)
         self.signature: GraphSignature = graph_signature(module, graph)

@@ -152,7 +152,9 @@ def prepare_op(op_name: str, attributes: Mapping[str, Attribute], num_results: i
         dtype = storage_dtype(value.type)
         if isinstance(value, DenseResourceAttr):
             # the blob holds the tensor's own bytes (ml_dtypes' for bf16 and float8)
-            assert value.blob.data is not None, f"resource '{value.blob.name}' has no data"
+            if value.blob.data is None:
+                raise KernelError(f"'{op_name}' has no values: resource '{value.blob.name}' is absent "
+                                  "(a graph imported without its weights)")
             array = np.frombuffer(value.blob.data, dtype=dtype).reshape(value.type.shape)  # type: ignore[arg-type]
         else:
             array = value.array.astype(dtype, copy=False)

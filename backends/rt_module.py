@@ -19,6 +19,7 @@ import numpy as np
 from geir.backends.task_list import Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList, Wait, WeightBlob
 from geir.attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, DenseElementsAttr, DenseResourceAttr,
                              DictionaryAttr, FloatAttr, IntegerAttr, Location, StringAttr, to_attribute)
+from geir.absent_weights import is_absent
 from geir.diagnostics import Diagnostic, DiagnosticError, error_at
 from geir.dialects import rt
 from geir.module import Module
@@ -42,7 +43,9 @@ def weight_array(value: DenseElementsAttr | DenseResourceAttr) -> np.ndarray:
     dtype = storage_dtype(t.element_type)
     if isinstance(value, DenseResourceAttr):
         data = value.blob.data
-        assert data is not None
+        if data is None:
+            # the bytes are absent: a stand-in of the right size that costs no memory
+            return np.broadcast_to(np.zeros((), dtype), t.shape)  # type: ignore[arg-type]
         need = (t.num_elements or 0) * dtype.itemsize
         if len(data) != need:
             raise InferError(f"resource '{value.blob.name}' holds {len(data)} bytes, but {t} needs {need}")
@@ -83,7 +86,7 @@ def task_list_from_model(model: Operation) -> TaskList:
                 dest.append(Binding(name, ref))
         for i, item in enumerate(_items(model, "weights")):
             name, offset, value = rt.decode_weight(item, f"weight #{i}")
-            tl.weights.append(WeightBlob(name, offset, weight_array(value)))
+            tl.weights.append(WeightBlob(name, offset, weight_array(value), absent=is_absent(value)))
     except (InferError, TypeError, ValueError) as e:
         raise error_at(model, f"'rt.model' op {e}") from None
     for block in model.regions[0].blocks:

@@ -109,6 +109,9 @@ def _binding(b: Binding) -> dict[str, Any]:
 
 
 def _weight(w: WeightBlob) -> dict[str, Any]:
+    if w.absent:
+        from geir.absent_weights import absent_weights_error
+        raise absent_weights_error(w.name, "the task-list JSON")
     data = np.asarray(w.data)
     out = {"name": w.name, "offset": w.offset, "shape": list(data.shape), "dtype": str(element_type_of(data.dtype))}
     flat = data.reshape(-1)

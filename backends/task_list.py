@@ -125,11 +125,14 @@ class Stream:
 
 @attrs.define(eq=False)
 class WeightBlob:
-    """A constant in the weight space."""
+    """A constant in the weight space. An ``absent`` one has its type but not
+    its values (a graph without its weights): ``data`` is then zeros, and only
+    timing-only runs take it."""
 
     name: str
     offset: int
     data: np.ndarray
+    absent: bool = False
 
 
 @attrs.define

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["parse", "import_onnx", "run_pipeline", "lower", "emulate", "verify", "register_pass",
-           "register_strategy", "opt_main", "Module", "TaskList", "Report", "Error", "PassWarning"]
+           "register_strategy", "opt_main", "Module", "TaskList", "Report", "Error", "PassWarning", "module_has_absent_weights"]
 
 __version__ = "0.1.0"
 
@@ -32,9 +32,11 @@ _LAZY = {
     "Error": "geir.api",
     "PassWarning": "geir.api", "verify": "geir.verifier", "Module": "geir.module",
     "TaskList": "geir.backends.task_list", "Report": "geir.report",
+    "module_has_absent_weights": "geir.absent_weights",
 }
 
 if TYPE_CHECKING:
+    from geir.absent_weights import module_has_absent_weights
     from geir.api import (Error, PassWarning, emulate, import_onnx, lower, opt_main, parse, register_pass,
                           register_strategy, run_pipeline)
     from geir.backends.task_list import TaskList

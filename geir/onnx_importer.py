@@ -77,7 +77,8 @@ _UNRANKED_F32 = TensorType(None, F32)
 
 
 def import_onnx(source: "str | bytes | os.PathLike[str] | onnx.ModelProto", *,
-                input_shapes: dict[str, tuple[int, ...]] | None = None, strict: bool = False) -> Module:
+                input_shapes: dict[str, tuple[int, ...]] | None = None, strict: bool = False,
+                elide_weights: bool = False) -> Module:
     """Import an ONNX model as a ``ge`` module holding ``ge.graph @main``.
 
     Args:
@@ -87,6 +88,15 @@ def import_onnx(source: "str | bytes | os.PathLike[str] | onnx.ModelProto", *,
             dim in every input). Unbound dims stay dynamic (``?``).
         strict: make every op without a native ``ge`` op an error (instead of
             ``ge.onnx_op``), naming each such op and node.
+        elide_weights: import every constant of more than
+            :data:`INLINE_CONSTANT_LIMIT` elements without its bytes (types
+            kept), as a graph whose weights file is absent imports.
+
+    An initializer kept in an external data file that is not there imports
+    without its bytes: ``dense_resource<name>`` with no blob (MLIR's elided
+    resource). The module compiles and emulates timing-only;
+    :func:`geir.module_has_absent_weights` tells, and whatever needs the values
+    stops with a diagnostic naming the first such weight.
 
     Raises:
         DiagnosticError: the model cannot be read, fails the ONNX checker or shape
@@ -98,7 +108,7 @@ def import_onnx(source: "str | bytes | os.PathLike[str] | onnx.ModelProto", *,
     original_opset = _default_opset(model)
     model = _prepare(model, where, input_shapes or {})
     upgraded = original_opset is not None and original_opset < MIN_OPSET
-    return _Importer(model, where, strict, upgraded).run()
+    return _Importer(model, where, strict, upgraded, elide_weights).run()
 
 
 # ================================================================= loading
@@ -128,14 +138,31 @@ def _load(source: Any) -> "tuple[onnx.ModelProto, str]":
     if not model.HasField("graph") and not model.opset_import:
         raise _fail("not an ONNX model: no graph and no opset import", where)
     if _uses_external_data(model):
-        if path is None:
-            raise _fail("the model keeps tensors in external data files; import it from its path", where)
-        from onnx.external_data_helper import load_external_data_for_model
-        try:
-            load_external_data_for_model(model, os.path.dirname(os.path.abspath(path)))
-        except (OSError, ValueError, onnx.checker.ValidationError) as e:
-            raise _fail(f"cannot load external data: {_first_line(str(e))}", where) from None
+        _load_external_data(model, where, os.path.dirname(os.path.abspath(path)) if path is not None else None)
     return model, where
+
+
+def _load_external_data(model: "onnx.ModelProto", where: str, base_dir: str | None) -> None:
+    """Read each external tensor whose data file is there (``base_dir`` is the
+    model's folder; None for a model given as bytes). A tensor whose file is
+    missing stays external: its weight imports without its bytes (the graph
+    then runs timing-only)."""
+    import onnx
+    from onnx import TensorProto
+    from onnx.external_data_helper import ExternalDataInfo, _get_all_tensors, load_external_data_for_tensor
+    for tensor in _get_all_tensors(model):
+        if tensor.data_location != TensorProto.EXTERNAL:
+            continue
+        try:
+            info = ExternalDataInfo(tensor)
+        except ValueError as e:
+            raise _fail(f"tensor '{tensor.name}' has malformed external data: {_first_line(str(e))}", where) from None
+        if base_dir is None or not info.location or not os.path.isfile(os.path.join(base_dir, info.location)):
+            continue
+        try:
+            load_external_data_for_tensor(tensor, base_dir)
+        except (OSError, ValueError, onnx.checker.ValidationError) as e:
+            raise _fail(f"tensor '{tensor.name}': cannot load external data: {_first_line(str(e))}", where) from None
 
 
 def _uses_external_data(model: "onnx.ModelProto") -> bool:
@@ -183,6 +210,8 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
         import onnx.inliner
         model = onnx.inliner.inline_local_functions(model)
     _bind_input_shapes(model, where, input_shapes)
+    order = {t.name: i for i, t in enumerate(model.graph.initializer)}
+    absent, stand_ins = _stand_in_absent(model, where)
     _check(model, where)
     opset = _default_opset(model)
     if opset is not None and opset < MIN_OPSET:
@@ -192,7 +221,51 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
         except Exception as e:  # noqa: BLE001 - the converter raises bare RuntimeErrors
             raise _fail(f"opset {opset} is older than {MIN_OPSET} and could not be upgraded: "
                         f"{_first_line(str(e))}", where) from None
-    return _infer_shapes(model, where)
+    model = _infer_shapes(model, where)
+    if absent:
+        kept = [i for i in model.graph.input if i.name not in stand_ins]
+        del model.graph.input[:]
+        model.graph.input.extend(kept)
+        # back in their ONNX order (the order of the ge.weights)
+        initializers = sorted([*model.graph.initializer, *absent], key=lambda t: order.get(t.name, len(order)))
+        del model.graph.initializer[:]
+        model.graph.initializer.extend(initializers)
+    return model
+
+
+def _stand_in_absent(model: "onnx.ModelProto", where: str) -> "tuple[list[onnx.TensorProto], set[str]]":
+    """Take the initializers without their data (external data not found) out of
+    the graph, each replaced by a graph input of its type, so that the checker
+    and shape inference (which would look for the data) see a well-formed model;
+    the caller puts them back. Returns them and the names of the stand-ins."""
+    from onnx import TensorProto, helper
+    graph = model.graph
+    absent = [t for t in graph.initializer if t.data_location == TensorProto.EXTERNAL]
+    _reject_other_absent(model, where)
+    if not absent:
+        return [], set()
+    names = {t.name for t in absent}
+    kept = [t for t in graph.initializer if t.name not in names]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    declared = {i.name for i in graph.input}
+    stand_ins = {t.name for t in absent if t.name not in declared}
+    graph.input.extend(helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+                       for t in absent if t.name in stand_ins)
+    return absent, stand_ins
+
+
+def _reject_other_absent(model: "onnx.ModelProto", where: str) -> None:
+    """Only the main graph's initializers may lack their data: a Constant node or
+    a subgraph's initializer is read while importing."""
+    from onnx import TensorProto
+    from onnx.external_data_helper import _get_all_tensors
+    main = sum(1 for t in model.graph.initializer if t.data_location == TensorProto.EXTERNAL)
+    # onnx lists the main graph's initializers first
+    others = [t for t in _get_all_tensors(model) if t.data_location == TensorProto.EXTERNAL][main:]
+    if others:
+        raise _fail(f"tensor '{others[0].name}' keeps its data in an external file that was not found "
+                    "(only the main graph's initializers may be imported without their data)", where)
 
 
 def _bind_input_shapes(model: "onnx.ModelProto", where: str, shapes: dict[str, tuple[int, ...]]) -> None:
@@ -451,10 +524,13 @@ class _Scope:
 
 
 class _Importer:
-    def __init__(self, model: "onnx.ModelProto", where: str, strict: bool, upgraded: bool = False) -> None:
+    def __init__(self, model: "onnx.ModelProto", where: str, strict: bool, upgraded: bool = False,
+                 elide_weights: bool = False) -> None:
         self.model = model
         self.where = where
         self.strict = strict
+        #: import every constant of more than INLINE_CONSTANT_LIMIT elements without its bytes
+        self.elide_weights = elide_weights
         self.module = Module()
         self.opsets = {("" if e.domain == "ai.onnx" else e.domain): int(e.version) for e in model.opset_import}
         self.unsupported: list[Diagnostic] = []
@@ -521,10 +597,16 @@ class _Importer:
 
     def _import_graph_body(self, graph: "onnx.GraphProto", block: Block, scope: _Scope) -> None:
         """Initializers as ``ge.weights``, then every node, appended to ``block``."""
+        from onnx import TensorProto
         dense = [(t.name, t, _tensor_array) for t in graph.initializer]
         sparse = [(t.values.name, t, _sparse_array) for t in graph.sparse_initializer]
         for name, tensor, to_array in (*dense, *sparse):
             try:
+                if isinstance(tensor, TensorProto) and tensor.data_location == TensorProto.EXTERNAL:
+                    # its external data file is absent: the type without the bytes
+                    t = TensorType(tuple(tensor.dims), _element_type(tensor.data_type))
+                    self._absent_constant("ge.weights", name, t, block, scope, name)
+                    continue
                 self._constant("ge.weights", name, to_array(tensor), block, scope, name)  # type: ignore[operator]
             except _UnsupportedType as e:
                 raise _fail(f"initializer '{name}' {e}", name) from None
@@ -566,6 +648,8 @@ class _Importer:
         if et.numpy_dtype is None:
             raise _UnsupportedType(f"holds a tensor of element type {et}, which geir cannot store")
         t = TensorType(array.shape, et)
+        if self.elide_weights and array.size > INLINE_CONSTANT_LIMIT:
+            return self._absent_constant(op_name, tensor_name, t, block, scope, label)
         if array.size <= INLINE_CONSTANT_LIMIT:
             # (np.ascontiguousarray would make a scalar 1-D)
             value: Attribute = DenseElementsAttr(t, np.array(array, dtype=et.numpy_dtype, order="C"))
@@ -575,6 +659,18 @@ class _Importer:
             value = DenseResourceAttr(t, blob)
         op = Operation(op_name, result_types=[t], attributes={"value": value}, location=NameLoc(label),
                        result_names=[_sanitize(tensor_name)])
+        block.append(op)
+        scope.values[tensor_name] = op.result
+        scope.types[tensor_name] = t
+        return op.result
+
+    def _absent_constant(self, op_name: str, tensor_name: str, t: TensorType, block: Block, scope: _Scope,
+                         label: str) -> Value:
+        """A constant of type ``t`` whose bytes are absent: ``dense_resource<name>``
+        with no blob in the file (MLIR's elided resource)."""
+        blob = self.module.add_resource(_resource_name(tensor_name), None)
+        op = Operation(op_name, result_types=[t], attributes={"value": DenseResourceAttr(t, blob)},
+                       location=NameLoc(label), result_names=[_sanitize(tensor_name)])
         block.append(op)
         scope.values[tensor_name] = op.result
         scope.types[tensor_name] = t

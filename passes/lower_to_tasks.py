@@ -52,6 +52,7 @@ from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, 
                                 TensorRef, Wait, WeightBlob)
 from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseResourceAttr,
                              FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc)
+from geir.absent_weights import is_absent
 from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.dialects.ge import COMMON_ATTRIBUTES
@@ -278,7 +279,7 @@ class _GraphLowering:
             # type it does not know as 4 bytes), so refs and blobs never overlap.
             end = ref.offset + max(data.nbytes, ref.nbytes)
             name = _unique(self.weight_name(op, len(self.weights)), names)
-            self.weights.append(WeightBlob(name, ref.offset, data))
+            self.weights.append(WeightBlob(name, ref.offset, data, absent=is_absent(value)))
             self.weight_values.append(value)
             self.refs[op.results[0]] = ref
         self.weight_end = end

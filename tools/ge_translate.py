@@ -39,6 +39,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     gears.add_argument("--dynamic-dims", default=None, metavar="D,D;D,D;...",
                        help="with --import-onnx: one task list per set of sizes of the dynamic dims, in order")
     p.add_argument("--strict", action="store_true", help="fail on ONNX ops with no native ge op")
+    p.add_argument("--elide-weights", action="store_true",
+                   help="with --import-onnx: import the weights without their values (types kept; the IR then "
+                        "runs timing-only)")
     p.add_argument("--mlir-print-op-generic", "--print-op-generic", dest="generic", action="store_true")
     p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true")
     p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None, metavar="N")
@@ -74,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
             from geir.backends.shape_gears import parse_gears
             gears = parse_gears(gear[0], gear[1])
         source = sys.stdin.buffer.read() if args.input == "-" else args.input
-        module = import_onnx(source, input_shapes=bindings, strict=args.strict)
+        module = import_onnx(source, input_shapes=bindings, strict=args.strict, elide_weights=args.elide_weights)
         if gear is not None:
             from geir.backends.shape_gears import compile_gears
             from geir.verifier import verify
@@ -82,9 +85,10 @@ def _run(args: argparse.Namespace) -> int:
             verify(module)
         write_output(args.output, module_to_string(module, options))
         return 0
-    if gear is not None or args.input_shape:
+    if gear is not None or args.input_shape or args.elide_weights:
         from geir.diagnostics import Diagnostic, DiagnosticError
-        raise DiagnosticError(Diagnostic("error", "--input-shape and the gear options go with --import-onnx"))
+        what = "--elide-weights goes" if args.elide_weights else "--input-shape and the gear options go"
+        raise DiagnosticError(Diagnostic("error", f"{what} with --import-onnx"))
     if args.export_tasks_json:
         from geir.backends.task_json import module_to_json
         from geir.parser import parse_module

@@ -157,7 +157,8 @@ def emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None = None,
     Raises:
         DiagnosticError: the task list is malformed for this device (unknown
             engine, a ref outside the arena ...), an option is invalid, an input
-            is missing or misshapen, or a kernel fails on its inputs.
+            is missing or misshapen, a kernel fails on its inputs, or (with
+            numerics) a weight has no values (a graph without its weights).
     """
     # The run allocates a few objects per task and keeps them all alive, so
     # CPython's cyclic collector would rescan an ever larger heap (it made
@@ -182,6 +183,10 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     checker = RaceChecker(program, options.max_races) if options.check_races else None
     memory = numerics = None
     if not options.timing_only:
+        absent = next((w for w in task_list.weights if w.absent), None)
+        if absent is not None:
+            from geir.absent_weights import absent_weights_error
+            raise absent_weights_error(absent.name, "numeric emulation")
         memory = DeviceMemory(task_list)
         if inputs is None:
             inputs = random_task_inputs(task_list, options.seed)

@@ -91,7 +91,7 @@ def merge_task_lists(task_lists: Sequence[TaskList], names: Sequence[str],
             ids.append(next_stream)
             next_stream += 1
         for blob in tl.weights:
-            merged.weights.append(WeightBlob(f"{name}/{blob.name}", blob.offset + weights, blob.data))
+            merged.weights.append(WeightBlob(f"{name}/{blob.name}", blob.offset + weights, blob.data, blob.absent))
         merged.inputs += [Binding(f"{name}/{b.name}", _move(b.ref, arena, weights)) for b in tl.inputs]  # type: ignore[arg-type]
         merged.outputs += [Binding(f"{name}/{b.name}", _move(b.ref, arena, weights)) for b in tl.outputs]  # type: ignore[arg-type]
         placements.append(ModelPlacement(name, priority, tuple(ids), arena, weights, events))

@@ -123,8 +123,6 @@ def decode_weight(attr: Attribute, what: str) -> tuple[str, int, DenseElementsAt
     value = attr[2]
     if not value.type.is_static:
         raise InferError(f"{what} has a dynamically shaped type {value.type}")
-    if isinstance(value, DenseResourceAttr) and value.blob.data is None:
-        raise InferError(f"{what} names resource '{value.blob.name}', which has no data in the file")
     return attr[0].value, attr[1].value, value  # type: ignore[union-attr,return-value]
 
 

@@ -198,12 +198,6 @@ rt.model ({
 
 // -----
 
-// expected-error@+1 {{'rt.model' op weight #0 names resource 'missing', which has no data in the file}}
-rt.model ({
-}) {sym_name = "m", arena_size = 0, weight_size = 64, weights = [["a", 0, dense_resource<missing> : tensor<4xf32>]]} : () -> ()
-
-// -----
-
 // expected-error@+1 {{'rt.model' op requires attribute 'arena_size'}}
 rt.model ({
 }) {sym_name = "m"} : () -> ()

@@ -267,6 +267,32 @@ def undefined_input() -> None:
     _save(_model(graph), "undefined_input.onnx", check=False)
 
 
+def graph_only() -> None:
+    """A graph exported without its weights: the initializers are in an external
+    data file ``graph_only.weights`` that is not there (a small one is inline)."""
+    rng = np.random.default_rng(1)
+    weight = numpy_helper.from_array(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), "conv.weight")
+    fc = numpy_helper.from_array(rng.standard_normal((8, 10)).astype(np.float32), "fc.weight")
+    shape = numpy_helper.from_array(np.array([-1, 8], np.int64), "flat_shape")
+    for tensor in (weight, fc):
+        onnx.external_data_helper.set_external_data(tensor, "graph_only.weights",
+                                                    offset=0 if tensor is weight else 1024,
+                                                    length=len(tensor.raw_data))
+        tensor.ClearField("raw_data")
+        tensor.data_location = TensorProto.EXTERNAL
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["image", "conv.weight"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["r"], name="relu"),
+         helper.make_node("GlobalAveragePool", ["r"], ["p"], name="pool"),
+         helper.make_node("Reshape", ["p", "flat_shape"], ["f"], name="flatten"),
+         helper.make_node("MatMul", ["f", "fc.weight"], ["logits"], name="fc")],
+        "graph_only",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["batch", 3, 16, 16])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])],
+        [weight, fc, shape])
+    _save(_model(graph), "graph_only.onnx", check=False)
+
+
 def main() -> None:
     data = conv_relu()
     with open(os.path.join(HERE, "truncated.onnx"), "wb") as f:
@@ -288,6 +314,7 @@ def main() -> None:
     bad_output_type()
     channel_mismatch()
     undefined_input()
+    graph_only()
 
 
 if __name__ == "__main__":
