@@ -35,7 +35,7 @@ from geir.attributes import ArrayAttr, DictionaryAttr, StringAttr, TypeAttr
 from geir.backends.interpreter import Env, Interpreter
 from geir.module import Module
 from geir.constants import CONSTANT_OPS
-from geir.operation import Block, OpResult, Operation, Region, Value
+from geir.operation import Block, IRMapping, OpResult, Operation, Region, Value
 from geir.types import FunctionType, TensorType, element_type_from_numpy
 
 __all__ = ["has_control_flow", "HostDriver", "Launch"]
@@ -154,31 +154,30 @@ class HostDriver(Interpreter):
             _DataDependent: an op's result size depends on values (its index).
         """
         from geir.backends.rt_module import task_list_from_model
-        from geir.backends.shape_gears import clone_op
         from geir.passes.lower_to_tasks import lower_graph
         from geir.passes.specialize_shapes import specialize_graph
         from geir.verifier import verify_op
         name = self._segments.setdefault((id(ops[0]), len(ops)), f"segment{len(self._segments)}")
         block = Block()
-        mapping: dict[Value, Value] = {}
+        mapping = IRMapping()
         for v, a in zip(inputs, arrays):
             if a is None:
                 none = Operation("ge.none", result_types=[v.type])
                 block.append(none)
-                mapping[v] = none.results[0]
+                mapping.map(v, none.results[0])
         args = [(v, a) for v, a in zip(inputs, arrays) if a is not None]
         for v, a in args:
             a = np.asarray(a)
             t = v.type
             et = t.element_type if isinstance(t, TensorType) else element_type_from_numpy(a.dtype)
-            mapping[v] = block.add_argument(TensorType(a.shape, et), v.name_hint)
+            mapping.map(v, block.add_argument(TensorType(a.shape, et), v.name_hint))
         constants = [v for op in ops for v in op.operands if _is_constant(v)]
         for v in dict.fromkeys(constants):  # the weights a segment reads live in its own weight space
-            block.append(clone_op(v.op, mapping))  # type: ignore[attr-defined]
+            block.append(v.op.clone(mapping))  # type: ignore[attr-defined]
         for op in ops:  # cloned: the original block stays as it is
-            block.append(clone_op(op, mapping))
-        block.append(Operation("ge.return", [mapping[v] for v in outputs]))
-        ftype = FunctionType([a.type for a in block.arguments], [mapping[v].type for v in outputs])
+            block.append(op.clone(mapping))
+        block.append(Operation("ge.return", [mapping.values[v] for v in outputs]))
+        ftype = FunctionType([a.type for a in block.arguments], [mapping.values[v].type for v in outputs])
         graph = Operation("ge.graph", attributes={
             "sym_name": StringAttr(name), "function_type": TypeAttr(ftype),
             "arg_attrs": ArrayAttr(DictionaryAttr.from_dict({"ge.name": StringAttr(f"in{i}")})

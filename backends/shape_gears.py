@@ -39,14 +39,14 @@ from geir.attributes import ArrayAttr, IntegerAttr, StringAttr
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.graph_io import attribute_dicts, input_names, output_names
 from geir.module import Module
-from geir.operation import Block, Operation, Region, Value
+from geir.operation import Operation
 from geir.types import TensorType
 
 if TYPE_CHECKING:
     from geir.backends.io_bindings import GraphSignature
 
 __all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "compile_gears", "has_gears", "select_gear",
-           "trim_outputs", "Selection", "clone_graph", "clone_op", "gear_signature", "gear_description"]
+           "trim_outputs", "Selection", "gear_signature", "gear_description"]
 
 #: the ge-translate option of each gear kind (GE's ATC names, with dashes)
 GEAR_KINDS = {"batch": "--dynamic-batch-size", "image": "--dynamic-image-size", "dims": "--dynamic-dims"}
@@ -127,33 +127,6 @@ def gear_symbols(graph: Operation, kind: str) -> tuple[list[str], list[tuple[str
 # ================================================================ compile
 
 
-def clone_graph(graph: Operation) -> Operation:
-    """A deep copy of ``graph`` (attributes are immutable and shared, so weights
-    still point at the module's resource blobs)."""
-    mapping: dict[Value, Value] = {}
-    return clone_op(graph, mapping)
-
-
-def clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
-    """A deep copy of ``op``, its operands renamed by ``mapping`` (which it extends
-    with the copy's results and block arguments)."""
-    regions = []
-    for region in op.regions:
-        blocks = []
-        for block in region.blocks:
-            new = Block([a.type for a in block.arguments], [a.name_hint for a in block.arguments])
-            mapping.update(zip(block.arguments, new.arguments))
-            for inner in block.ops:
-                new.append(clone_op(inner, mapping))
-            blocks.append(new)
-        regions.append(Region(blocks))
-    clone = Operation(op.name, [mapping.get(v, v) for v in op.operands], [r.type for r in op.results],
-                      dict(op.attributes), regions, op.location, [r.name_hint for r in op.results])
-    clone.source = op.source
-    mapping.update(zip(op.results, clone.results))
-    return clone
-
-
 def compile_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]], alignment: int = 512) -> None:
     """Replace ``@main`` of ``module`` by one ``rt.model @main_gear<i>`` per gear.
 
@@ -187,7 +160,7 @@ def compile_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]], a
             shape = list(shapes.get(name, t.shape))  # type: ignore[union-attr]
             shape[k] = sizes[symbol]
             shapes[name] = tuple(shape)
-        clone = clone_graph(graph)
+        clone = graph.clone()  # attributes are shared: weights still point at the module's blobs
         clone.attributes["sym_name"] = StringAttr(f"main_gear{index}")
         module.body.append(clone)
         try:
