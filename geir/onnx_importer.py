@@ -209,6 +209,7 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
     if model.functions:
         import onnx.inliner
         model = onnx.inliner.inline_local_functions(model)
+    _unset_negative_dims(model.graph)
     _bind_input_shapes(model, where, input_shapes)
     order = {t.name: i for i, t in enumerate(model.graph.initializer)}
     absent, stand_ins = _stand_in_absent(model, where)
@@ -231,6 +232,26 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
         del model.graph.initializer[:]
         model.graph.initializer.extend(initializers)
     return model
+
+
+def _unset_negative_dims(graph: "onnx.GraphProto") -> None:
+    """A negative ``dim_value`` (PaddlePaddle writes -1 for a dynamic dim) means
+    "unknown", as onnxruntime reads it: clear it, so the dim is ``?`` to the
+    checker, shape inference and geir alike. (A ``dim_value`` of 0 is a static,
+    empty dim, as onnxruntime reads it.) Subgraphs too, without recursion."""
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        for vi in (*g.input, *g.output, *g.value_info):
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
+                for dim in vi.type.tensor_type.shape.dim:
+                    if dim.HasField("dim_value") and dim.dim_value < 0:
+                        dim.ClearField("dim_value")
+        for node in g.node:
+            for attr in node.attribute:
+                if attr.HasField("g"):
+                    stack.append(attr.g)
+                stack.extend(attr.graphs)
 
 
 def _stand_in_absent(model: "onnx.ModelProto", where: str) -> "tuple[list[onnx.TensorProto], set[str]]":

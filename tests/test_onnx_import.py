@@ -238,6 +238,67 @@ def test_input_shapes_bind_dynamic_dims() -> None:
     assert "ge.symbols" not in module_to_string(by_symbol)
 
 
+def _dims_model(op: str, dims: list[int | str | None], **attrs: object) -> onnx.ModelProto:
+    """``y = op(x)`` with input and output dims written as exporters write them:
+    an int is ``dim_value`` (negative too), a str ``dim_param``, None neither."""
+    values = [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in ("x", "y")]
+    for value in values:
+        shape = value.type.tensor_type.shape
+        for d in dims:
+            dim = shape.dim.add()
+            if isinstance(d, str):
+                dim.dim_param = d
+            elif d is not None:
+                dim.dim_value = d
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], name="op", **attrs)], "dims", [values[0]],
+                              [values[1]])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize(("dims", "type_text", "symbols"), [
+    ([-1, 3], "tensor<?x3xf32>", None),           # PaddlePaddle's dynamic dim
+    ([-7, -1], "tensor<?x?xf32>", None),          # any negative: dynamic, as onnxruntime reads it
+    ([None, 3], "tensor<?x3xf32>", None),         # neither value nor name
+    (["N", 3], "tensor<?x3xf32>", ["N", ""]),     # a name is kept for binding
+    ([0, 3], "tensor<0x3xf32>", None),            # 0 is a static, empty dim, as onnxruntime reads it
+])
+def test_exporters_dims_import_as_onnxruntime_reads_them(dims: list[int | str | None], type_text: str,
+                                                         symbols: list[str] | None) -> None:
+    model = _dims_model("Relu", dims)
+    module = import_onnx(model)
+    assert [str(b.type) for b in graph_signature(module).inputs] == [type_text]
+    text = module_to_string(module)
+    if symbols is None:
+        assert "ge.symbols" not in text
+    else:
+        assert "ge.symbols = [" + ", ".join(f'"{s}"' for s in symbols) + "]" in text
+    # it runs, as onnx's reference does, on any size a dynamic dim takes
+    for first in [0] if dims[0] == 0 else [1, 5]:
+        x = np.random.default_rng(first).standard_normal((first, *(3 if d == 3 else 2 for d in dims[1:])))
+        x = x.astype(np.float32)
+        expected = ReferenceEvaluator(model).run(None, {"x": x})[0]
+        np.testing.assert_array_equal(interpret(import_onnx(model), {"x": x})["y"], expected)
+
+
+def test_a_zero_dim_is_static() -> None:
+    """As onnxruntime does, an input declared 0x3 takes only a 0x3 tensor."""
+    with pytest.raises(DiagnosticError, match="input 'x' has shape 2x3"):
+        interpret(import_onnx(_dims_model("Relu", [0, 3])), {"x": np.ones((2, 3), np.float32)})
+
+
+def test_negative_dims_bind_like_unknown_ones() -> None:
+    """An input shape binds a -1 dim, and inference carries it through a conv."""
+    model = _dims_model("Relu", [-1, 3, 8, 8])
+    module = import_onnx(model, input_shapes={"x": (2, 3, 8, 8)})
+    assert str(next(module.graphs()).regions[0].blocks[0].arguments[0].type) == "tensor<2x3x8x8xf32>"
+    pool = _dims_model("GlobalAveragePool", [-1, 3, 8, 8])
+    pool.graph.output[0].type.tensor_type.shape.dim[2].dim_value = -1  # (1 really; -1 says unknown)
+    pool.graph.output[0].type.tensor_type.shape.dim[3].dim_value = 1
+    x = np.random.default_rng(0).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    got = interpret(import_onnx(pool), {"x": x})["y"]
+    np.testing.assert_allclose(got, ReferenceEvaluator(pool).run(None, {"x": x})[0], rtol=1e-6)
+
+
 def test_strict_names_every_unsupported_node() -> None:
     path = os.path.join(LIT_MODELS, "two_unsupported.onnx")
     with pytest.raises(DiagnosticError) as info:
