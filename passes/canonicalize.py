@@ -1,5 +1,20 @@
-"""``canonicalize``: fold constant reshapes and transposes, remove identity ops,
-and erase dead pure ops, to a fixed point."""
+"""``canonicalize``: fold what is known at compile time, remove identity ops,
+and erase dead pure ops, to a fixed point.
+
+Folds (each a pattern, tried on every op a rewrite touches):
+
+* a reshape or transpose (squeeze, unsqueeze, flatten) of a constant;
+* ``ge.shape`` / ``ge.size`` whose dims are static, although other dims of the
+  operand are not (a model with a symbolic batch reads its static H and W);
+* ``ge.gather`` / ``ge.slice`` of a ``ge.shape`` that picks static dims only
+  (Shape -> Gather(2) of ``tensor<?x3x224x224xf32>`` is 224);
+* a pure op whose operands are all constants and whose result is small (at most
+  :data:`FOLD_LIMIT` elements, :data:`FLOAT_FOLD_LIMIT` for floats: the shape
+  arithmetic that follows, Sub / Div / Ceil / Cast / Concat ...), run through
+  its kernel;
+* ``ge.if`` with a constant condition: the taken branch, inlined (the other is
+  never inferred again); ``ge.loop`` that runs no iteration: its initial values.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +23,44 @@ import attrs
 import numpy as np
 
 from geir.attributes import DenseElementsAttr, DenseResourceAttr
-from geir.constants import constant_value
+from geir.constants import CONSTANT_OPS, constant_value
 from geir.module import Module
-from geir.operation import Operation
+from geir.operation import Operation, Value
 from geir.patterns import RewritePattern, apply_patterns_greedily
 from geir.rewriter import InsertionPoint, Rewriter
-from geir.types import TensorType, element_type_from_numpy
+from geir.types import NONE, TensorType, element_type_from_numpy, storage_dtype
 from geir.passes.pass_base import ModulePass, PassContext, option
 
-__all__ = ["Canonicalize"]
+__all__ = ["Canonicalize", "fold_op", "inline_constant_control", "FOLD_LIMIT"]
 
 #: above this many elements a folded constant goes to a resource blob
 INLINE_CONSTANT_LIMIT = 16
+#: results with at most this many elements fold when their operands are known
+FOLD_LIMIT = 64
+#: float results fold up to this many elements: shape arithmetic that passes
+#: through floats (Cast -> Div -> Ceil) works on a few dims; a larger float
+#: result (ConstantOfShape of ones ...) is data, computed by its kernel
+FLOAT_FOLD_LIMIT = 8
+#: ops whose value depends only on their operand's shape
+_SHAPE_OPS = frozenset({"ge.shape", "ge.size"})
+#: ops that pick elements of a vector (what a shape vector is indexed by)
+_SELECT_OPS = frozenset({"ge.gather", "ge.slice"})
+_KERNEL_ERRORS = (ValueError, TypeError, IndexError, KeyError, ArithmeticError, NotImplementedError)
+
+
+def constant_attr(module: Module, array: np.ndarray, rt: TensorType,
+                  op: Operation) -> DenseElementsAttr | DenseResourceAttr:
+    """The ``value`` of a constant folded from ``op``: inline when small or a
+    splat, else a resource blob of ``module`` named after the one ``op`` read."""
+    flat = array.reshape(-1)
+    splat = flat.size > 0 and bool(np.all(flat == flat[0]))
+    if array.size <= INLINE_CONSTANT_LIMIT or splat or element_type_from_numpy(array.dtype) is not rt.element_type:
+        return DenseElementsAttr(rt, np.broadcast_to(flat[0], rt.shape) if splat else array)
+    src = next((v.op.attributes.get("value") for v in op.operands if getattr(v, "op", None) is not None
+                and v.op.name in CONSTANT_OPS), None)  # type: ignore[attr-defined]
+    stem = src.blob.name if isinstance(src, DenseResourceAttr) else "folded"
+    blob = module.add_resource(stem, array.tobytes())
+    return DenseResourceAttr(rt, blob)
 
 
 def _is_pure(op: Operation) -> bool:
@@ -38,7 +79,10 @@ class EraseDeadOp(RewritePattern):
 
 
 class RemoveIdentity(RewritePattern):
-    """``ge.identity x``, and reshapes/casts/transposes that change nothing, are ``x``."""
+    """``ge.identity x``, and reshapes/casts/transposes that change nothing, are ``x``.
+    An identity to another type inside a control op's region stays: it is a
+    cast (MLIR's ``tensor.cast``) through which a branch that may not run reads
+    a value at its type before ``specialize-shapes``."""
 
     op_names = frozenset({"ge.identity", "ge.reshape", "ge.cast", "ge.transpose", "ge.flatten",
                           "ge.squeeze", "ge.unsqueeze", "ge.expand", "ge.dropout"})
@@ -47,6 +91,10 @@ class RemoveIdentity(RewritePattern):
         if len(op.results) != 1 or not op.operands:
             return False
         src = op.operands[0]
+        if op.name == "ge.identity" and src.type is not op.results[0].type:
+            parent = op.parent_op
+            if parent is not None and parent.name != "ge.graph":
+                return False
         if op.name != "ge.identity":
             if src.type is not op.results[0].type or not isinstance(src.type, TensorType):
                 return False
@@ -83,30 +131,201 @@ class FoldConstantLayout(RewritePattern):
             folded = value.reshape(rt.shape)
         folded = np.ascontiguousarray(folded)
         rewriter.set_insertion_point(InsertionPoint.before(op))
-        const = rewriter.create("ge.const", (), [rt], {"value": self._attr(folded, rt, op)}, location=op.location)
+        const = rewriter.create("ge.const", (), [rt], {"value": constant_attr(self.module, folded, rt, op)},
+                                location=op.location)
         const.results[0].name_hint = op.results[0].name_hint
         rewriter.replace_op(op, [const.results[0]])
         return True
 
-    def _attr(self, array: np.ndarray, rt: TensorType, op: Operation) -> DenseElementsAttr | DenseResourceAttr:
-        flat = array.reshape(-1)
-        splat = flat.size > 0 and bool(np.all(flat == flat[0]))
-        if array.size <= INLINE_CONSTANT_LIMIT or splat or element_type_from_numpy(array.dtype) is not rt.element_type:
-            return DenseElementsAttr(rt, np.broadcast_to(flat[0], rt.shape) if splat else array)
-        src = op.operands[0].op.attributes.get("value")  # type: ignore[attr-defined]
-        stem = src.blob.name if isinstance(src, DenseResourceAttr) else "folded"
-        blob = self.module.add_resource(stem, array.tobytes())
-        return DenseResourceAttr(rt, blob)
+
+# ================================================================ folding
+
+
+def _run_kernel(op: Operation, inputs: list[np.ndarray | None]) -> list[np.ndarray] | None:
+    """``op``'s kernel on ``inputs``, or None when it fails (it fails at run time
+    too, where the interpreter names it)."""
+    from geir.backends.kernel_dispatch import KernelError, prepare_op
+    try:
+        fn = prepare_op(op.name, op.attributes, len(op.results), [r.type for r in op.results])
+        with np.errstate(all="ignore"):
+            return [np.asarray(v) for v in fn(inputs)]
+    except (KernelError, *_KERNEL_ERRORS):
+        return None
+
+
+def _shape_value(op: Operation) -> np.ndarray | None:
+    """``ge.shape`` / ``ge.size`` when every dim they read is static."""
+    from geir.dialects.ge_infer import shape_dims
+    t = op.operands[0].type
+    if op.name == "ge.size":
+        if not isinstance(t, TensorType) or not t.is_static:
+            return None
+        return np.array(int(np.prod(t.shape, dtype=np.int64)), np.int64)  # type: ignore[arg-type]
+    dims = shape_dims(op)
+    if dims is None or any(d is None for d in dims):
+        return None
+    return np.array(dims, np.int64)
+
+
+def _selected_shape_value(op: Operation) -> np.ndarray | None:
+    """A gather or slice (axis 0) of a ``ge.shape`` whose picked dims are static,
+    even when others are not: the op runs on the positions of the shape vector,
+    and the positions it picks are looked up in the operand's type."""
+    from geir.dialects.ge_infer import shape_dims
+    src = op.operands[0]
+    source = getattr(src, "op", None)
+    if source is None or source.name != "ge.shape" or op.get_attr("axis", 0) not in (0, -1):
+        return None
+    dims = shape_dims(source)
+    if dims is None:
+        return None
+    inputs: list[np.ndarray | None] = [np.arange(len(dims), dtype=np.int64)]
+    for v in op.operands[1:]:
+        c = constant_value(v)
+        if c is None and v.type is not NONE:
+            return None
+        inputs.append(c)
+    out = _run_kernel(op, inputs)
+    if out is None:
+        return None
+    positions = out[0]
+    picked = [dims[int(k)] for k in positions.reshape(-1)]
+    if any(d is None for d in picked):
+        return None
+    return np.array(picked, np.int64).reshape(positions.shape)
+
+
+def fold_op(op: Operation, limit: int = FOLD_LIMIT) -> np.ndarray | None:
+    """The value of a pure one-result op known at compile time, when it has at
+    most ``limit`` elements, else None: constant operands (run through the op's
+    kernel), or static dims read through ``ge.shape`` / ``ge.size`` /
+    a gather or slice of a shape."""
+    od = op.definition
+    if (od is None or not od.has_trait("pure") or len(op.results) != 1 or op.regions or not op.operands
+            or op.name in CONSTANT_OPS):
+        return None
+    rt = op.results[0].type
+    if not isinstance(rt, TensorType) or rt.element_type.numpy_dtype is None:
+        return None
+    if np.dtype(rt.element_type.numpy_dtype).kind not in "iub":
+        limit = min(limit, FLOAT_FOLD_LIMIT)
+    if rt.shape is not None and all(d is not None for d in rt.shape) and (rt.num_elements or 0) > limit:
+        return None
+    if op.name in _SHAPE_OPS:
+        value = _shape_value(op)
+    elif op.name in _SELECT_OPS and (value := _selected_shape_value(op)) is not None:
+        pass
+    else:
+        inputs: list[np.ndarray | None] = []
+        for v in op.operands:
+            c = constant_value(v)
+            if c is None and v.type is not NONE:  # (an omitted optional operand is None to the kernel)
+                return None
+            inputs.append(c)
+        if all(c is None for c in inputs):
+            return None
+        out = _run_kernel(op, inputs)
+        value = None if out is None else out[0]
+    if value is None or value.size > limit or value.dtype == object:
+        return None
+    if rt.shape is not None and (len(rt.shape) != value.ndim
+                                 or any(d is not None and d != s for d, s in zip(rt.shape, value.shape))):
+        return None  # not what the op declares: leave it to the verifier's diagnostic
+    value = value.astype(storage_dtype(rt.element_type), copy=False)
+    return np.ascontiguousarray(value) if value.ndim else value
+
+
+def _replaceable(old: Value, new: Value) -> bool:
+    """Whether ``new`` may stand for ``old`` without changing a graph's signature:
+    the same type, or ``old`` returned by no graph."""
+    return new.type is old.type or not any(u.owner.name == "ge.return" for u in old.uses)
+
+
+def inline_constant_control(op: Operation, rewriter: Rewriter, keep_signature: bool = True) -> list[Operation] | None:
+    """Replace a ``ge.if`` whose condition is a constant by its taken branch, or
+    a ``ge.loop`` that runs no iteration (constant trip count 0 or condition
+    false) by its initial values. Returns the ops moved out of the branch (in
+    order), or None when ``op`` stays. With ``keep_signature``, a value a graph
+    returns must keep its type (the pattern); without, the caller fixes the
+    signature (``specialize-shapes``)."""
+    if op.name == "ge.if":
+        cond = constant_value(op.operands[0])
+        if cond is None or cond.size != 1:
+            return None
+        block = op.regions[0 if bool(cond.reshape(-1)[0]) else 1].blocks[0]
+        terminator = block.last_op
+        assert terminator is not None
+        values = list(terminator.operands)
+    elif op.name == "ge.loop":
+        trip, cond = (constant_value(v) for v in op.operands[:2])
+        runs = not ((trip is not None and trip.size == 1 and int(trip.reshape(-1)[0]) <= 0)
+                    or (cond is not None and cond.size == 1 and not bool(cond.reshape(-1)[0])))
+        carried = op.operands[2:]
+        if runs or len(op.results) != len(carried):  # scan outputs of no iteration: left to the kernel
+            return None
+        block, terminator, values = None, None, list(carried)
+    else:
+        return None
+    if keep_signature and not all(_replaceable(r, v) for r, v in zip(op.results, values)):
+        return None
+    moved: list[Operation] = []
+    if block is not None:
+        for inner in list(block.ops):
+            if inner is terminator:
+                break
+            block.unlink(inner)
+            rewriter.insert_before(op, inner)
+            moved.append(inner)
+    # the terminator reads the values the op's results become: forget those reads first
+    for r, v in zip(op.results, values):
+        rewriter.replace_all_uses_with(r, v)
+    rewriter.erase_op(op)
+    return moved
+
+
+class FoldKnownValue(RewritePattern):
+    """A small pure op whose value is known (see :func:`fold_op`) is a constant."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+
+    def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
+        value = fold_op(op)
+        if value is None:
+            return False
+        rt = op.results[0].type
+        assert isinstance(rt, TensorType)
+        t = TensorType(value.shape, rt.element_type)
+        if t != rt and any(u.owner.name == "ge.return" for u in op.results[0].uses):
+            return False  # a graph's signature keeps its types
+        rewriter.set_insertion_point(InsertionPoint.before(op))
+        const = rewriter.create("ge.const", (), [t], {"value": constant_attr(self.module, value, t, op)},
+                                location=op.location)
+        const.results[0].name_hint = op.results[0].name_hint
+        rewriter.replace_op(op, [const.results[0]])
+        return True
+
+
+class InlineConstantControl(RewritePattern):
+    """``ge.if`` on a constant is its taken branch; a loop that never runs is its initial values."""
+
+    op_names = frozenset({"ge.if", "ge.loop"})
+
+    def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
+        moved = inline_constant_control(op, rewriter)
+        return moved is not None
 
 
 @attrs.define
 class Canonicalize(ModulePass):
     name = "canonicalize"
-    summary = "Fold constant reshapes/transposes, remove identity ops, erase dead code"
+    summary = ("Fold constants and static shapes, inline constant control flow, remove identity ops, "
+               "erase dead code")
 
     max_iterations: int = option(1_000_000, "stop after this many rewrites")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         ops = [op for op in module.walk() if op is not module.op]
-        patterns = [FoldConstantLayout(module), RemoveIdentity(), EraseDeadOp()]
+        patterns = [FoldConstantLayout(module), FoldKnownValue(module), InlineConstantControl(), RemoveIdentity(),
+                    EraseDeadOp()]
         apply_patterns_greedily(ops, patterns, self.max_iterations)

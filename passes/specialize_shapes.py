@@ -11,14 +11,21 @@ separated by ``,`` or ``;``.
 
 Then, in block order (regions too), each op either folds or is re-inferred:
 
-* an op whose operands are all constants (or ``ge.shape`` / ``ge.size`` of a
-  static value) and whose result is small and integer (at most
-  :data:`FOLD_LIMIT` elements: the shape computations, Shape -> Gather -> Concat
-  ...) is run through its kernel and becomes a ``ge.const``;
+* an op whose value is known now and small (at most :data:`FOLD_LIMIT`
+  elements: the shape computations, Shape -> Gather -> Cast -> Div -> Ceil ->
+  Concat ...; canonicalize's :func:`~geir.passes.canonicalize.fold_op`)
+  becomes a ``ge.const``;
+* a ``ge.if`` whose condition is now a constant becomes its taken branch before
+  either branch is inferred (the other may be invalid for the bound shapes: a
+  branch for another sample rate), and a ``ge.loop`` that runs no iteration
+  becomes its initial values;
 * every other op gets the types ``ge``'s inference gives it now (it reads
   constant operands, so Reshape / ConstantOfShape / Range / Expand / TopK with
   a folded shape, size or k become static); a static dim that disagrees with
-  the inference is an error at the op.
+  the inference is an error at the op. Inside a region whose condition or trip
+  count is known only at run time, such an error is not one: that region keeps
+  its dynamic types (it may never run; ``ge-run`` specialises it when the host
+  runs it, and reports the error then).
 
 Ops left dead by folding are erased. What stays dynamic depends on tensor
 *values* (NonZero, Unique, NMS, a Loop's trip count): ``lower-to-tasks`` names
@@ -42,9 +49,10 @@ from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.graph_io import attribute_dicts, input_names
 from geir.module import Module
 from geir.opdef import InferContext, InferError
-from geir.operation import Block, OpResult, Operation
+from geir.operation import Block, OpResult, Operation, Region, Value
 from geir.rewriter import InsertionPoint, Rewriter
 from geir.types import NONE, FunctionType, TensorType, Type
+from geir.passes.canonicalize import FOLD_LIMIT, fold_op, inline_constant_control
 from geir.passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["SpecializeShapes", "parse_shape_bindings", "resolve_bindings", "bindings_from_inputs",
@@ -52,10 +60,6 @@ __all__ = ["SpecializeShapes", "parse_shape_bindings", "resolve_bindings", "bind
 
 #: the argument/result attribute holding the ONNX names of the dynamic dims
 SYMBOLS_ATTR = "ge.symbols"
-#: results with at most this many elements fold when their operands are constant
-FOLD_LIMIT = 64
-#: ops whose result depends only on their operand's shape
-_SHAPE_OPS = frozenset({"ge.shape", "ge.size"})
 _ENTRY_RE = re.compile(r"^\s*([^=\s]+)\s*=\s*(\d+(?:\s*[xX]\s*\d+)*)?\s*$")
 
 
@@ -204,17 +208,19 @@ def specialize_graph(graph: Operation, module: Module, shapes: Mapping[int, Sequ
         DiagnosticError: at an op whose static type contradicts the new shapes.
     """
     block = graph.regions[0].blocks[0]
+    state = _Specializer()
+    if any(op.regions for op in block.ops):  # a region that never runs goes back to these types
+        state.original = {v: v.type for op in graph.walk() if op is not graph for v in op.results}
+        state.original.update((a, a.type) for a in block.arguments)
     for i, shape in shapes.items():
         arg = block.arguments[i]
         assert isinstance(arg.type, TensorType)
         arg.type = TensorType(tuple(shape), arg.type.element_type)
-    rewriter = Rewriter()
-    folded: list[Operation] = []
     errors: list[Diagnostic] = []
-    _specialize_block(block, rewriter, folded, errors)
+    state.block(block, errors)
     if errors:
         raise DiagnosticError(errors)
-    _erase_dead(folded, rewriter)
+    _erase_dead(state.folded, state.rewriter)
     ret = block.last_op
     assert ret is not None
     ftype = FunctionType([a.type for a in block.arguments], [v.type for v in ret.operands])
@@ -239,67 +245,103 @@ def _drop_bound_symbols(entries: dict[str, Attribute], t: Type) -> DictionaryAtt
     return DictionaryAttr.from_dict(entries)
 
 
-def _specialize_block(block: Block, rewriter: Rewriter, folded: list[Operation], errors: list[Diagnostic]) -> None:
-    for op in list(block.ops):
-        if op.name in CONSTANT_OPS or op.name in ("ge.none", "ge.return", "ge.yield"):
-            continue
-        if op.regions:
-            for region in op.regions:
-                for nested in region.blocks:
-                    _specialize_block(nested, rewriter, folded, errors)
-            if op.name == "ge.if":
-                _refine_if(op, errors)
-            continue
-        value = _fold(op)
-        if value is not None:
-            rewriter.set_insertion_point(InsertionPoint.before(op))
-            t = TensorType(value.shape, op.results[0].type.element_type)  # type: ignore[union-attr]
-            const = rewriter.create("ge.const", (), [t], {"value": DenseElementsAttr(t, value)},
-                                    location=op.location)
-            const.results[0].name_hint = op.results[0].name_hint
-            folded.extend(v.op for v in op.operands if isinstance(v, OpResult))
-            rewriter.replace_op(op, [const.results[0]])
-            continue
-        _reinfer(op, errors)
+@attrs.define
+class _Specializer:
+    """Folds and re-infers the ops of a graph in block order, regions too."""
+
+    rewriter: Rewriter = attrs.field(factory=Rewriter)
+    #: ops whose readers folding replaced: erased at the end if dead
+    folded: list[Operation] = attrs.field(factory=list)
+    #: each value's type before binding (kept for the regions that may not run)
+    original: dict[Value, Type] = attrs.field(factory=dict)
+
+    def block(self, block: Block, errors: list[Diagnostic]) -> None:
+        op = block.first_op
+        while op is not None:
+            following = op.next
+            if op.name in CONSTANT_OPS or op.name in ("ge.none", "ge.return", "ge.yield"):
+                op = following
+                continue
+            if op.regions:
+                reads = [v.op for inner in op.walk() for v in inner.operands if isinstance(v, OpResult)]
+                moved = inline_constant_control(op, self.rewriter, keep_signature=False)
+                if moved is not None:  # the taken branch's ops are specialised next, in place
+                    self.folded.extend(reads)  # what only the other branch read may be dead now
+                    op = moved[0] if moved else following
+                    continue
+                self.regions(op)
+                if op.name == "ge.if":
+                    _refine_if(op, errors)
+                op = following
+                continue
+            value = fold_op(op)
+            if value is not None:
+                self.rewriter.set_insertion_point(InsertionPoint.before(op))
+                t = TensorType(value.shape, op.results[0].type.element_type)  # type: ignore[union-attr]
+                const = self.rewriter.create("ge.const", (), [t], {"value": DenseElementsAttr(t, value)},
+                                             location=op.location)
+                const.results[0].name_hint = op.results[0].name_hint
+                self.folded.extend(v.op for v in op.operands if isinstance(v, OpResult))
+                self.rewriter.replace_op(op, [const.results[0]])
+            else:
+                _reinfer(op, errors)
+            op = following
+
+    def regions(self, op: Operation) -> None:
+        """Specialise the regions of a control op whose branch or trip count is
+        decided at run time. A region that cannot take the bound shapes may be
+        one that never runs: it keeps its dynamic types then (the host
+        specialises the region it runs, and reports the error if that one is it)."""
+        kept = op.clone()  # detached: the regions as they were
+        for i, region in enumerate(op.regions):
+            errors: list[Diagnostic] = []
+            for nested in region.blocks:
+                self.block(nested, errors)
+            if errors:
+                _drop_region_uses(region)
+                region.parent = None
+                op.regions[i] = kept.regions[i]
+                op.regions[i].parent = op
+                kept.regions[i] = region  # (dropped below with the copy's other reads)
+                self.widen_reads(op.regions[i])
+        for region in kept.regions:
+            _drop_region_uses(region)
+        for i, v in enumerate(kept.operands):
+            v.uses = [u for u in v.uses if not (u.owner is kept and u.index == i)]
+
+    def widen_reads(self, region: Region) -> None:
+        """Make a kept region read the values from outside it at their types
+        before binding, through a ``ge.identity`` to that type at its entry (as
+        MLIR's ``tensor.cast``): the region stays valid IR as it was."""
+        inside = {v for inner in region.walk() for v in inner.results}
+        inside.update(a for b in region.blocks for a in b.arguments)
+        entry = region.blocks[0]
+        casts: dict[Value, Value] = {}
+        for inner in list(region.walk()):
+            for k, v in enumerate(inner.operands):
+                old = self.original.get(v)
+                if v in inside or old is None or old is v.type or _is_constant(v):
+                    continue
+                if v not in casts:
+                    cast = Operation("ge.identity", [v], [old], location=inner.location)
+                    if entry.first_op is None:
+                        entry.append(cast)
+                    else:
+                        entry.insert_before(entry.first_op, cast)
+                    cast.results[0].name_hint = v.name_hint
+                    casts[v] = cast.results[0]
+                inner.set_operand(k, casts[v])
 
 
-def _fold(op: Operation) -> np.ndarray | None:
-    """The value of a pure one-result op computable now (constant operands, or the
-    shape of a static one), when small; else None."""
-    od = op.definition
-    if od is None or not od.has_trait("pure") or len(op.results) != 1:
-        return None
-    rt = op.results[0].type
-    if not isinstance(rt, TensorType) or rt.element_type.numpy_dtype is None:
-        return None
-    if np.dtype(rt.element_type.numpy_dtype).kind not in "iub":
-        return None  # shape arithmetic is integers; a float op stays (with a static type)
-    if rt.shape is not None and all(d is not None for d in rt.shape) and (rt.num_elements or 0) > FOLD_LIMIT:
-        return None
-    inputs: list[np.ndarray | None] = []
-    for v in op.operands:
-        c = constant_value(v)
-        if c is None and op.name in _SHAPE_OPS and isinstance(v.type, TensorType) and v.type.is_static:
-            from geir.types import storage_dtype
-            # the kernel reads only the shape: a zero-stride view costs no memory
-            c = np.broadcast_to(np.zeros((), storage_dtype(v.type.element_type)), v.type.shape)  # type: ignore[arg-type]
-        if c is None and v.type is not NONE:  # (an omitted optional operand is None to the kernel)
-            return None
-        inputs.append(c)
-    from geir.backends.kernel_dispatch import KernelError, prepare_op
-    try:
-        fn = prepare_op(op.name, op.attributes, 1, [rt])
-        with np.errstate(all="ignore"):
-            (value,) = fn(inputs)
-    except (KernelError, ValueError, TypeError, IndexError, KeyError, ArithmeticError, NotImplementedError):
-        return None  # the op fails at run time too, where the interpreter names it
-    value = np.asarray(value)
-    if value.size > FOLD_LIMIT or value.dtype == object:
-        return None
-    if rt.shape is not None and (len(rt.shape) != value.ndim
-                                 or any(d is not None and d != s for d, s in zip(rt.shape, value.shape))):
-        return None  # not what the op declares: leave it to _reinfer's diagnostic
-    return np.ascontiguousarray(value) if value.ndim else value
+def _is_constant(v: Value) -> bool:
+    return isinstance(v, OpResult) and v.op.name in CONSTANT_OPS
+
+
+def _drop_region_uses(region: Region) -> None:
+    """Forget the reads of every op in ``region`` (it leaves the IR)."""
+    for nested in region.blocks:
+        for inner in nested.ops:
+            inner.drop_operand_uses()
 
 
 def _merge(declared: Type, inferred: Type | None, op: Operation, k: int, errors: list[Diagnostic]) -> Type:

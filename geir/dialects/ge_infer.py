@@ -1201,19 +1201,31 @@ def infer_space_to_depth(ctx: InferContext) -> list[Type]:
                           dim_map(lambda w: w // b, w)))]
 
 
-def infer_shape(ctx: InferContext) -> list[Type]:
-    x = operand(ctx, 0, "data")
-    if x.shape is None:
-        return [dynamic(1, I64)]
-    rank = len(x.shape)
+def shape_range(rank: int, start: int, end: int | None) -> range:
+    """The dims ``ge.shape {start, end}`` reads of a rank-``rank`` value
+    (negative counts from the back; both clamped to the rank, as ONNX's Shape)."""
 
     def clamp(i: int) -> int:
         return min(max(i + rank if i < 0 else i, 0), rank)
 
-    start = clamp(ctx.attrs["start"])
-    end = ctx.attrs.get("end")
-    end = rank if end is None else clamp(end)
-    return [TensorType((max(0, end - start),), I64)]
+    return range(clamp(start), rank if end is None else max(clamp(start), clamp(end)))
+
+
+def shape_dims(op: Any) -> list[Dim] | None:
+    """The dims a ``ge.shape`` op's result holds (``None`` for a dynamic one), or
+    None when its operand has no static rank: what folds, and what stays."""
+    t = op.operands[0].type
+    if not isinstance(t, TensorType) or t.shape is None:
+        return None
+    start = op.get_attr("start", 0)
+    return [t.shape[k] for k in shape_range(len(t.shape), 0 if start is None else start, op.get_attr("end"))]
+
+
+def infer_shape(ctx: InferContext) -> list[Type]:
+    x = operand(ctx, 0, "data")
+    if x.shape is None:
+        return [dynamic(1, I64)]
+    return [TensorType((len(shape_range(len(x.shape), ctx.attrs["start"], ctx.attrs.get("end"))),), I64)]
 
 
 def infer_size(ctx: InferContext) -> list[Type]:
