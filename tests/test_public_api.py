@@ -278,3 +278,24 @@ def test_timeline_without_matplotlib_is_a_clear_error(monkeypatch: pytest.Monkey
     with pytest.raises(geir.Error, match=r"needs matplotlib, which is not installed") as info:
         report.timeline()
     assert "pip install 'geir[plot]'" in str(info.value)
+
+
+
+def every_op_alone(problem) -> list[int]:  # type: ignore[no-untyped-def]
+    """A user stream strategy: op i on stream i."""
+    return list(range(problem.n))
+
+
+def test_a_registered_strategy_names_a_pipelines_streams() -> None:
+    geir.register_strategy("every-op-alone", every_op_alone)
+    t = "tensor<1024xf16>"
+    text = (f"ge.graph @fork(%x: {t}) -> ({t}) {{\n  %a = ge.relu %x : ({t}) -> {t}\n"
+            f"  %b = ge.sigmoid %a : ({t}) -> {t}\n  %c = ge.tanh %a : ({t}) -> {t}\n"
+            f"  %d = ge.add %b, %c : ({t}, {t}) -> {t}\n  ge.return %d : ({t}) -> ()\n}}\n")
+    module = geir.parse(text)
+    geir.run_pipeline(module, "partition-streams{strategy=every-op-alone max-streams=4},insert-events")
+    ops = [op for op in next(module.graphs()).regions[0].blocks[0].ops if op.name in ("ge.relu", "ge.sigmoid",
+                                                                                    "ge.tanh", "ge.add")]
+    assert [op.get_attr("stream") for op in ops] == [0, 1, 2, 3]
+    with pytest.raises(geir.Error, match="outside the budget"):
+        geir.run_pipeline(geir.parse(text), "partition-streams{strategy=every-op-alone max-streams=3}")
