@@ -94,13 +94,29 @@ class HostDriver(Interpreter):
         raise AssertionError("the verifier makes every block end in its terminator")
 
     # ----------------------------------------------------------- segments
-    def _launch(self, ops: list[Operation], env: Env, result_shapes: list[tuple[int, ...]] | None = None) -> None:
+    def _launch(self, ops: list[Operation], env: Env) -> None:
         """Lower (once per input shapes) and emulate ``ops`` as one subgraph. A
         data-dependent op splits the segment: the ops before it launch, then it
         launches alone with its output size read back from the host kernel (a
         range shape resolved at run time), then the rest."""
-        if not ops:
-            return
+        # A stack of pieces still to launch, the next on top (a graph can hold
+        # any number of data-dependent ops, so no recursion per split); a piece
+        # marked True is one data-dependent op, its shapes read when it is reached.
+        todo: list[tuple[list[Operation], bool]] = [(ops, False)]
+        while todo:
+            piece, data_dependent = todo.pop()
+            if not piece:
+                continue
+            shapes = [tuple(np.shape(a)) for a in self.call_kernel(piece[0], env)] if data_dependent else None
+            split = self._launch_segment(piece, env, shapes)
+            if split is not None:
+                todo += [(piece[split + 1:], False), ([piece[split]], True), (piece[:split], False)]
+
+    def _launch_segment(self, ops: list[Operation], env: Env,
+                        result_shapes: list[tuple[int, ...]] | None = None) -> int | None:
+        """Lower and emulate ``ops`` (the results of a single data-dependent op
+        bound to ``result_shapes``); or, when an op's result size depends on
+        values, launch nothing and return its index."""
         inside = set(ops)
         defined = {r for op in ops for r in op.results}
         inputs: list[Value] = []
@@ -118,12 +134,7 @@ class HostDriver(Interpreter):
             try:
                 task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs, result_shapes)
             except _DataDependent as split:
-                self._launch(ops[:split.index], env)
-                op = ops[split.index]
-                shapes = [tuple(np.shape(a)) for a in self.call_kernel(op, env)]
-                self._launch([op], env, shapes)
-                self._launch(ops[split.index + 1:], env)
-                return
+                return split.index
         from geir.backends.emulator import emulate
         feeds = {f"in{i}": np.asarray(a) for i, a in enumerate(a for a in arrays if a is not None)}
         result = emulate(task_list, feeds, self.options)
@@ -144,6 +155,7 @@ class HostDriver(Interpreter):
                                              op_position(ops[0])))
         for i, v in enumerate(outputs):
             env[v] = result.outputs[f"out{i}"]
+        return None
 
     def _lower(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value],
                result_shapes: list[tuple[int, ...]] | None = None) -> Any:
