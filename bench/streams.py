@@ -1,6 +1,7 @@
 """Benchmark: every stream-partitioning strategy on real and generated models, in
 one process, on one device profile (910B2 by default), GE's automatic
-multi-stream modes (``ge-cv``, ``ge-load-balance``, ``ge-main-stream``: N =
+multi-stream modes (``ge-cv``, ``ge-load-balance``, ``ge-main-stream``,
+``ge-weighted-load-balance``: N =
 max-streams) beside GE's default.
 
 For each model and strategy: the three passes (assign-engines, partition-streams,
@@ -43,9 +44,10 @@ from geir.tools.bench.measure import measure  # noqa: E402
 from geir.tools.bench.models import light_models  # noqa: E402
 from geir.tools.bench.sweep_config import Configuration  # noqa: E402
 
-STRATEGIES = ("single", "ge", "ge-parallel", "ge-cv", "ge-load-balance", "ge-main-stream", "chain-cover", "cost")
+STRATEGIES = ("single", "ge", "ge-parallel", "ge-cv", "ge-load-balance", "ge-main-stream", "ge-weighted-load-balance",
+              "chain-cover", "cost")
 #: GE's automatic multi-stream modes (ge.autoMultistreamParallelMode, N = max-streams)
-GE_AUTO_MODES = ("ge-cv", "ge-load-balance", "ge-main-stream")
+GE_AUTO_MODES = ("ge-cv", "ge-load-balance", "ge-main-stream", "ge-weighted-load-balance")
 OPTIMAL_LIMIT = 200
 
 
@@ -100,7 +102,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         have = [r for r in rows if s in r]
         sp = geomean([r["single"]["makespan"] / r[s]["makespan"] for r in have])
         lb = geomean([r[s]["makespan"] / r["bound"] for r in have])
-        print(f"  {s:15s} speed-up over single {sp:.3f}x   makespan / lower bound {lb:.3f}   ({len(have)} models)")
+        print(f"  {s:24s} speed-up over single {sp:.3f}x   makespan / lower bound {lb:.3f}   ({len(have)} models)")
     opt_rows = [r for r in rows if "optimal" in r]
     if opt_rows:
         for s in STRATEGIES:
@@ -117,7 +119,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         vs_ge = geomean([r["ge"]["makespan"] / r[s]["makespan"] for r in rows])
         vs_cost = geomean([r["cost"]["makespan"] / r[s]["makespan"] for r in rows])
         streams = geomean([r[s]["streams"] for r in rows])
-        print(f"  {s:15s} speed-up over ge {vs_ge:.3f}x, over cost {vs_cost:.3f}x; streams {streams:.1f}, "
+        print(f"  {s:24s} speed-up over ge {vs_ge:.3f}x, over cost {vs_cost:.3f}x; streams {streams:.1f}, "
               f"events {geomean([r[s]['events'] for r in rows if r[s]['events']]):.1f} (geometric means)")
     bad = [(r["model"], s) for r in rows for s in cols if s in r and (r[s]["races"] or r[s]["deadlock"])]
     print(f"  races or deadlocks: {bad or 'none'}")

@@ -15,7 +15,7 @@ The strategy (``strategy=``) decides; see :mod:`geir.passes.scheduling.strategie
   measures it;
 * ``optimal`` — CP-SAT's exact schedule (small graphs, ``time-limit``), or its
   best schedule with the proven bound;
-* ``ge-cv``, ``ge-load-balance``, ``ge-main-stream`` — GE's automatic modes
+* ``ge-cv``, ``ge-load-balance``, ``ge-main-stream``, ``ge-weighted-load-balance`` — GE's automatic modes
   below as strategies of their own, N = ``max-streams``;
 * a user strategy registered with ``geir.register_strategy`` or the
   ``geir.strategies`` entry points (:mod:`geir.passes.scheduling.strategy_registry`):
@@ -24,7 +24,7 @@ The strategy (``strategy=``) decides; see :mod:`geir.passes.scheduling.strategie
 
 ``multi-stream-parallel-mode`` is GE's ``ge.autoMultistreamParallelMode`` (ATC's
 ``--multi_stream_parallel_mode``), with ``strategy=ge`` only: ``cv``,
-``LoadBalance:N`` or ``MainStream:N`` (:mod:`~geir.passes.scheduling.strategies.ge_auto_multistream`);
+``LoadBalance:N``, ``MainStream:N`` or ``WeightedLoadBalance:N`` (:mod:`~geir.passes.scheduling.strategies.ge_auto_multistream`);
 GE's single-stream mode refuses it, and a dynamic-shape graph still needs
 ``dynamic-shape-multi-stream``.
 
@@ -62,9 +62,8 @@ from geir.passes.scheduling.op_graph import OpGraph, first_sync_op
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling import strategy_registry
 from geir.passes.scheduling.strategies import STRATEGIES, get_strategy
-from geir.passes.scheduling.strategies.ge_auto_multistream import (ATC_OPTION, MODE_OPTION, WEIGHTED_REFUSAL,
-                                                                   AutoMultistreamMode, ModeError, parse_mode,
-                                                                   plan_auto)
+from geir.passes.scheduling.strategies.ge_auto_multistream import (ATC_OPTION, MODE_OPTION, AutoMultistreamMode,
+                                                                   ModeError, parse_mode, plan_auto)
 from geir.passes.scheduling.strategy_registry import CustomStrategy, PlanError, StrategyProblem, check_plan
 from geir.passes.scheduling.stream_plan import StreamPlan
 from geir.rewriter import Rewriter
@@ -88,11 +87,11 @@ class PartitionStreams(ModulePass):
 
     name = "partition-streams"
     summary = ("give every op a stream (strategies: single, ge, ge-parallel, ge-cv, ge-load-balance, "
-               "ge-main-stream, chain-cover, cost, optimal, or a registered one)")
+               "ge-main-stream, ge-weighted-load-balance, chain-cover, cost, optimal, or a registered one)")
 
     max_streams: int = option(DEFAULT_MAX_STREAMS, "most streams for unlabelled ops (GE's kDefaultMaxStreamNum)")
     strategy: str = option("cost", "single | ge | ge-parallel | ge-cv | ge-load-balance | ge-main-stream | "
-                                   "chain-cover | cost | optimal | a registered strategy")
+                                   "ge-weighted-load-balance | chain-cover | cost | optimal | a registered strategy")
     device: str = option("910B2", "device profile the costs come from (a name or a JSON path)")
     time_limit: float = option(10.0, "seconds the optimal strategy may search")
     mode: str = option("sink", "runtime the cost strategy judges plans in: sink (v1 task sink) or host (v2: a "
@@ -103,7 +102,7 @@ class PartitionStreams(ModulePass):
     dynamic_shape_multi_stream: bool = option(False, "multi-stream also for graphs with dynamic shapes (GE's "
                                                      "ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1, which sets it too)")
     multi_stream_parallel_mode: str = option("", "GE's automatic multi-stream mode with strategy=ge: cv | "
-                                                 "LoadBalance:N | MainStream:N, N in [1, 64] "
+                                                 "LoadBalance:N | MainStream:N | WeightedLoadBalance:N, N in [1, 64] "
                                                  "(ge.autoMultistreamParallelMode)")
 
     def run(self, module: Module, ctx: PassContext) -> None:
@@ -136,9 +135,6 @@ class PartitionStreams(ModulePass):
                                              where)) from None
         if mode is None:
             return None
-        if mode.kind == "WeightedLoadBalance":
-            raise DiagnosticError(Diagnostic("error", f"partition-streams{{multi-stream-parallel-mode={mode}}}: "
-                                                      f"{WEIGHTED_REFUSAL}", where))
         if self.strategy == "single":  # GE's E10056
             raise DiagnosticError(Diagnostic("error", f"partition-streams: cannot configure both {ATC_OPTION} "
                                                       f"({MODE_OPTION}) and single-stream mode (strategy=single, "

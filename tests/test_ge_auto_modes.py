@@ -66,8 +66,9 @@ def test_a_mode_is_valid_exactly_when_ge_accepts_it(text: str) -> None:
 
 # ------------------------------------------------------------------ the DAG modes
 
-@SETTINGS
-@given(dags(2, 30), st.integers(1, 6), st.sampled_from(["LoadBalance", "MainStream"]), st.integers(0, 2))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dags(2, 30), st.integers(1, 6), st.sampled_from(["LoadBalance", "MainStream", "WeightedLoadBalance"]),
+       st.integers(0, 2))
 def test_dag_modes_keep_chains_labels_and_the_budget(dag: tuple[int, int], n: int, kind: str, labels: int) -> None:
     problem = _problem(random_dag_text(*dag, labels=labels))
     plan = plan_dag(problem, AutoMultistreamMode(kind, n))
@@ -108,7 +109,7 @@ def test_a_chain_is_one_stream_in_every_dag_mode() -> None:
     t = "tensor<4x64xf32>"
     body = "".join(f"  %v{i} = ge.relu %{'x' if i == 0 else f'v{i - 1}'} : ({t}) -> {t}\n" for i in range(6))
     problem = _problem(f"ge.graph @chain(%x: {t}) -> ({t}) {{\n{body}  ge.return %v5 : ({t}) -> ()\n}}\n")
-    for kind in ("LoadBalance", "MainStream"):
+    for kind in ("LoadBalance", "MainStream", "WeightedLoadBalance"):
         assert set(plan_dag(problem, AutoMultistreamMode(kind, 8)).streams) == {0}
 
 
@@ -121,7 +122,7 @@ def test_cv_moves_only_vector_ops(dag: tuple[int, int]) -> None:
     assert all(problem.pools[i] == VECTOR for i in cv_vector_nodes(problem))
 
 
-@pytest.mark.parametrize("mode", ["cv", "LoadBalance:3", "MainStream:3"])
+@pytest.mark.parametrize("mode", ["cv", "LoadBalance:3", "MainStream:3", "WeightedLoadBalance:3"])
 def test_each_mode_runs_race_free(mode: str) -> None:
     module = parse_module(random_dag_text(24, 7, labels=1), "dag.mlir")
     pipeline = f"assign-engines,partition-streams{{strategy=ge multi-stream-parallel-mode={mode}}},insert-events"
@@ -134,7 +135,7 @@ def test_each_mode_runs_race_free(mode: str) -> None:
 def test_the_named_strategies_are_the_modes_with_n_max_streams() -> None:
     text = random_dag_text(20, 3)
     for strategy, mode in (("ge-load-balance", "LoadBalance:3"), ("ge-main-stream", "MainStream:3"),
-                           ("ge-cv", "cv")):
+                           ("ge-weighted-load-balance", "WeightedLoadBalance:3"), ("ge-cv", "cv")):
         a, b = parse_module(text, "a.mlir"), parse_module(text, "b.mlir")
         PassManager(parse_pipeline(f"assign-engines,partition-streams{{strategy={strategy} max-streams=3}}")).run(a)
         PassManager(parse_pipeline("assign-engines,partition-streams{strategy=ge max-streams=3 "

@@ -5,6 +5,7 @@
 // RUN: ge-opt %s --split-input-file --pass-pipeline='assign-engines,partition-streams{strategy=ge multi-stream-parallel-mode=LoadBalance:2}' | filecheck %s --check-prefix=LB
 // RUN: ge-opt %s --split-input-file --pass-pipeline='assign-engines,partition-streams{strategy=ge multi-stream-parallel-mode=LoadBalance:1}' | filecheck %s --check-prefix=ONE
 // RUN: ge-opt %s --split-input-file --pass-pipeline='assign-engines,partition-streams{strategy=ge multi-stream-parallel-mode=MainStream:4}' | filecheck %s --check-prefix=MS
+// RUN: ge-opt %s --split-input-file --pass-pipeline='assign-engines,partition-streams{strategy=ge multi-stream-parallel-mode=WeightedLoadBalance:4}' | filecheck %s --check-prefix=WLB
 // RUN: ge-opt %s --split-input-file --pass-pipeline='assign-engines,partition-streams{strategy=ge multi-stream-parallel-mode=LoadBalance:4}' -Rpass=partition-streams -o /dev/null 2>&1 | filecheck %s --check-prefix=NOTE
 
 // Cube (matmul) and vector ops in one graph. GE's default: one AIcoreEngine stream.
@@ -83,6 +84,17 @@ ge.graph @cube_vector(%x: tensor<64x64xf16>, %w: tensor<64x64xf16>) -> (tensor<6
 // MS: %b4 = ge.sigmoid {{.*}}stream = 1 : i64
 // MS: %l = ge.abs {{.*}}stream = 2 : i64
 // MS: %j = ge.add {{.*}}stream = 0 : i64
+// WeightedLoadBalance:4: by time, each branch's chain is tried on the streams
+// it could take in a simulation of the chains placed so far; a branch beside
+// the others finishes soonest on a stream of its own.
+// WLB-LABEL: ge.graph @branches
+// WLB: %h = ge.relu {{.*}}stream = 0 : i64
+// WLB: %b1 = ge.sigmoid {{.*}}stream = 0 : i64
+// WLB: %b2 = ge.sigmoid {{.*}}stream = 1 : i64
+// WLB: %b3 = ge.sigmoid {{.*}}stream = 2 : i64
+// WLB: %b4 = ge.sigmoid {{.*}}stream = 3 : i64
+// WLB: %l = ge.abs {{.*}}stream = 4 : i64
+// WLB: %j = ge.add {{.*}}stream = 0 : i64
 // CV-LABEL: ge.graph @branches
 // CV: %l = ge.abs {{.*}}stream = 1 : i64
 ge.graph @branches(%x: tensor<1024xf16>) -> (tensor<1024xf16>) {

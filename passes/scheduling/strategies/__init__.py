@@ -32,6 +32,7 @@ STRATEGIES: dict[str, str] = {
     "ge-cv": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_cv_strategy",
     "ge-load-balance": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_load_balance",
     "ge-main-stream": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_main_stream",
+    "ge-weighted-load-balance": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_weighted_load_balance",
     "chain-cover": "geir.passes.scheduling.strategies.chain_cover:plan",
     "cost": "geir.passes.scheduling.strategies.list_scheduling:plan",
     "optimal": "geir.passes.scheduling.strategies.cp_sat:plan",

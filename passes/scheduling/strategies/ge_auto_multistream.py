@@ -27,9 +27,11 @@ and ``compiler/graph/build/dag/`` (MiniDAG: ``dag_stream_allocator.cc``,
     edges (x3), overlap with the stream's ops in the window (x4), opening a
     stream (x2) and a bonus for stream 0 (x4 per solo op).
 
-* ``WeightedLoadBalance:N``: GE takes it only with profiled per-op times
-  (``MINIDAG_PROFILING_PATH``), through a separate time-weighted merger that
-  is not modelled here: the mode is parsed and refused with a diagnostic.
+* ``WeightedLoadBalance:N`` (``dag_weighted_stream_merger.cc``; GE also
+  switches any DAG mode to it when ``MINIDAG_PROFILING_PATH`` profiles match
+  the graph's ops): the same cover merged by op *time*, the best-scored
+  candidates tried in a list-scheduling simulation. GE's profiled times are
+  the cost model's durations here.
 
 The matching is SciPy's Hopcroft-Karp, not GE's Dinic max-flow: both give a
 minimum path cover, but when several exist they may pick different ones.
@@ -47,7 +49,7 @@ from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
 
 __all__ = ["AutoMultistreamMode", "parse_mode", "ModeError", "cv_vector_nodes", "plan_cv", "plan_dag",
-           "plan_auto", "MODE_OPTION", "WEIGHTED_REFUSAL", "ATC_OPTION", "MAX_AUTO_STREAMS"]
+           "plan_auto", "MODE_OPTION", "ATC_OPTION", "MAX_AUTO_STREAMS"]
 
 #: GE's option and ATC's flag (the error texts name both)
 MODE_OPTION = "ge.autoMultistreamParallelMode"
@@ -55,9 +57,6 @@ ATC_OPTION = "--multi_stream_parallel_mode"
 #: kMaxAutoMultistreamNum
 MAX_AUTO_STREAMS = 64
 _DAG_STRATEGIES = ("LoadBalance", "MainStream", "WeightedLoadBalance")
-#: why WeightedLoadBalance is refused
-WEIGHTED_REFUSAL = ("WeightedLoadBalance needs GE's profiled op times (MINIDAG_PROFILING_PATH) and its "
-                    "time-weighted merger, which geir does not model; use LoadBalance:N or MainStream:N")
 
 #: StreamMergeOptions / the stream merger's constants
 _WINDOW = 6
@@ -404,19 +403,254 @@ class _Merger:
         return self._solve(self._ms_candidates, self._ms_score)
 
 
+#: WeightedStreamMergeOptions
+_W_CANDIDATES, _W_LIGHT, _W_RESIM = 8, 3, 3
+_W_EVENT, _W_CONFLICT, _W_LOAD, _W_NEW_FLOW = 3.0, 4.0, 2.0, 2.0
+
+
+def _cmp(a: float, b: float) -> int:
+    """GE's ``CompareDouble``: equal within 1e-9."""
+    return 0 if abs(a - b) <= _EPS else (-1 if a < b else 1)
+
+
+class _WeightedMerger:
+    """``WeightedStreamMergeSolver``: the chains onto at most ``limit`` streams by
+    op time. Each chain (largest total time first, level by level) is scored
+    on up to eight candidate streams by cut edges (x3), its time overlapping
+    the stream's in a six-level window (x4), the stream's total time (x2) and
+    opening a stream (x2); the three best are then tried in a list-scheduling
+    simulation of the chains placed so far (one FIFO queue per stream, highest
+    bottom rank first) and the shortest simulated makespan wins. GE's profiled
+    op times and block dims are the cost model's durations and units here.
+    (GE's origin-stream hint is left out: it hints each chain at itself, so it
+    never adds a candidate.)"""
+
+    def __init__(self, problem: ScheduleProblem, nodes: list[int], succs: list[list[int]], routes: list[list[int]],
+                 limit: int) -> None:
+        import heapq
+        m = len(nodes)
+        self.limit, self.m = limit, m
+        self.succs = succs
+        self.preds: list[list[int]] = [[] for _ in range(m)]
+        for u in range(m):
+            for v in succs[u]:
+                self.preds[v].append(u)
+        indegree = [len(p) for p in self.preds]
+        ready = [v for v in range(m) if indegree[v] == 0]
+        heapq.heapify(ready)
+        self.topo: list[int] = []
+        while ready:  # BuildLevels: the smallest ready index first
+            v = heapq.heappop(ready)
+            self.topo.append(v)
+            for w in succs[v]:
+                indegree[w] -= 1
+                if indegree[w] == 0:
+                    heapq.heappush(ready, w)
+        self.position = [0] * m
+        for k, v in enumerate(self.topo):
+            self.position[v] = k
+        self.level = [0] * m
+        for v in self.topo:
+            self.level[v] = max((self.level[p] + 1 for p in self.preds[v]), default=0)
+        self.max_level = max(self.level, default=0)
+        self.duration = [problem.durations[i] for i in nodes]
+        aiv = [problem.units(i) if problem.pools[i] == VECTOR else 0 for i in nodes]
+        aic = [problem.units(i) if problem.pools[i] == AICORE else 0 for i in nodes]
+        self.rank = [0.0] * m
+        for v in reversed(self.topo):
+            self.rank[v] = self.duration[v] + max((self.rank[w] for w in succs[v]), default=0.0)
+        self.routes = routes
+        self.node_unit = [0] * m
+        levels = self.max_level + 1
+        self.total = [0.0] * len(routes)
+        resource = [0.0] * len(routes)
+        peak = [0] * len(routes)
+        self.hist = [[0.0] * levels for _ in routes]
+        active_aiv = [[0] * levels for _ in routes]
+        active_aic = [[0] * levels for _ in routes]
+        earliest = [0] * len(routes)
+        for uid, route in enumerate(routes):
+            for v in route:
+                self.node_unit[v] = uid
+                d = self.duration[v]
+                self.total[uid] += d
+                resource[uid] += d * (aiv[v] + aic[v])
+                self.hist[uid][self.level[v]] += d
+                active_aiv[uid][self.level[v]] = max(active_aiv[uid][self.level[v]], aiv[v])
+                active_aic[uid][self.level[v]] = max(active_aic[uid][self.level[v]], aic[v])
+            peak[uid] = max(max(active_aiv[uid]), max(active_aic[uid]))
+            earliest[uid] = min(self.level[v] for v in route)
+        self.active_levels = [[lv for lv in range(levels) if self.hist[u][lv] > _EPS or active_aiv[u][lv] > 0
+                               or active_aic[u][lv] > 0] for u in range(len(routes))]
+        self.pred_edges: list[dict[int, int]] = [{} for _ in routes]
+        self.succ_edges: list[dict[int, int]] = [{} for _ in routes]
+        interaction = [0] * len(routes)
+        for v in range(m):
+            for p in sorted(set(self.preds[v])):
+                a, b = self.node_unit[p], self.node_unit[v]
+                if a != b:
+                    self.succ_edges[a][b] = self.succ_edges[a].get(b, 0) + 1
+                    self.pred_edges[b][a] = self.pred_edges[b].get(a, 0) + 1
+                    interaction[a] += 1
+                    interaction[b] += 1
+
+        def order(x: int, y: int) -> int:
+            for c in (-_cmp(self.total[x], self.total[y]), -_cmp(resource[x], resource[y])):
+                if c:
+                    return c
+            for a, b in ((-peak[x], -peak[y]), (-interaction[x], -interaction[y]), (earliest[x], earliest[y]),
+                         (x, y)):
+                if a != b:
+                    return -1 if a < b else 1
+            return 0
+
+        import functools
+        self.by_level: dict[int, list[int]] = {}
+        for uid in range(len(routes)):
+            self.by_level.setdefault(earliest[uid], []).append(uid)
+        for ids in self.by_level.values():
+            ids.sort(key=functools.cmp_to_key(order))
+
+    def _window_end(self, level: int) -> int:
+        return min(self.max_level, level + _WINDOW - 1)
+
+    def _window_levels(self, uid: int, level: int) -> list[int]:
+        inside = [lv for lv in self.active_levels[uid] if level <= lv <= self._window_end(level)]
+        return inside or self.active_levels[uid]
+
+    def _score(self, uid: int, stream: int, level: int, assignment: list[int], totals: list[float],
+               hists: list[list[float]], active: int) -> tuple[float, float, int, float, int]:
+        event = sum(w for edges in (self.pred_edges[uid], self.succ_edges[uid]) for other, w in edges.items()
+                    if assignment[other] >= 0 and assignment[other] != stream)
+        conflict = sum(self.hist[uid][lv] * hists[stream][lv] for lv in self._window_levels(uid, level))
+        load = totals[stream] + self.total[uid]
+        total = _W_EVENT * event + _W_CONFLICT * conflict + _W_LOAD * load + _W_NEW_FLOW * (stream == active)
+        return (total, conflict, event, load, stream)
+
+    @staticmethod
+    def _less(a: tuple[float, float, int, float, int], b: tuple[float, float, int, float, int]) -> bool:
+        """``LiteScoreLess``."""
+        for x, y in ((a[0], b[0]), (a[1], b[1])):
+            if _cmp(x, y):
+                return x < y
+        if a[2] != b[2]:
+            return a[2] < b[2]
+        if _cmp(a[3], b[3]):
+            return a[3] < b[3]
+        return a[4] < b[4]
+
+    def _candidates(self, uid: int, level: int, assignment: list[int], totals: list[float],
+                    hists: list[list[float]], active: int) -> list[int]:
+        import functools
+        weights: dict[int, int] = {}
+        for edges in (self.pred_edges[uid], self.succ_edges[uid]):
+            for other, w in edges.items():
+                if assignment[other] >= 0:
+                    weights[assignment[other]] = weights.get(assignment[other], 0) + w
+
+        def adjacent(x: tuple[int, int], y: tuple[int, int]) -> int:
+            if x[1] != y[1]:
+                return -1 if x[1] > y[1] else 1
+            return _cmp(totals[x[0]], totals[y[0]]) or (-1 if x[0] < y[0] else 1 if x[0] > y[0] else 0)
+
+        def window(s: int) -> float:
+            return sum(hists[s][level:self._window_end(level) + 1])
+
+        def light(x: int, y: int) -> int:
+            return _cmp(window(x), window(y)) or _cmp(totals[x], totals[y]) or (x > y) - (x < y)
+
+        cands = [s for s, _ in sorted(weights.items(), key=functools.cmp_to_key(adjacent))]
+        cands += sorted(range(active), key=functools.cmp_to_key(light))[:_W_LIGHT]
+        if active < self.limit:
+            cands.append(active)
+        unique: list[int] = []
+        for c in cands:
+            if c not in unique:
+                unique.append(c)
+            if len(unique) >= _W_CANDIDATES:
+                break
+        if unique:
+            return unique
+        return [active] if active < self.limit else list(range(min(active, _W_CANDIDATES)))
+
+    def _simulate(self, assignment: list[int]) -> float | None:
+        """GE's resource simulation of the placed chains: per step, the ready
+        stream head of highest bottom rank starts, then time jumps to the next
+        finish. None when it stalls."""
+        import heapq
+        streams = [assignment[self.node_unit[v]] for v in range(self.m)]
+        live = [s >= 0 for s in streams]
+        queues: dict[int, deque[int]] = {}
+        for v in self.topo:
+            if live[v]:
+                queues.setdefault(streams[v], deque()).append(v)
+        preds = [[p for p in self.preds[v] if live[p]] for v in range(self.m)]
+        finished = [False] * self.m
+        running = [False] * (max(streams, default=0) + 1)
+        heap: list[tuple[float, int, int]] = []
+        now, done, todo = 0.0, 0, sum(live)
+        while done < todo:
+            heads = [q[0] for s, q in sorted(queues.items()) if q and not running[s]
+                     and all(finished[p] for p in preds[q[0]])]
+            if heads:
+                v = min(heads, key=lambda h: (-self.rank[h], -self.duration[h], self.position[h], h))
+                queues[streams[v]].popleft()
+                running[streams[v]] = True
+                heapq.heappush(heap, (now + self.duration[v], self.position[v], v))
+            if not heap:
+                return None
+            now = heap[0][0]
+            while heap and _cmp(heap[0][0], now) == 0:
+                _, _, v = heapq.heappop(heap)
+                finished[v] = True
+                running[streams[v]] = False
+                done += 1
+        return now
+
+    def solve(self) -> list[int]:
+        import functools
+        assignment = [-1] * len(self.routes)
+        totals = [0.0] * self.limit
+        hists = [[0.0] * (self.max_level + 1) for _ in range(self.limit)]
+        active = 0
+        for level in range(self.max_level + 1):
+            for uid in self.by_level.get(level, []):
+                cands = self._candidates(uid, level, assignment, totals, hists, active)
+                scored = sorted((self._score(uid, c, level, assignment, totals, hists, active) for c in cands),
+                                key=functools.cmp_to_key(lambda a, b: -1 if self._less(a, b) else
+                                                         (1 if self._less(b, a) else 0)))
+                best, best_span = scored[0][4], None
+                for sc in scored[:_W_RESIM]:
+                    assignment[uid] = sc[4]
+                    span = self._simulate(assignment)
+                    assignment[uid] = -1
+                    if span is not None and (best_span is None or _cmp(span, best_span) < 0):
+                        best, best_span = sc[4], span
+                if best == active:
+                    active += 1
+                assignment[uid] = best
+                totals[best] += self.total[uid]
+                for lv in self.active_levels[uid]:
+                    hists[best][lv] += self.hist[uid][lv]
+        used = sorted(set(assignment))
+        remap = {s: k for k, s in enumerate(used)}
+        return [remap[s] for s in assignment]
+
+
 def plan_dag(problem: ScheduleProblem, mode: AutoMultistreamMode) -> StreamPlan:
-    """``LoadBalance:N`` / ``MainStream:N``: MiniDAG's ``ByPathCover``."""
+    """``LoadBalance:N`` / ``MainStream:N`` / ``WeightedLoadBalance:N``: MiniDAG's ``ByPathCover``."""
     tag = f"ge-{mode.kind}"
-    if mode.kind == "WeightedLoadBalance":
-        raise ModeError(WEIGHTED_REFUSAL)
     nodes, succs = _residual(problem)
     streams = [0] * problem.n
     required = 0
     notes: list[str] = []
     if nodes:
         routes = _path_cover(succs)
-        merger = _Merger(succs, routes, mode.streams)
-        physical = merger.load_balance() if mode.kind == "LoadBalance" else merger.main_stream()
+        if mode.kind == "WeightedLoadBalance":
+            physical = _WeightedMerger(problem, nodes, succs, routes, mode.streams).solve()
+        else:
+            merger = _Merger(succs, routes, mode.streams)
+            physical = merger.load_balance() if mode.kind == "LoadBalance" else merger.main_stream()
         for route, s in zip(routes, physical):
             for k in route:
                 streams[nodes[k]] = s
@@ -460,6 +694,11 @@ def plan_cv_strategy(problem: ScheduleProblem, time_limit_s: float = 0.0) -> Str
 def plan_load_balance(problem: ScheduleProblem, time_limit_s: float = 0.0) -> StreamPlan:
     """``ge-load-balance``: ``strategy=ge multi-stream-parallel-mode=LoadBalance:<max-streams>``."""
     return plan_dag(problem, AutoMultistreamMode("LoadBalance", min(problem.max_streams, MAX_AUTO_STREAMS)))
+
+
+def plan_weighted_load_balance(problem: ScheduleProblem, time_limit_s: float = 0.0) -> StreamPlan:
+    """``ge-weighted-load-balance``: ``multi-stream-parallel-mode=WeightedLoadBalance:<max-streams>``."""
+    return plan_dag(problem, AutoMultistreamMode("WeightedLoadBalance", min(problem.max_streams, MAX_AUTO_STREAMS)))
 
 
 def plan_main_stream(problem: ScheduleProblem, time_limit_s: float = 0.0) -> StreamPlan:
