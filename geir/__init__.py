@@ -10,6 +10,7 @@ module = geir.import_onnx("model.onnx")                # or geir.parse("model.ml
 geir.run_pipeline(module, "canonicalize,cse")           # any ge-opt pipeline
 report = geir.emulate(geir.lower(module), device="910B2", mode="sink")
 report.makespan_us, report.to_json(), report.trace("trace.json"), report.timeline()
+run = geir.run_model("model.onnx", device="910B2")      # what ge-run model.onnx does
 ```
 
 Names are imported on first use, so ``import geir`` stays cheap (no onnx, no
@@ -20,28 +21,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["parse", "import_onnx", "run_pipeline", "lower", "emulate", "verify", "register_pass",
-           "register_strategy", "opt_main", "Module", "TaskList", "Report", "Error", "PassWarning", "module_has_absent_weights"]
+__all__ = ["parse", "import_onnx", "run_pipeline", "lower", "emulate", "run_model", "verify", "register_pass",
+           "register_strategy", "opt_main", "Module", "TaskList", "Report", "RunReport", "Error", "PassWarning", "module_has_absent_weights"]
 
 __version__ = "0.1.0"
 
 #: public name -> the module that defines it
 _LAZY = {
     "parse": "geir.api", "import_onnx": "geir.api", "run_pipeline": "geir.api", "lower": "geir.api",
-    "emulate": "geir.api", "register_pass": "geir.api", "register_strategy": "geir.api", "opt_main": "geir.api",
+    "emulate": "geir.api", "run_model": "geir.api", "register_pass": "geir.api", "register_strategy": "geir.api", "opt_main": "geir.api",
     "Error": "geir.api",
     "PassWarning": "geir.api", "verify": "geir.verifier", "Module": "geir.module",
-    "TaskList": "geir.backends.task_list", "Report": "geir.report",
+    "TaskList": "geir.backends.task_list", "Report": "geir.report", "RunReport": "geir.report",
     "module_has_absent_weights": "geir.absent_weights",
 }
 
 if TYPE_CHECKING:
     from geir.absent_weights import module_has_absent_weights
     from geir.api import (Error, PassWarning, emulate, import_onnx, lower, opt_main, parse, register_pass,
-                          register_strategy, run_pipeline)
+                          register_strategy, run_model, run_pipeline)
     from geir.backends.task_list import TaskList
     from geir.module import Module
-    from geir.report import Report
+    from geir.report import Report, RunReport
     from geir.verifier import verify
 
 

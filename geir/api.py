@@ -5,8 +5,10 @@ import geir
 module = geir.import_onnx("model.onnx")            # ge-translate --import-onnx
 geir.run_pipeline(module, "canonicalize,cse")       # ge-opt --pass-pipeline=...
 tasks = geir.lower(module)                           # lower-to-tasks -> a task list
-report = geir.emulate(tasks, device="910B2")         # ge-run
+report = geir.emulate(tasks, device="910B2")         # ge-run on a task list
 report.makespan_us, report.to_json(), report.trace("t.json"), report.timeline()
+run = geir.run_model("model.onnx")                   # ge-run model.onnx: all of the above
+run.speedup, run.graph_bound, run.memory_plan, run.outputs, run.format_text()
 ```
 
 Each function raises ``geir.Error`` for bad input: the same diagnostics the
@@ -31,9 +33,10 @@ if TYPE_CHECKING:
     from geir.backends.task_list import TaskList
     from geir.module import Module
     from geir.passes.pass_base import ModulePass
-    from geir.report import Report
+    from geir.report import Report, RunReport
 
-__all__ = ["Error", "PassWarning", "parse", "import_onnx", "run_pipeline", "lower", "emulate", "register_pass",
+__all__ = ["Error", "PassWarning", "parse", "import_onnx", "run_pipeline", "lower", "emulate", "run_model",
+           "register_pass",
            "register_strategy",
            "opt_main"]
 
@@ -305,6 +308,66 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
             described = "given"
         return Report(_emulate(tl, arrays, options), described)
     return _guarded(body)
+
+
+def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = None, device: str = "910B2",
+              streams: int | None = None, mode: str = "sink",
+              inputs: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None,
+              input_shapes: Mapping[str, Sequence[int] | int] | None = None, compare: bool = True,
+              timing_only: bool = False, precision_mode: str | None = None, seed: int = 0,
+              device_params: Sequence[str] = (), allow_unregistered: bool = False) -> RunReport:
+    """Run a model from end to end, as ``ge-run model`` does: import or parse
+    it, bind its dynamic dims, compile it with ``ge-default`` (or
+    ``pipeline``) for ``device``, together with the same pipeline on a single
+    stream, take the graph's lower bound and the memory plan against its
+    bound, lower it and emulate it (timing and numerics).
+
+    A graph already scheduled (its ops on streams) or a task list runs as
+    written; a module of gears runs the smallest gear that fits ``inputs``;
+    a graph with control flow or data-dependent sizes runs as host-driven
+    launches. A model whose weights are absent runs timing-only, and the
+    report says so (``weights_absent``).
+
+    Args:
+        model: an ``.onnx`` or IR file, an ``onnx.ModelProto``, or a
+            ``geir.Module`` (not changed: the run works on a clone).
+        pipeline: the pass pipeline (``ge-opt`` syntax) for a graph nothing
+            has scheduled; default ``ge-default``.
+        device: a device profile name (``910B2``, ``310P3``, ...) or JSON file.
+        streams: at most this many streams (the pipeline's ``max-streams``).
+        mode: ``sink`` (runtime v1) or ``host`` (runtime v2).
+        inputs: the graph inputs by name, or an ``.npz`` of them; None draws
+            deterministic random values from ``seed``. Their shapes bind
+            dynamic dims.
+        input_shapes: binds dynamic dims before the run: an input's whole
+            shape (``{"x": (1, 3, 8, 8)}``) or a symbol's size (``{"batch": 4}``).
+        compare: also build and emulate the single-stream variant (the
+            report's ``speedup``).
+        timing_only: simulate time only, without numerics (no outputs).
+        precision_mode: ATC's ``--precision_mode`` for ``ge-default``'s
+            ``precision-mode`` pass (``force_fp16``, ``must_keep_origin_dtype``,
+            ...); default the device's.
+        seed: the seed of random inputs.
+        device_params: ``key=value`` overrides of the device profile's numbers.
+        allow_unregistered: accept ops no dialect defines.
+
+    Returns:
+        A ``geir.RunReport``: the makespan, the lower bounds, the speed-up over
+        single stream, engines, streams, arena and memory plan, races,
+        deadlock and the outputs as numpy arrays; ``to_json()`` is
+        ``ge-run --report json``'s object and ``format_text()`` its text.
+
+    Raises:
+        Error: bad input or a bad option (the diagnostics ``ge-run`` prints).
+    """
+    from geir.backends.run_model import RunSettings, run_model as _run
+
+    settings = RunSettings(pipeline=pipeline, device=device, device_params=list(device_params), streams=streams,
+                           mode=mode, inputs=os.fspath(inputs) if isinstance(inputs, os.PathLike) else inputs,
+                           input_shapes=input_shapes, compare=compare, timing_only=timing_only, seed=seed,
+                           allow_unregistered=allow_unregistered, precision_mode=precision_mode)
+    sources = SourceManager()
+    return _guarded(lambda: _run(model, settings, sources), sources)
 
 
 def register_pass(cls: type[ModulePass], name: str | None = None) -> type[ModulePass]:

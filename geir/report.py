@@ -1,5 +1,6 @@
-"""The result of ``geir.emulate``: the emulator's report as an object, with
-its trace, its timeline and its notebook display.
+"""The results of ``geir.emulate`` (:class:`Report`: the emulator's report as
+an object, with its trace, its timeline and its notebook display) and of
+``geir.run_model`` (:class:`RunReport`: all that ``ge-run model`` prints).
 
 The fields are those of ``ge-run --report json`` (see
 ``geir.backends.emulator.report`` for each one's meaning); ``to_json()``
@@ -13,6 +14,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import numpy as np
 
 if TYPE_CHECKING:
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
 
     from geir.backends.emulator import EmulationResult
 
-__all__ = ["Report", "output_summary", "findings"]
+__all__ = ["Report", "RunReport", "output_summary", "findings", "format_outputs"]
 
 
 def output_summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
@@ -34,9 +36,21 @@ def output_summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
     return summary
 
 
+def format_outputs(summary: dict[str, dict[str, Any]]) -> str:
+    """One line per output (``name: float32[1, 10] mean=0.1``), as ``ge-run``
+    prints them in text mode without ``-o``."""
+    lines = []
+    for name, s in summary.items():
+        mean = f" mean={s['mean']:.6g}" if s["mean"] is not None else ""
+        lines.append(f"{name}: {s['dtype']}{s['shape']}{mean}\n")
+    return "".join(lines)
+
+
 def findings(report: dict[str, Any]) -> list[str]:
     """What makes ``ge-run`` exit with code 3: races, a deadlock, reads of
     uninitialised bytes, lost event records; one phrase each, empty when clean."""
+    if "launches" in report:  # host-driven launches list theirs
+        return list(report["findings"])
     found = []
     if report["races"]:
         found.append(f"{report['races_total']} data race(s)")
@@ -198,3 +212,138 @@ class Report:
         return "\n\n".join([table(["", "value"], [list(r) for r in self._summary_rows()]),
                             table(self._ENGINE_HEAD, self._engine_rows()),
                             table(self._STREAM_HEAD, self._stream_rows())]) + "\n"
+
+
+@attrs.define(eq=False)
+class RunReport:
+    """One run of a model, as ``geir.run_model`` and ``ge-run model`` make it:
+    the emulator's report plus what compiling the model said.
+
+    Attributes:
+        fields: the object ``ge-run --report json`` prints (``to_json()``).
+        body: the text ``ge-run`` prints, without the output lines
+            (``format_text()`` adds them).
+        outputs: the graph outputs by name as numpy arrays (None when
+            timing-only, deadlocked, or the weights are absent).
+        result: the emulator's ``EmulationResult`` (None for host-driven
+            launches, which are several emulations).
+        warnings: the warnings the pipeline's passes reported (diagnostics).
+        random_seed: the seed of the random inputs drawn; None when the
+            inputs were given or none were needed.
+        input_arrays: the inputs the run took, by binding name (None when
+            timing-only).
+    """
+
+    fields: dict[str, Any]
+    body: str
+    outputs: dict[str, np.ndarray] | None = None
+    result: EmulationResult | None = None
+    warnings: list[Any] = attrs.Factory(list)
+    random_seed: int | None = None
+    input_arrays: dict[str, np.ndarray] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names that are not attributes: the report's other keys.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        fields = self.fields
+        if name in fields:
+            return fields[name]
+        raise AttributeError(f"'RunReport' has no attribute '{name}'")
+
+    @property
+    def makespan_us(self) -> float:
+        """End of the last task (simulated microseconds); for host-driven
+        launches, the sum of their makespans."""
+        f = self.fields
+        return float(f["makespan_us"] if "makespan_us" in f else f["device_time_us"])
+
+    @property
+    def lower_bound_us(self) -> float | None:
+        """The emulator's bound of the program that ran (None for host-driven launches)."""
+        return self.fields.get("lower_bound_us")
+
+    @property
+    def single_stream_us(self) -> float | None:
+        """The makespan of the same pipeline on a single stream (None: not compared)."""
+        single = self.fields.get("single_stream")
+        return single["makespan_us"] if single else None
+
+    @property
+    def speedup(self) -> float | None:
+        """The single-stream makespan over this one (None: not compared)."""
+        single = self.fields.get("single_stream")
+        return single["speedup"] if single else None
+
+    @property
+    def graph_bound(self) -> dict[str, Any] | None:
+        """The graph's lower bound over any stream plan: ``bound_us``,
+        ``bound_by``, ``streams`` (None when no pipeline ran)."""
+        return self.fields.get("graph_lower_bound")
+
+    @property
+    def memory_plan(self) -> dict[str, Any] | None:
+        """``reuse-memory``'s arena against its lower bound (None without it)."""
+        return self.fields.get("memory_plan")
+
+    @property
+    def pipeline(self) -> str | None:
+        """The pipeline that compiled the graph, as shown (None: it ran as written)."""
+        return self.fields.get("pipeline")
+
+    @property
+    def weights_absent(self) -> bool:
+        """The model holds no weight values: the run was timing-only."""
+        return self.fields.get("weights") == WEIGHTS_ABSENT
+
+    @property
+    def findings(self) -> list[str]:
+        """Races, a deadlock, uninitialised reads, lost records (empty when clean)."""
+        return findings(self.fields)
+
+    @property
+    def clean(self) -> bool:
+        """No finding: ``ge-run`` would exit 0."""
+        return not self.findings
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as ``ge-run --report json`` prints it (a fresh dict)."""
+        return json.loads(json.dumps(self.fields))
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The object ``ge-run --report json`` prints."""
+        return json.dumps(self.fields, indent=indent)
+
+    def format_text(self, outputs: bool = True) -> str:
+        """The report ``ge-run`` prints for people; with ``outputs``, a summary
+        line per output (what ``ge-run`` prints without ``-o``)."""
+        summary = self.fields.get("outputs")
+        if outputs and self.outputs is not None and summary:
+            return self.body + format_outputs(summary)
+        return self.body
+
+    def trace(self, path: str | os.PathLike[str]) -> str:
+        """Write the run's Chrome/Perfetto trace (``ge-run --trace``); the path written."""
+        return self._emulation("trace()").trace(path)
+
+    def timeline(self, title: str | None = None) -> Figure:
+        """The run's Gantt chart (``ge-run --timeline``) as a matplotlib figure."""
+        return self._emulation("timeline()").timeline(title)
+
+    def _emulation(self, what: str) -> Report:
+        if self.result is None:
+            from geir.api import Error
+            from geir.diagnostics import Diagnostic
+            raise Error(Diagnostic("error", f"RunReport.{what} needs one emulation; host-driven launches are "
+                                            "several"))
+        return Report(self.result, str(self.fields.get("inputs")))
+
+    def __repr__(self) -> str:
+        f = self.fields
+        speedup = f"{self.speedup:.2f}x over single stream, " if self.speedup is not None else ""
+        return (f"<geir.RunReport on {f.get('device')} ({f.get('mode')}): makespan {self.makespan_us:.3f} us, "
+                f"{speedup}{'clean' if self.clean else '; '.join(self.findings)}>")
+
+
+#: ``RunReport.fields["weights"]`` of a model without weight values
+WEIGHTS_ABSENT = "absent: timing only"

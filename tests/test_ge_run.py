@@ -22,7 +22,7 @@ from hypothesis import given, settings, strategies as st
 
 from geir.diagnostics import DiagnosticError
 from geir.tools.ge_run import main as ge_run
-from geir.tools.ge_run_compile import DEFAULT_PIPELINE, needs_pipeline, plan_pipeline, resolve_device
+from geir.backends.model_compile import DEFAULT_PIPELINE, needs_pipeline, plan_pipeline, resolve_device
 from geir.tools.ge_run_corun import model_names, parse_priorities
 from tool_paths import find_tool
 

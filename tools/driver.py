@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
+import traceback
 from typing import Callable
 
-__all__ = ["read_input", "write_output", "run_guarded"]
+__all__ = ["read_input", "write_output", "run_guarded", "add_debug_argument", "EXIT_INTERNAL"]
+
+#: exit code of an internal error (BSD's EX_SOFTWARE): a bug, not bad input
+EXIT_INTERNAL = 70
 
 
 def read_input(path: str) -> tuple[str, str]:
@@ -40,8 +45,20 @@ def write_output(path: str, data: str | bytes) -> None:
         raise
 
 
-def run_guarded(body: Callable[[], int], tool: str) -> int:
-    """Run a tool's body: user errors become ``tool: error: ...`` and exit 1."""
+def add_debug_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``--debug``: an internal error prints its Python traceback."""
+    p.add_argument("--debug", action="store_true",
+                   help="on an internal error, print its Python traceback (also: environment GEIR_DEBUG=1)")
+
+
+def _debugging(debug: bool) -> bool:
+    return debug or os.environ.get("GEIR_DEBUG", "").strip() not in ("", "0")
+
+
+def run_guarded(body: Callable[[], int], tool: str, debug: bool = False) -> int:
+    """Run a tool's body: user errors become ``tool: error: ...`` and exit 1;
+    anything else unexpected is an internal error, said in one line (the
+    traceback with ``debug`` or ``GEIR_DEBUG=1``), exit :data:`EXIT_INTERNAL`."""
     from geir.diagnostics import DiagnosticError
     try:
         return body()
@@ -58,4 +75,13 @@ def run_guarded(body: Callable[[], int], tool: str) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # noqa: BLE001 - the last resort: a bug, said without a traceback
+        sys.stdout.flush()
+        if _debugging(debug):
+            traceback.print_exc()
+        else:
+            message = " ".join(str(e).split())
+            sys.stderr.write(f"{tool}: internal error: {type(e).__name__}{': ' + message if message else ''}\n")
+            sys.stderr.write(f"{tool}: this is a bug; run with --debug (or GEIR_DEBUG=1) to see the traceback\n")
+        return EXIT_INTERNAL
 

@@ -59,6 +59,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     o.add_argument("--plot", metavar="DIR", help="write speedup.png, lb_ratio.png and memory_streams.png here")
     o.add_argument("--list", action="store_true", help="list the known models, strategies, devices and memory "
                                                        "algorithms, and exit")
+    from geir.tools.driver import add_debug_argument
+    add_debug_argument(p)
     return p
 
 
@@ -146,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             text = e.format(sources)
             sys.stderr.write(text if e.diagnostics[0].file_position is not None else f"ge-bench: {text}")
             return 1
-    return run_guarded(body, "ge-bench")
+    return run_guarded(body, "ge-bench", args.debug)
 
 
 if __name__ == "__main__":

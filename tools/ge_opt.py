@@ -74,6 +74,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
         group.add_argument(f"--{name}", dest=name, action=_PassFlag, nargs="?", const="",
                            metavar="OPTIONS", help=f"run the {name} pass")
     p.set_defaults(pass_flags=[])
+    from geir.tools.driver import add_debug_argument
+    add_debug_argument(p)
     return p
 
 
@@ -96,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         list_passes(sys.stdout)
         return 0
     from geir.tools.driver import run_guarded
-    return run_guarded(lambda: _run(args), "ge-opt")
+    return run_guarded(lambda: _run(args), "ge-opt", args.debug)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -28,22 +28,31 @@ with ``ge.if`` / ``ge.loop`` / ``ge.scan`` or a data-dependent size (NonZero ...
 runs on the emulator as host-driven launches (GE's runtime v2,
 :mod:`geir.backends.host_control`).
 
+What a run does is the library's (:func:`geir.backends.run_model.run_model`,
+public as ``geir.run_model``); this module reads the options, calls it and
+prints the report.
+
 Exit codes: 0 clean; 1 bad input (a diagnostic); 3 the emulator found a race, a
 deadlock, a read of bytes nothing wrote, or a lost event record (reported, with
-the report and trace still written).
+the report and trace still written); 70 an internal error (``--debug`` shows its
+traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from geir.backends.run_model import RunSettings
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ge-run", description="Run a model (ONNX, or geir IR) on the Ascend emulator "
                                                              "or the reference interpreter.",
-                                epilog="exit codes: 0 clean, 1 bad input, 3 race/deadlock/uninitialised read found")
+                                epilog="exit codes: 0 clean, 1 bad input, 3 race/deadlock/uninitialised read found, "
+                                       "70 internal error")
     p.add_argument("input", nargs="*", default=["-"],
                    help="an .onnx model or an IR file ('-' for stdin): ge or rt dialect; several run at once on "
                         "one device")
@@ -66,6 +75,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-timeline", default=None, metavar="PNG",
                    help="draw the arena over time here: a rectangle per tensor, coloured by stream (needs matplotlib)")
     p.add_argument("--allow-unregistered-dialect", action="store_true")
+    from geir.tools.driver import add_debug_argument
+    add_debug_argument(p)
     from geir.tools.ge_run_compile import add_compile_arguments
     add_compile_arguments(p)
     from geir.tools.ge_run_corun import add_priority_argument
@@ -84,118 +95,64 @@ def build_arg_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
     from geir.tools.driver import run_guarded
-    return run_guarded(lambda: _run(args), "ge-run")
+    return run_guarded(lambda: _run(args), "ge-run", args.debug)
+
+
+def settings_of(args: argparse.Namespace) -> "RunSettings":
+    """The run settings ``args`` give."""
+    from geir.backends.run_model import RunSettings
+    return RunSettings(pipeline=args.pipeline, device=args.device, device_params=list(args.device_param),
+                       streams=args.streams, mode=args.mode, inputs=args.inputs, input_shapes=list(args.input_shape),
+                       compare=args.compare, timing_only=args.timing_only, seed=args.seed,
+                       allow_unregistered=args.allow_unregistered_dialect, precision_mode=args.precision_mode)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
-    from geir.tools.ge_run_compile import load_model, resolve_device
+    from geir.backends.run_model import load, prepare, run_prepared, with_device_resolved
+    from geir.diagnostics import DiagnosticError, SourceManager
     if len(args.input) > 1 or args.priority:
         from geir.tools.ge_run_corun import run_several
         return run_several(args)
-    args.device = resolve_device(args.device, list(args.device_param))[0]  # the name the passes take too
-    name, text = args.input[0], None
+    settings = with_device_resolved(settings_of(args))
+    args.device = settings.device  # the name the passes take too
+    sources = SourceManager()
     try:
-        module, name, text = load_model(args.input[0], args.allow_unregistered_dialect)
-        return _run_module(args, module)
+        prepared = prepare(load(args.input[0], args.allow_unregistered_dialect, sources), settings, args.interpret)
+        if prepared.kind == "interpret":
+            return _interpret(prepared.module, args, prepared.inputs)
+        if prepared.kind == "graph":
+            code = _scenario_or_sweep(prepared.module, args, settings)
+            if code is not None:
+                return code
+        report = run_prepared(prepared, settings)
     except DiagnosticError as e:
-        sources = SourceManager()
-        if text is not None:
-            sources.add(SourceFile(name, text))
         sys.stderr.write(e.format(sources))  # with the source line and caret of each op at fault
         return 1
+    return print_report(report, args)
 
 
-def _run_module(args: argparse.Namespace, module) -> int:  # type: ignore[no-untyped-def]
-    from geir.backends.shape_gears import has_gears
-    if has_gears(module):
-        _no_pipeline(args, "a gear module holds task lists")
-        return _run_gears(module, args)
-    inputs = _specialize(module, args)
-    if args.interpret:
-        _no_pipeline(args, "--interpret runs the graph op by op as written")
-        return _interpret(module, args, inputs)
-    from geir.tools.ge_run_compile import needs_host
-    if needs_host(module):
-        _no_pipeline(args, "a graph with control flow or data-dependent sizes runs as host-driven launches")
-        return _run_host_driven(module, args, inputs)
-    from geir.tools.ge_run_emulator import run_emulator, scenario_exit
-    code = scenario_exit(module, args)  # --iterations / --devices: the scenario builds the graph as it needs
+def _scenario_or_sweep(module, args: argparse.Namespace, settings) -> int | None:  # type: ignore[no-untyped-def]
+    """--iterations / --devices (the scenario builds the graph as it needs), or
+    --sweep (the pipeline without the single-stream build); None for neither."""
+    from geir.tools.ge_run_emulator import scenario_exit
+    code = scenario_exit(module, args)
     if code is not None:
         return code
-    return run_emulator(module, args, _compile(module, args))
+    if args.sweep:
+        from geir.backends.run_model import compile_for_run, task_list_of
+        from geir.tools.ge_run_sweep import run_sweep
+        compiled = compile_for_run(module, settings, compare=False)
+        for d in compiled.warnings if compiled is not None else ():
+            sys.stderr.write(d.format())
+        return run_sweep(task_list_of(module, args.allow_unregistered_dialect), args)
+    return None
 
 
-def _no_pipeline(args: argparse.Namespace, why: str) -> None:
-    """--pipeline and --streams are an error where no pipeline runs."""
-    given = [f for f, v in (("--pipeline", args.pipeline), ("--streams", args.streams)) if v is not None]
-    if given:
-        from geir.diagnostics import Diagnostic, DiagnosticError
-        raise DiagnosticError(Diagnostic("error", f"{' and '.join(given)} cannot apply: {why}"))
-
-
-def _compile(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """Run ge-run's pipeline on a graph not yet scheduled (or on any graph,
-    with --pipeline); the CompileReport for the report, None if none ran."""
-    from geir.diagnostics import Diagnostic, DiagnosticError
-    from geir.tools.ge_run_compile import (CompileReport, compile_module, needs_pipeline, pass_device, plan_pipeline,
-                                           resolve_device)
-    from geir.tools.ge_run_emulator import task_list_of
-    if not needs_pipeline(module):
-        if any(op.name == "rt.model" for op in module.body.ops):
-            _no_pipeline(args, "the module holds a task list (rt.model), already lowered")
-            return None
-        if args.pipeline is None:
-            if args.streams is not None:
-                raise DiagnosticError(Diagnostic(
-                    "error", "--streams cannot apply: the graph is already scheduled (its ops carry streams or "
-                             "events); give --pipeline too to schedule it again"))
-            return None
-    profile = resolve_device(args.device, list(args.device_param))[1]
-    with pass_device(args.device, profile, list(args.device_param)) as device:
-        plan = plan_pipeline(args.pipeline, args.streams, device, args.device, list(args.device_param), args.mode)
-        single = None
-        if args.compare and plan.single is not None and not getattr(args, "sweep", None):
-            compiled = compile_module(module, plan.single, args.allow_unregistered_dialect, copy_first=True)
-            single = task_list_of(compiled.module, args)
-        compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect, device=device)
-    for d in compiled.warnings:
-        sys.stderr.write(d.format())
-    return CompileReport(plan.text, compiled.memory, single, compiled.bound)
-
-
-def _specialize(module, args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """Bind the dynamic dims of ``@main`` (from --input-shape, then from the
-    --inputs arrays) and specialise it; the loaded inputs, or None."""
-    if not any(op.name == "ge.graph" for op in module.body.ops):
-        return None  # a task list: static by construction
-    from geir.backends.io_bindings import find_graph, graph_signature, load_inputs
-    from geir.passes.specialize_shapes import (bindings_from_inputs, parse_shape_bindings, resolve_bindings,
-                                               specialize_graph)
-    graph_name = _graph_name(module)
-    graph = find_graph(module, graph_name)
-    if args.input_shape:
-        bindings = parse_shape_bindings(args.input_shape)
-        specialize_graph(graph, module, resolve_bindings(graph, bindings, "--input-shape"))
-    inputs = None
-    if args.inputs is not None:
-        inputs = load_inputs(args.inputs, graph_signature(module, graph_name))
-        shapes = resolve_bindings(graph, bindings_from_inputs(graph, inputs, args.inputs), args.inputs)
-        if shapes:
-            specialize_graph(graph, module, shapes)
-    if not args.interpret:
-        from geir.diagnostics import DiagnosticError
-        from geir.passes.range_shapes import unbound_input_diagnostics
-        problems = unbound_input_diagnostics(graph)
-        if problems:  # said at the input, before lower-to-tasks reports every op it reaches
-            raise DiagnosticError(problems)
-    return inputs
-
-
-def _graph_name(module) -> str:  # type: ignore[no-untyped-def]
-    """The graph ge-run runs: ``@main``, or the module's only graph."""
-    names = [op.get_attr("sym_name") for op in module.body.ops if op.name == "ge.graph"]
-    return names[0] if len(names) == 1 and "main" not in names else "main"
+def print_report(report, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """Print ``report`` (a :class:`~geir.report.RunReport`) as ``args`` say,
+    write the files they name; the exit code."""
+    from geir.tools.ge_run_emulator import write_run
+    return write_run(report, args)
 
 
 def _interpret(module, args: argparse.Namespace, inputs=None) -> int:  # type: ignore[no-untyped-def]
@@ -211,114 +168,6 @@ def _interpret(module, args: argparse.Namespace, inputs=None) -> int:  # type: i
     else:
         for k, v in outputs.items():
             sys.stdout.write(f"{k}: {v.dtype}{list(v.shape)} mean={float(v.astype('float64').mean()) if v.size else 0.0:.6g}\n")
-    return 0
-
-
-def _run_gears(module, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
-    """Emulate the smallest gear that fits --inputs; outputs trimmed back to the
-    real sizes; the report's "gear" says which ran."""
-    import json
-    from geir.diagnostics import Diagnostic, DiagnosticError
-    if args.interpret or args.inputs is None or args.input_shape:
-        why = ("--interpret runs ge graphs, and a gear module holds task lists" if args.interpret else
-               "a gear is picked from the shapes of --inputs; --input-shape does not apply" if args.input_shape
-               else "a gear module picks its gear from the shapes of --inputs; give them")
-        raise DiagnosticError(Diagnostic("error", why))
-    from geir.backends.emulator import EmulatorOptions, emulate
-    from geir.backends.io_bindings import load_inputs, save_outputs
-    from geir.backends.rt_module import task_list_from_model
-    from geir.backends.shape_gears import gear_description, gear_signature, select_gear, trim_outputs
-    from geir.tools.ge_run_emulator import EXIT_FINDINGS, _findings, _summary
-    arrays = load_inputs(args.inputs, gear_signature(module))
-    selection = select_gear(module, arrays, args.inputs)
-    options = EmulatorOptions(device=args.device, device_params=list(args.device_param), mode=args.mode,
-                              timing_only=args.timing_only, seed=args.seed)
-    result = emulate(task_list_from_model(selection.model), selection.inputs, options)
-    report = result.report
-    report["gear"] = gear_description(selection)
-    outputs = trim_outputs(selection, result.outputs) if result.outputs is not None else None
-    if outputs is not None:
-        report["outputs"] = _summary(outputs)
-    report["inputs"] = args.inputs
-    if args.trace is not None:
-        from geir.backends.emulator.trace import trace_events
-        from geir.tools.driver import write_output
-        write_output(args.trace, json.dumps(trace_events(result.schedule), separators=(",", ":")))
-    if args.timeline is not None:
-        result.draw_timeline(args.timeline)
-    if args.memory_timeline is not None:
-        from geir.backends.memory_timeline import draw_memory_timeline
-        draw_memory_timeline(result, args.memory_timeline)
-    if args.output is not None and outputs is not None:
-        save_outputs(args.output, outputs)
-    if args.report == "json":
-        sys.stdout.write(json.dumps(report, indent=1) + "\n")
-    else:
-        sys.stdout.write(f"gear: {report['gear']}\n" + result.text())
-        if outputs is not None and args.output is None:
-            for name, summary in report["outputs"].items():
-                mean = f" mean={summary['mean']:.6g}" if summary["mean"] is not None else ""
-                sys.stdout.write(f"{name}: {summary['dtype']}{summary['shape']}{mean}\n")
-    found = _findings(report)
-    if found:
-        sys.stderr.write(f"ge-run: the emulator found {', '.join(found)} (see the report); exit code "
-                         f"{EXIT_FINDINGS}\n")
-        return EXIT_FINDINGS
-    return 0
-
-
-def _run_host_driven(module, args: argparse.Namespace, inputs=None) -> int:  # type: ignore[no-untyped-def]
-    """A graph with ge.if / ge.loop / ge.scan or a data-dependent size on the
-    emulator: the host runs the control flow and launches the static segments
-    between, and each data-dependent op alone at the size it gives (GE's runtime v2)."""
-    import json
-    from geir.backends.emulator import EmulatorOptions
-    from geir.backends.host_control import HostDriver
-    from geir.backends.io_bindings import graph_signature, random_inputs, save_outputs
-    from geir.tools.ge_run_emulator import EXIT_FINDINGS, _summary
-    if args.timing_only:
-        from geir.diagnostics import Diagnostic, DiagnosticError
-        raise DiagnosticError(Diagnostic("error", "--timing-only cannot run control flow or data-dependent sizes: "
-                                                  "the host reads predicates, trip counts and sizes from the numerics"))
-    if inputs is None:
-        inputs = random_inputs(graph_signature(module), args.seed)
-        sys.stderr.write(f"ge-run: random inputs, seed {args.seed}\n")
-    options = EmulatorOptions(device=args.device, device_params=list(args.device_param), mode=args.mode,
-                              seed=args.seed)
-    driver = HostDriver(module, options)
-    outputs = driver.run(inputs)
-    launches = driver.launches
-    findings = sorted({f for launch in launches for f in launch.findings})
-    report = {"control_flow": "host-driven launches (GE runtime v2)", "device": args.device, "mode": args.mode,
-              "launches": [{"segment": l.segment, "at": l.at, "tasks": l.tasks, "makespan_us": l.makespan_us,
-                            "findings": l.findings} for l in launches],
-              "segments": len({l.segment for l in launches}),
-              "device_time_us": sum(l.makespan_us for l in launches), "findings": findings,
-              "outputs": _summary(outputs), "inputs": args.inputs or f"random, seed {args.seed}"}
-    if args.output is not None:
-        save_outputs(args.output, outputs)
-    if args.report == "json":
-        sys.stdout.write(json.dumps(report, indent=1) + "\n")
-    else:
-        sys.stdout.write(f"host-driven run on {args.device} ({args.mode} mode per launch; control flow and "
-                         f"data-dependent sizes on the host, as GE's runtime v2): {len(launches)} launch(es) of "
-                         f"{report['segments']} segment(s), "
-                         f"device time {report['device_time_us']:.3f} us (sum of makespans)\n")
-        for i, l in enumerate(launches[:20]):
-            sys.stdout.write(f"  launch {i:<4} {l.segment:<10} {l.tasks:>5} tasks {l.makespan_us:>10.3f} us  "
-                             f"from {l.at or '?'}"
-                             f"{'  ' + ', '.join(l.findings) if l.findings else ''}\n")
-        if len(launches) > 20:
-            sys.stdout.write(f"  ... {len(launches) - 20} more launches\n")
-        sys.stdout.write(f"findings        {', '.join(findings) or 'none'}\n")
-        if args.output is None:
-            for name, summary in report["outputs"].items():
-                mean = f" mean={summary['mean']:.6g}" if summary["mean"] is not None else ""
-                sys.stdout.write(f"{name}: {summary['dtype']}{summary['shape']}{mean}\n")
-    if findings:
-        sys.stderr.write(f"ge-run: the emulator found {', '.join(findings)} (see the report); exit code "
-                         f"{EXIT_FINDINGS}\n")
-        return EXIT_FINDINGS
     return 0
 
 

@@ -98,7 +98,9 @@ def run_several(args: argparse.Namespace) -> int:
     """Compile each input, run them together with ``co_run`` and print its
     table (or, with ``--report json``, one JSON object); the exit code."""
     from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
-    from geir.tools.ge_run_compile import load_model, pass_device, resolve_device
+    from geir.backends.model_compile import load_model, pass_device, resolve_device
+    from geir.backends.run_model import static_task_list
+    from geir.tools.ge_run import settings_of
     paths = list(args.input)
     if len(paths) < 2:
         raise _error("--priority applies when several models run at once; give two or more inputs")
@@ -123,7 +125,7 @@ def run_several(args: argparse.Namespace) -> int:
             name, text = path, None
             try:
                 module, name, text = load_model(path, args.allow_unregistered_dialect)
-                task_lists.append(_compile_one(module, args, name, for_passes))
+                task_lists.append(static_task_list(module, settings_of(args), name, for_passes))
             except DiagnosticError as e:
                 sources = SourceManager()
                 if text is not None:
@@ -164,30 +166,3 @@ def _count(flag: str, text: Any, default: int) -> int:
     if value < 1:
         raise _error(f"{flag} must be a whole number at least 1, got '{text}'")
     return value
-
-
-def _compile_one(module: Any, args: argparse.Namespace, name: str, device: str) -> Any:
-    """The task list of one model: ge-run's pipeline on a graph not yet
-    scheduled, then lowering; a gear module, control flow or dynamic dims
-    cannot run beside other models (one static task list each)."""
-    from geir.backends.shape_gears import has_gears
-    from geir.passes.range_shapes import unbound_input_diagnostics
-    from geir.tools.ge_run_compile import compile_module, needs_host, needs_pipeline, plan_pipeline
-    from geir.tools.ge_run_emulator import task_list_of
-    from geir.diagnostics import DiagnosticError
-    if has_gears(module):
-        raise _error(f"'{name}' is a gear module: several models at once run one static task list each")
-    if needs_host(module):
-        raise _error(f"'{name}' has control flow or data-dependent sizes: several models at once run one static "
-                     "task list each")
-    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
-    for graph in graphs:
-        problems = unbound_input_diagnostics(graph)
-        if problems:
-            raise DiagnosticError(problems)
-    if needs_pipeline(module) or (args.pipeline is not None and graphs):
-        plan = plan_pipeline(args.pipeline, args.streams, device, args.device, list(args.device_param), args.mode)
-        compiled = compile_module(module, plan.passes, args.allow_unregistered_dialect)
-        for d in compiled.warnings:
-            sys.stderr.write(d.format())
-    return task_list_of(module, args)

@@ -1,7 +1,7 @@
-"""``ge-run``'s scenario options (issue 9): the seed's workloads over a model.
+"""``ge-run``'s scenario options: workloads over a model.
 
-  ge-run video.mlir --iterations 16 --device 310P3   # scenario 1: N frames back to back
-  ge-run train.mlir --devices 8                      # scenario 3: data-parallel step on 8 NPUs
+  ge-run video.mlir --iterations 16 --device 310P3   # N frames back to back
+  ge-run train.mlir --devices 8                      # a data-parallel step on 8 NPUs
   ge-run train.mlir --devices 4 --report json
 
 ``--iterations N`` runs N frames through the model on the same streams
@@ -13,10 +13,11 @@ frames' decode overlapped the previous frame's inference.
 ``--devices N`` (1..8) sets ``rank_size = N`` on every collective and prints
 the training step's time with overlap (multi-stream) and without
 (single-stream). ``--no-compare-overlap`` skips the single-stream baseline;
-an ``rt`` task list (already lowered) has none. Several models at once
-(scenario 2) are ``ge-run``'s own (``co_run`` in
-:mod:`geir.backends.scenarios.co_run`); :func:`main` here also takes several
-inputs with ``--priority`` per model, for testing.
+an ``rt`` task list (already lowered) has none. Several models at once are
+``ge-run``'s own (``co_run`` in :mod:`geir.backends.scenarios.co_run`);
+:func:`main` here also takes several inputs with ``--priority`` per model, for
+testing. What each scenario does is :mod:`geir.backends.scenarios.runs`'s;
+this module reads the options and prints.
 
 Every figure is the emulator's (timing only; the race checker runs on the
 multi-stream builds). Exit codes as ``ge-run``: 0, 1 bad input (a
@@ -29,7 +30,6 @@ parser.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, Sequence
 
@@ -42,14 +42,14 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     ``--compare-overlap`` to ``parser`` (once: a second call does nothing)."""
     if "--iterations" in parser._option_string_actions:  # noqa: SLF001 - argparse has no public query
         return
-    group = parser.add_argument_group("scenarios (issue 9)")
+    group = parser.add_argument_group("scenarios")
     group.add_argument("--iterations", default=None, metavar="N",
-                       help="scenario 1: run N frames back to back (double-buffered arena, events between "
+                       help="run N frames back to back (double-buffered arena, events between "
                             "frames); report frames/s and utilisation, single- vs multi-stream")
     group.add_argument("--buffers", default=None, metavar="B",
                        help="arena regions the frames of --iterations rotate through (default 2)")
     group.add_argument("--devices", default=None, metavar="N",
-                       help="scenario 3: a data-parallel step on N devices (1..8): rank_size N on every "
+                       help="a data-parallel step on N devices (1..8): rank_size N on every "
                             "collective; step time with and without overlap")
     group.add_argument("--compare-overlap", action=argparse.BooleanOptionalAction, default=None,
                        help="also build the graph single-stream and compare (default: when the input is a "
@@ -73,29 +73,6 @@ def _whole(flag: str, text: Any, lo: int, hi: int | None = None) -> int:
         want = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
         raise _error(f"{flag} must be a whole number {want}, got '{text}'")
     return value
-
-
-def _source_kind(source: Any) -> str:
-    """``graph`` (a ge module to build), ``tasks`` (a lowered list, or a graph
-    already carrying its streams and events: built as it is)."""
-    from geir.backends.task_list import TaskList
-    if isinstance(source, TaskList):
-        return "tasks"
-    from geir.backends.scenarios.build import has_graph, is_scheduled
-    return "graph" if has_graph(source) and not is_scheduled(source) else "tasks"
-
-
-def _builds(args: argparse.Namespace, compare: bool, iterations: int = 1) -> dict[str, str]:
-    """label -> pipeline of the builds a scenario measures (``--pipeline`` replaces
-    the multi-stream ones)."""
-    from geir.backends.scenarios.video_pipeline import frame_builds
-    builds = frame_builds(iterations, getattr(args, "device", "910B2"), getattr(args, "streams", None))
-    pipeline = getattr(args, "pipeline", None)
-    if pipeline:
-        builds = {"single-stream": builds["single-stream"], f"multi-stream ({pipeline})": pipeline}
-    if not compare:
-        del builds["single-stream"]
-    return builds
 
 
 def run_scenario(module_or_task_list: Any, args: argparse.Namespace) -> int | None:
@@ -123,95 +100,45 @@ def run_scenario(module_or_task_list: Any, args: argparse.Namespace) -> int | No
                      "scenarios; give one")
     if buffers is not None and iterations is None:
         raise _error("--buffers applies to --iterations, which is not given")
-    kind = _source_kind(module_or_task_list)
+    from geir.backends.scenarios.runs import run_data_parallel, run_iterations, source_kind
+    kind = source_kind(module_or_task_list)
     if compare and kind != "graph":
         raise _error("--compare-overlap needs a ge graph to build single-stream; the input is a lowered task list "
                      "or a graph already scheduled (it has events)")
-    compare = kind == "graph" if compare is None else compare
+    build = {"pipeline": getattr(args, "pipeline", None), "streams": getattr(args, "streams", None)}
     if iterations is not None:
         n = _whole("--iterations", iterations, 1)
         b = _whole("--buffers", buffers, 1) if buffers is not None else 2
-        return _frames(module_or_task_list, kind, n, b, compare, args)
-    return _training(module_or_task_list, kind, _whole("--devices", devices, 1, 8), compare, args)
+        return _finish(run_iterations(module_or_task_list, n, b, compare, **_options(args), **build), args)
+    return _finish(run_data_parallel(module_or_task_list, _whole("--devices", devices, 1, 8), compare,
+                                     **_options(args), **build), args)
 
 
-def _task_list_of(source: Any) -> Any:
-    from geir.backends.scenarios.build import MULTI_STREAM
-    from geir.backends.task_list import TaskList
-    if isinstance(source, TaskList):
-        return source
-    from geir.backends.scenarios.build import AS_SCHEDULED, compile_task_list, has_graph, is_scheduled
-    return compile_task_list(source, AS_SCHEDULED if has_graph(source) and is_scheduled(source) else MULTI_STREAM)
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"device": getattr(args, "device", "910B2"), "mode": getattr(args, "mode", "sink"),
+            "device_params": tuple(getattr(args, "device_param", None) or ())}
 
 
-def _options(args: argparse.Namespace) -> tuple[str, str, tuple[str, ...]]:
-    return (getattr(args, "device", "910B2"), getattr(args, "mode", "sink"),
-            tuple(getattr(args, "device_param", None) or ()))
-
-
-def _finish(payload: dict[str, Any], text: str, reports: list[dict[str, Any]], args: argparse.Namespace) -> int:
-    from geir.report import findings
-    if getattr(args, "report", "text") == "json":
-        sys.stdout.write(json.dumps(payload, indent=1) + "\n")
-    else:
-        sys.stdout.write(text)
+def _finish(report: Any, args: argparse.Namespace) -> int:
+    """Print a :class:`~geir.backends.scenarios.runs.ScenarioReport`; the exit code."""
+    sys.stdout.write(report.to_json() + "\n" if getattr(args, "report", "text") == "json" else report.text)
     sys.stdout.flush()
-    found = sorted({f for r in reports for f in findings(r)})
+    found = report.findings
     if found:
         sys.stderr.write(f"ge-run: the emulator found {', '.join(found)} (see the report); exit code 3\n")
         return 3
     return 0
 
 
-def _frames(source: Any, kind: str, iterations: int, buffers: int, compare: bool, args: argparse.Namespace) -> int:
-    from geir.backends.scenarios.build import compile_task_list
-    from geir.backends.scenarios.video_pipeline import format_frames, run_frames
-    device, mode, params = _options(args)
-    if kind == "graph":
-        builds = _builds(args, compare, iterations)
-        runs = [run_frames(compile_task_list(source, pipeline), iterations, device, mode, buffers, label,
-                           check_races=label != "single-stream", device_params=params)
-                for label, pipeline in builds.items()]
-    else:
-        runs = [run_frames(_task_list_of(source), iterations, device, mode, buffers, "as given", device_params=params)]
-    payload = {"scenario": "video-pipeline", "device": runs[0].report["device"], "mode": mode,
-               "iterations": iterations, "buffers": runs[0].buffers, "builds": [r.as_dict() for r in runs]}
-    return _finish(payload, format_frames(runs), [r.report for r in runs], args)
-
-
-def _training(source: Any, kind: str, devices: int, compare: bool, args: argparse.Namespace) -> int:
-    from geir.backends.scenarios.build import MULTI_STREAM, SINGLE_STREAM, compile_task_list
-    from geir.backends.scenarios.data_parallel import format_steps, step_times
-    device, mode, params = _options(args)
-    if kind == "graph":
-        streams = getattr(args, "streams", None)
-        pipeline = (getattr(args, "pipeline", None)
-                    or (f"ge-default{{max-streams={streams}}}" if streams is not None else MULTI_STREAM))
-        overlapped = compile_task_list(source, pipeline)
-        serial = compile_task_list(source, SINGLE_STREAM) if compare else None
-    else:
-        overlapped, serial = _task_list_of(source), None
-    rows = step_times(overlapped, serial, [devices], device, mode, device_params=params)
-    report = rows[0].overlap_report
-    payload = {"scenario": "data-parallel", "device": report["device"], "mode": mode,
-               "symmetric": "every device runs this timeline", "rows": [r.as_dict() for r in rows]}
-    return _finish(payload, format_steps(rows, report["device"], mode),
-                   [rep for r in rows for rep in r.reports()], args)
-
-
 def _co_run(modules: list[Any], names: list[str], args: argparse.Namespace) -> int:
-    from geir.backends.scenarios.co_run import co_run
+    from geir.backends.scenarios.runs import co_run_modules
     priorities = [_whole("--priority", p, 0, 7) for p in args.priority] if args.priority else [0] * len(modules)
-    if len(priorities) != len(modules):
-        raise _error(f"{len(modules)} models but {len(priorities)} --priority values", "give one per model, in order")
     n = _whole("--iterations", args.iterations, 1) if args.iterations is not None else 1
-    device, mode, params = _options(args)
-    result = co_run([_task_list_of(m) for m in modules], names, priorities, device, mode, n, device_params=params)
-    return _finish(result.as_dict(), result.text(), [result.report], args)
+    return _finish(co_run_modules(modules, names, priorities, n, **_options(args)), args)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ge-run-scenarios", description="Run issue 9's scenarios on the emulator.")
+    p = argparse.ArgumentParser(prog="ge-run-scenarios", description="Run the scenarios on the emulator.")
     p.add_argument("inputs", nargs="+", help="IR files: ge graphs or rt task lists; several run together (co-run)")
     p.add_argument("--device", default="910B2", help="device profile name or JSON file")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE")
@@ -221,6 +148,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--priority", action="append", default=[], metavar="P",
                    help="several inputs: each model's stream priority (0 highest), in input order")
     add_scenario_arguments(p)
+    from geir.tools.driver import add_debug_argument
+    add_debug_argument(p)
     return p
 
 
@@ -228,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m geir.tools.ge_run_scenarios FILE... [scenario options]``."""
     args = _parser().parse_args(argv)
     from geir.tools.driver import run_guarded
-    return run_guarded(lambda: _main(args), "ge-run")
+    return run_guarded(lambda: _main(args), "ge-run", args.debug)
 
 
 def _main(args: argparse.Namespace) -> int:

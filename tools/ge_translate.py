@@ -46,13 +46,15 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true")
     p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None, metavar="N")
     p.add_argument("--allow-unregistered-dialect", action="store_true")
+    from geir.tools.driver import add_debug_argument
+    add_debug_argument(p)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
     from geir.tools.driver import run_guarded
-    return run_guarded(lambda: _run(args), "ge-translate")
+    return run_guarded(lambda: _run(args), "ge-translate", args.debug)
 
 
 def _gear_option(args: argparse.Namespace) -> tuple[str, str] | None:

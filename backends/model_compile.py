@@ -1,0 +1,292 @@
+"""What running a model does before it emulates (:func:`geir.run_model`,
+``ge-run``): load a model (``.onnx`` through the importer, or IR text), pick
+the device, and compile a graph that is not yet scheduled with a pass
+pipeline — ``ge-default`` unless one is given — so a model goes to a measured
+schedule in one call.
+
+The pipeline gets ge-run's device (the passes' ``device=`` option, so the costs
+the scheduler optimises are the emulator's) and ``--streams N`` as
+``max-streams=N``. The same pipeline with ``strategy=single`` gives the
+single-stream variant the report compares against. ``reuse-memory``'s
+``ge.memory`` attribute (its arena lower bound) is read after the pass that sets
+it, before ``lower-to-tasks`` turns the graph into a task list.
+
+This module is light (no numpy at import): ``ge-run`` imports it to build its
+argument parser.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from typing import Any, Iterator
+
+import attrs
+
+from geir.diagnostics import error as _error
+
+__all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "resolve_device",
+           "pass_device", "load_model", "needs_pipeline", "needs_host", "plan_pipeline", "compile_module"]
+
+#: the pipeline ``ge-run`` runs on a graph nothing has scheduled yet
+DEFAULT_PIPELINE = "ge-default"
+
+
+def resolve_device(name_or_path: str, overrides: list[str]) -> tuple[str, Any]:
+    """(the device as the passes take it, the loaded profile). A shipped profile
+    is matched case-insensitively (``910b2``, ``Ascend910B2``) and named as its
+    file is; anything else is a JSON path. An unknown name is a diagnostic
+    listing the known ones (from :func:`load_profile`)."""
+    from geir.backends.device_profile import available_profiles, load_profile
+    wanted = name_or_path.lower().removeprefix("ascend")
+    canonical = next((n for n in available_profiles() if n.lower() == wanted), None)
+    if canonical is not None and not os.path.exists(name_or_path):
+        return canonical, load_profile(canonical, overrides)
+    return name_or_path, load_profile(name_or_path, overrides)
+
+
+@contextlib.contextmanager
+def pass_device(device: str, profile: Any, overrides: list[str]) -> Iterator[str]:
+    """The device as the passes' ``device=`` option takes it: ``device`` itself,
+    or — with ``--device-param`` overrides — a temporary JSON file of the
+    overridden ``profile``, so the costs the passes schedule by are the numbers
+    the emulator runs with. The file is removed on exit."""
+    if not overrides:
+        yield device
+        return
+    data = {"name": profile.name, "soc": profile.soc, "description": profile.description,
+            "params": {k: {"value": v, "source": profile.sources.get(k) or "ge-run --device-param"}
+                       for k, v in profile.values.items()}}
+    fd, path = tempfile.mkstemp(prefix="ge-run-device-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        yield path
+    finally:
+        os.unlink(path)
+
+
+def load_model(path: str, allow_unregistered: bool) -> tuple[Any, str, str | None]:
+    """(module, name for diagnostics, its text or None for an ONNX file). An
+    ``.onnx`` file is imported with its dynamic dims kept (``--input-shape`` and
+    ``--inputs`` bind them afterwards, as for IR); anything else is parsed and
+    verified as IR."""
+    if path.lower().endswith(".onnx"):
+        from geir.onnx_importer import import_onnx
+        if not os.path.isfile(path):
+            raise FileNotFoundError(2, "no such file", path)
+        return import_onnx(path), path, None
+    name, text = _read(path)
+    from geir.parser import parse_module
+    from geir.verifier import verify
+    module = parse_module(text, name, allow_unregistered=allow_unregistered)
+    verify(module, allow_unregistered=allow_unregistered)
+    return module, name, text
+
+
+def _read(path: str) -> tuple[str, str]:
+    """(name for diagnostics, text) of ``path``; ``-`` is standard input."""
+    if path == "-":
+        import sys
+        return "<stdin>", sys.stdin.read()
+    with open(path, encoding="utf-8") as f:
+        return path, f.read()
+
+
+def needs_pipeline(module: Any) -> bool:
+    """Whether ``module`` holds a graph nothing has scheduled: no ``rt.model``,
+    and no op of ``@main``'s graphs on a stream, waiting on an event or given
+    an arena offset. A scheduled graph (``ge-opt`` output, a hand-written
+    schedule) runs as written, so a schedule under test is never redone."""
+    if any(op.name == "rt.model" for op in module.body.ops):
+        return False
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    if not graphs:
+        return False
+    for graph in graphs:
+        if "ge.arena_bytes" in graph.attributes:
+            return False
+        for op in graph.regions[0].blocks[0].ops:
+            if "stream" in op.attributes or op.name in ("ge.record_event", "ge.wait_event"):
+                return False
+    return True
+
+
+def needs_host(module: Any) -> bool:
+    """Whether a graph has control flow or a data-dependent size: one task list
+    cannot run it (ge-run runs it as host-driven launches, no pipeline)."""
+    from geir.backends.host_control import has_control_flow
+    from geir.passes.range_shapes import data_dependent_diagnostics
+    return any(op.name == "ge.graph" and (has_control_flow(op) or data_dependent_diagnostics(op))
+               for op in module.body.ops)
+
+
+@attrs.define
+class PipelinePlan:
+    """The passes ge-run runs, and the same with ``strategy=single`` (None when
+    no pass of the pipeline has a ``strategy``: nothing to compare)."""
+
+    text: str  # as the report shows it
+    passes: list[Any]
+    single: list[Any] | None
+
+
+_OPTION = re.compile(r"(?<![\w-])(device|max-streams|max_streams)=([^\s}]+)")
+
+
+def plan_pipeline(text: str | None, streams: int | None, device: str, shown_device: str | None = None,
+                  overrides: list[str] = (), mode: str = "sink") -> PipelinePlan:  # type: ignore[assignment]
+    """Parse ``text`` (default :data:`DEFAULT_PIPELINE`) and give every pass
+    that declares them ``device`` and, with ``--streams``, ``max-streams``.
+    ``shown_device`` names the device in the report (``device`` may be the
+    temporary file of :func:`pass_device`), ``overrides`` its --device-param.
+    Diagnostics: bad pipeline text, ``--streams`` below 1, ``--streams`` with a
+    pipeline no pass of which has ``max-streams``, and a ``device=`` or
+    ``max-streams=`` in the text that the command line contradicts."""
+    from geir.passes.pipeline import PipelineError, parse_pipeline
+    if streams is not None and streams < 1:
+        raise _error(f"--streams must be at least 1, got {streams}")
+    source = DEFAULT_PIPELINE if text is None else text
+    try:
+        passes = parse_pipeline(source)
+    except PipelineError as e:
+        raise _error(f"--pipeline '{source}': {e}", "ge-opt --list-passes lists the passes, their options "
+                                                   "and the named pipelines") from None
+    if not passes:
+        raise _error(f"--pipeline '{source}' has no passes")
+    shown_device = shown_device or device
+    given = {k.replace("_", "-"): v for k, v in _OPTION.findall(source)}
+    if "device" in given and (given["device"].lower() != shown_device.lower() or overrides):
+        raise _error(f"--pipeline sets device={given['device']} but the emulator runs {shown_device}"
+                     + (f" with --device-param {' '.join(overrides)}" if overrides else ""),
+                     "drop device= from the pipeline (ge-run gives it --device) or pass --device "
+                     f"{given['device']}")
+    if streams is not None and "max-streams" in given and int(given["max-streams"], 0) != streams:
+        raise _error(f"--streams {streams} contradicts max-streams={given['max-streams']} in --pipeline",
+                     "give one of them")
+    if streams is not None and not any(attrs.has(type(p)) and hasattr(p, "max_streams") for p in passes):
+        raise _error(f"--streams {streams}: no pass of pipeline '{source}' has option max-streams",
+                     "add partition-streams to the pipeline, or drop --streams")
+    changes: dict[str, Any] = {"device": device}
+    if mode != "sink":
+        changes["mode"] = mode  # the cost strategy judges its plans in the runtime that will run them
+    if streams is not None:
+        changes["max_streams"] = streams
+    passes = [_with(p, changes) for p in passes]
+    # The default is shown as the text that reproduces it; a user's text with what ge-run added.
+    options = _options_text({**changes, "device": shown_device})
+    shown = f"{source} with {options}" if text is not None else f"{DEFAULT_PIPELINE}{{{options}}}"
+    if overrides:
+        shown += f" (and --device-param {' '.join(overrides)})"
+    single = None
+    if any(hasattr(p, "strategy") for p in passes):
+        single = [_with(p, {"strategy": "single"}) for p in passes]
+    return PipelinePlan(shown, passes, single)
+
+
+def _options_text(changes: dict[str, Any]) -> str:
+    return " ".join(f"{k.replace('_', '-')}={v}" for k, v in sorted(changes.items()))
+
+
+def _with(p: Any, changes: dict[str, Any]) -> Any:
+    """``p`` with the fields of ``changes`` it declares (attrs passes: their fields are their options)."""
+    mine = {k: v for k, v in changes.items() if hasattr(p, k)}
+    return attrs.evolve(p, **mine) if mine else p
+
+
+@attrs.define
+class Compiled:
+    """A module after ge-run's pipeline, and what ``reuse-memory`` said about
+    the main graph's arena (``ge.memory`` with ``arena_bytes``; None without
+    reuse-memory)."""
+
+    module: Any
+    memory: dict[str, Any] | None
+    warnings: list[Any] = attrs.Factory(list)  # the passes' warnings (remarks are dropped)
+    #: the main graph's lower bound over any stream plan, taken before it was lowered
+    bound: dict[str, Any] | None = None
+
+
+@attrs.define
+class CompileReport:
+    """What the report says of ge-run's compilation: the pipeline as shown, the
+    memory plan's figures, and the single-stream variant's task list (None:
+    ``--no-compare``, or no pass of the pipeline has a ``strategy``)."""
+
+    pipeline: str
+    memory: dict[str, Any] | None
+    single_task_list: Any
+    #: :attr:`Compiled.bound` of the multi-stream build
+    bound: dict[str, Any] | None = None
+    #: the passes' warnings (diagnostics)
+    warnings: list[Any] = attrs.Factory(list)
+
+
+def compile_module(module: Any, passes: list[Any], allow_unregistered: bool = False,
+                   copy_first: bool = False, device: str | None = None) -> Compiled:
+    """Run ``passes`` on ``module`` (a clone of it with ``copy_first``),
+    keeping the last ``ge.memory`` the graph carried before it was lowered and,
+    with ``device``, the graph's lower bound on it (:func:`graph_bound`)."""
+    from geir.passes.pass_base import PassContext
+    from geir.passes.pass_manager import PassManager
+    target = module.clone() if copy_first else module
+    snapshot = _graph_snapshot(device)
+    ctx = PassContext()
+    PassManager(list(passes), allow_unregistered=allow_unregistered, instrumentations=[snapshot]).run(target, ctx)
+    return Compiled(target, snapshot.memory, [d for d in ctx.diagnostics if d.severity == "warning"],
+                    snapshot.bound)
+
+
+def graph_bound(graph: Any, device: str) -> dict[str, Any] | None:
+    """The lower bound of any stream plan for ``graph`` on ``device``
+    (:func:`~geir.passes.schedule_stats.scheduled_graph_bound`): ``bound_us``,
+    ``bound_by``, ``streams``. None when the graph's ops have no engines yet."""
+    from geir.passes.schedule_stats import scheduled_graph_bound
+    from geir.passes.scheduling.op_graph import OpGraph
+    og = OpGraph.build(graph)
+    if not all(op.get_attr("engine") for op in og.ops):
+        return None
+    bound, budget = scheduled_graph_bound(og, device)
+    return {"bound_us": round(bound.bound_us, 3), "bound_by": bound.binding, "streams": budget}
+
+
+def _memory_of(module: Any) -> dict[str, Any] | None:
+    """``ge.memory`` of the main graph as a dict, with ``arena_bytes``; None without it."""
+    from geir.backends.io_bindings import main_or_first_graph
+    graph = main_or_first_graph(module)
+    if graph is None or "ge.memory" not in graph.attributes:
+        return None
+    out = dict(graph.get_attr("ge.memory"))
+    out["arena_bytes"] = graph.get_attr("ge.arena_bytes")
+    return out
+
+
+def _graph_snapshot(device: str | None) -> Any:
+    """A pass instrumentation keeping the graph's ``ge.memory`` after each pass
+    and, with ``device``, its lower bound before ``lower-to-tasks`` (which
+    replaces the graph, and with it both); made on call so importing this
+    module does not import the pass manager."""
+    from geir.passes.pass_manager import PassInstrumentation
+
+    class GraphSnapshot(PassInstrumentation):
+        def __init__(self) -> None:
+            self.memory: dict[str, Any] | None = None
+            self.bound: dict[str, Any] | None = None
+
+        def before_pass(self, p: Any, module: Any) -> None:
+            if device is None or getattr(p, "name", "") != "lower-to-tasks":
+                return
+            from geir.backends.io_bindings import main_or_first_graph
+            graph = main_or_first_graph(module)
+            if graph is not None:
+                self.bound = graph_bound(graph, device)
+
+        def after_pass(self, p: Any, module: Any) -> None:
+            found = _memory_of(module)
+            if found is not None:
+                self.memory = found
+
+    return GraphSnapshot()

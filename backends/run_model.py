@@ -1,0 +1,485 @@
+"""Run a model end to end: what ``ge-run model`` does, as a library function
+(:func:`run_model`, public as ``geir.run_model``).
+
+The steps: load the model (an ``.onnx`` file through the importer, IR text,
+an ``onnx.ModelProto`` or a ``Module``, which is cloned, not changed), bind and
+specialise its dynamic dims (:func:`prepare`), compile a graph nothing has
+scheduled yet with ``ge-default`` (or the given pipeline; given the device and
+the stream budget) together with the same pipeline on a single stream, take the
+graph's lower bound and the memory plan against its bound
+(:mod:`geir.backends.model_compile`), lower, and emulate timing and numerics.
+The result is one :class:`~geir.report.RunReport`.
+
+A module of gears runs the smallest gear that fits the inputs; a graph with
+control flow or data-dependent sizes runs as host-driven launches (GE's
+runtime v2, :mod:`geir.backends.host_control`). A model whose weights are
+absent (imported without its weights file) runs timing-only, and its report
+says so.
+
+Errors are diagnostics (``DiagnosticError``); races and deadlocks are findings
+in the report, not errors.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import attrs
+
+from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile, SourceManager
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from geir.backends.model_compile import CompileReport
+    from geir.backends.task_list import TaskList
+    from geir.module import Module
+    from geir.report import RunReport
+
+__all__ = ["RunSettings", "Prepared", "run_model", "with_device_resolved", "no_pipeline", "load", "prepare", "run_prepared", "compile_for_run",
+           "emulate_module", "task_list_of", "static_task_list", "graph_name"]
+
+
+@attrs.define
+class RunSettings:
+    """How a model runs: ``ge-run``'s options (the names its flags have)."""
+
+    pipeline: str | None = None  # None: ge-default on a graph not yet scheduled
+    device: str = "910B2"
+    device_params: list[str] = attrs.Factory(list)
+    streams: int | None = None
+    mode: str = "sink"
+    #: the graph inputs by name, or an .npz path; None draws random ones from ``seed``
+    inputs: Mapping[str, Any] | str | None = None
+    #: input name -> shape or symbol -> size; or ``NAME=DIMS`` texts (``--input-shape``)
+    input_shapes: Mapping[str, Any] | Sequence[str] | None = None
+    compare: bool = True
+    timing_only: bool = False
+    seed: int = 0
+    allow_unregistered: bool = False
+    precision_mode: str | None = None
+
+    @property
+    def inputs_named(self) -> str:
+        """How diagnostics and the report name the inputs."""
+        return self.inputs if isinstance(self.inputs, str) else "inputs"
+
+
+@attrs.define
+class Prepared:
+    """A loaded model made ready to run: ``kind`` is ``gears`` (a module of
+    gears), ``interpret`` (asked for), ``host`` (control flow or data-dependent
+    sizes) or ``graph`` (a ge graph or a task list, one emulation); ``inputs``
+    the given inputs as arrays (None: random or none)."""
+
+    module: Module
+    kind: str
+    inputs: dict[str, np.ndarray] | None = None
+
+
+def run_model(model: Any, settings: RunSettings, sources: SourceManager | None = None) -> RunReport:
+    """Load ``model`` and run it as ``settings`` say; the report.
+
+    ``sources`` (when given) receives the IR text loaded, for diagnostics
+    with source lines.
+
+    Raises:
+        DiagnosticError: bad input, a bad option, a model that cannot compile or run.
+    """
+    settings = with_device_resolved(settings)
+    module = load(model, settings.allow_unregistered, sources)
+    return run_prepared(prepare(module, settings), settings)
+
+
+def with_device_resolved(settings: RunSettings) -> RunSettings:
+    """``settings`` with the device as its profile names it (``910b2`` ->
+    ``910B2``); a diagnostic for an unknown device."""
+    from geir.backends.model_compile import resolve_device
+    return attrs.evolve(settings, device=resolve_device(settings.device, list(settings.device_params))[0])
+
+
+def load(model: Any, allow_unregistered: bool = False, sources: SourceManager | None = None) -> Module:
+    """The module of ``model``: a path (``.onnx`` or IR text; ``-`` standard
+    input), an ``onnx.ModelProto``, raw ONNX bytes, or a ``Module`` (cloned:
+    running changes the module)."""
+    from geir.module import Module as _Module
+    if isinstance(model, _Module):
+        return model.clone()
+    if isinstance(model, (str, os.PathLike)):
+        from geir.backends.model_compile import load_model
+        module, name, text = load_model(os.fspath(model), allow_unregistered) if sources is None else \
+            _load_noting(os.fspath(model), allow_unregistered, sources)
+        return module
+    from geir.onnx_importer import import_onnx
+    return import_onnx(model)
+
+
+def _load_noting(path: str, allow_unregistered: bool, sources: SourceManager) -> tuple[Any, str, str | None]:
+    """load_model, adding the text to ``sources`` (also when it fails to parse)."""
+    from geir.backends.model_compile import load_model
+    if path.lower().endswith(".onnx"):
+        return load_model(path, allow_unregistered)
+    from geir.backends.model_compile import _read
+    name, text = _read(path)
+    sources.add(SourceFile(name, text))
+    from geir.parser import parse_module
+    from geir.verifier import verify
+    module = parse_module(text, name, allow_unregistered=allow_unregistered)
+    verify(module, allow_unregistered=allow_unregistered)
+    return module, name, text
+
+
+def no_pipeline(settings: RunSettings, why: str) -> None:
+    """A pipeline or a stream budget is an error where no pipeline runs."""
+    given = [f for f, v in (("--pipeline", settings.pipeline), ("--streams", settings.streams)) if v is not None]
+    if given:
+        raise DiagnosticError(Diagnostic("error", f"{' and '.join(given)} cannot apply: {why}"))
+
+
+def prepare(module: Module, settings: RunSettings, interpret: bool = False) -> Prepared:
+    """Say how ``module`` runs and bind its dynamic dims (``input_shapes``,
+    then the shapes of ``inputs``), specialising ``@main``; with ``interpret``
+    it is to run op by op with the reference interpreter.
+
+    Raises:
+        DiagnosticError: an option that cannot apply to this kind of model, a
+            binding that does not fit, an input dim left unbound.
+    """
+    from geir.backends.shape_gears import has_gears
+    if has_gears(module):
+        no_pipeline(settings, "a gear module holds task lists")
+        if interpret or settings.inputs is None or settings.input_shapes:
+            why = ("--interpret runs ge graphs, and a gear module holds task lists" if interpret else
+                   "a gear is picked from the shapes of --inputs; --input-shape does not apply"
+                   if settings.input_shapes else "a gear module picks its gear from the shapes of --inputs; give them")
+            raise DiagnosticError(Diagnostic("error", why))
+        return Prepared(module, "gears")
+    inputs = _specialize(module, settings, interpret)
+    if interpret:
+        no_pipeline(settings, "--interpret runs the graph op by op as written")
+        return Prepared(module, "interpret", inputs)
+    from geir.backends.model_compile import needs_host
+    if needs_host(module):
+        no_pipeline(settings, "a graph with control flow or data-dependent sizes runs as host-driven launches")
+        return Prepared(module, "host", inputs)
+    return Prepared(module, "graph", inputs)
+
+
+def _specialize(module: Module, settings: RunSettings, interpret: bool) -> dict[str, np.ndarray] | None:
+    if not any(op.name == "ge.graph" for op in module.body.ops):
+        return None  # a task list: static by construction
+    from geir.backends.io_bindings import find_graph, graph_signature, load_inputs
+    from geir.passes.specialize_shapes import (bindings_from_inputs, parse_shape_bindings, resolve_bindings,
+                                               specialize_graph)
+    name = graph_name(module)
+    graph = find_graph(module, name)
+    if settings.input_shapes:
+        shapes = settings.input_shapes
+        if isinstance(shapes, Mapping):
+            bindings = {k: (int(v),) if isinstance(v, int) else tuple(int(d) for d in v) for k, v in shapes.items()}
+            where = "input_shapes"
+        else:
+            bindings, where = parse_shape_bindings(list(shapes)), "--input-shape"
+        specialize_graph(graph, module, resolve_bindings(graph, bindings, where))
+    inputs = None
+    if settings.inputs is not None:
+        if isinstance(settings.inputs, (str, os.PathLike)):
+            inputs = load_inputs(os.fspath(settings.inputs), graph_signature(module, name))
+        else:
+            inputs = {k: v for k, v in settings.inputs.items()}
+        shapes = resolve_bindings(graph, bindings_from_inputs(graph, inputs, settings.inputs_named),
+                                  settings.inputs_named)
+        if shapes:
+            specialize_graph(graph, module, shapes)
+    if not interpret:
+        from geir.passes.range_shapes import unbound_input_diagnostics
+        problems = unbound_input_diagnostics(graph)
+        if problems:  # said at the input, before lower-to-tasks reports every op it reaches
+            raise DiagnosticError(problems)
+    return inputs
+
+
+def graph_name(module: Module) -> str:
+    """The graph a run runs: ``@main``, or the module's only graph."""
+    names = [op.get_attr("sym_name") for op in module.body.ops if op.name == "ge.graph"]
+    return names[0] if len(names) == 1 and "main" not in names else "main"
+
+
+def run_prepared(prepared: Prepared, settings: RunSettings) -> RunReport:
+    """Run a prepared model (not ``interpret``): gears, host-driven launches,
+    or compile (when nothing has scheduled the graph) and emulate."""
+    if prepared.kind == "gears":
+        return _run_gears(prepared.module, settings)
+    if prepared.kind == "host":
+        return _run_host_driven(prepared.module, settings, prepared.inputs)
+    if prepared.kind != "graph":
+        raise ValueError(f"run_prepared cannot run a model prepared to {prepared.kind}")
+    compiled = compile_for_run(prepared.module, settings)
+    return emulate_module(prepared.module, settings, compiled, prepared.inputs)
+
+
+def compile_for_run(module: Module, settings: RunSettings, compare: bool | None = None) -> CompileReport | None:
+    """Run the pipeline on a graph not yet scheduled (or on any graph, given a
+    pipeline), and with ``compare`` (default ``settings.compare``) the same
+    pipeline on a single stream; the figures for the report, None if no
+    pipeline ran. ``module`` is compiled in place."""
+    from geir.backends.model_compile import (CompileReport, compile_module, needs_pipeline, pass_device,
+                                             plan_pipeline, resolve_device)
+    if not needs_pipeline(module):
+        if any(op.name == "rt.model" for op in module.body.ops):
+            no_pipeline(settings, "the module holds a task list (rt.model), already lowered")
+            return None
+        if settings.pipeline is None:
+            if settings.streams is not None:
+                raise DiagnosticError(Diagnostic(
+                    "error", "--streams cannot apply: the graph is already scheduled (its ops carry streams or "
+                             "events); give --pipeline too to schedule it again"))
+            return None
+    device_name, profile = resolve_device(settings.device, list(settings.device_params))
+    text = _with_precision_mode(settings.pipeline, settings.precision_mode)
+    with pass_device(device_name, profile, list(settings.device_params)) as device:
+        plan = plan_pipeline(text, settings.streams, device, device_name, list(settings.device_params),
+                             settings.mode)
+        single = None
+        if (settings.compare if compare is None else compare) and plan.single is not None:
+            compiled = compile_module(module, plan.single, settings.allow_unregistered, copy_first=True)
+            single = task_list_of(compiled.module, settings.allow_unregistered)
+        compiled = compile_module(module, plan.passes, settings.allow_unregistered, device=device)
+    return CompileReport(plan.text, compiled.memory, single, compiled.bound, list(compiled.warnings))
+
+
+def _with_precision_mode(pipeline: str | None, precision_mode: str | None) -> str | None:
+    """The pipeline with ``precision-mode=...`` for ge-default, when a
+    precision mode is asked for (and the pipeline is the default one)."""
+    if precision_mode is None:
+        return pipeline
+    import importlib.util
+    if importlib.util.find_spec("geir.passes.precision_mode") is None:
+        raise DiagnosticError(Diagnostic("error", "precision_mode needs the precision-mode pass, which this "
+                                                  "installation lacks"))
+    if pipeline is not None:
+        raise DiagnosticError(Diagnostic("error", "precision_mode applies to the default pipeline; with a "
+                                                  "pipeline given, put precision-mode in it"))
+    from geir.backends.model_compile import DEFAULT_PIPELINE
+    return f"{DEFAULT_PIPELINE}{{precision-mode={precision_mode}}}"
+
+
+def task_list_of(module: Module, allow_unregistered: bool = False) -> TaskList:
+    """The task list of ``module``: its ``rt.model`` (``@main`` if several), or
+    its graph lowered with ``lower-to-tasks`` (in place)."""
+    from geir.backends.rt_module import task_list_from_module
+    has_model = any(op.name == "rt.model" for op in module.body.ops)
+    if not has_model and any(True for _ in module.graphs()):
+        from geir.passes.lower_to_tasks import LowerToTasks
+        from geir.passes.pass_manager import PassManager
+        PassManager([LowerToTasks()], allow_unregistered=allow_unregistered).run(module)
+    names = [op.get_attr("sym_name") for op in module.body.ops if op.name == "rt.model"]
+    return task_list_from_module(module, "main" if "main" in names else None)
+
+
+def static_task_list(module: Module, settings: RunSettings, name: str, device: str) -> TaskList:
+    """The task list of one model run beside others: the pipeline on a graph
+    not yet scheduled (or on any graph, given a pipeline), then lowering;
+    ``device`` as the passes take it (:func:`~geir.backends.model_compile.pass_device`).
+
+    Raises:
+        DiagnosticError: a gear module, control flow, data-dependent sizes or
+            unbound dynamic dims (one static task list each is needed).
+    """
+    from geir.backends.model_compile import compile_module, needs_host, needs_pipeline, plan_pipeline
+    from geir.backends.shape_gears import has_gears
+    from geir.diagnostics import error
+    from geir.passes.range_shapes import unbound_input_diagnostics
+    if has_gears(module):
+        raise error(f"'{name}' is a gear module: several models at once run one static task list each")
+    if needs_host(module):
+        raise error(f"'{name}' has control flow or data-dependent sizes: several models at once run one static "
+                    "task list each")
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    for graph in graphs:
+        problems = unbound_input_diagnostics(graph)
+        if problems:
+            raise DiagnosticError(problems)
+    if needs_pipeline(module) or (settings.pipeline is not None and graphs):
+        plan = plan_pipeline(settings.pipeline, settings.streams, device, settings.device,
+                             list(settings.device_params), settings.mode)
+        compiled = compile_module(module, plan.passes, settings.allow_unregistered)
+        for d in compiled.warnings:
+            import sys
+            sys.stderr.write(d.format())
+    return task_list_of(module, settings.allow_unregistered)
+
+
+def _weights_absent(module: Module) -> bool:
+    from geir.absent_weights import module_has_absent_weights
+    return module_has_absent_weights(module)
+
+
+def emulate_module(module: Module, settings: RunSettings, compiled: CompileReport | None = None,
+                   inputs: Mapping[str, np.ndarray] | None = None) -> RunReport:
+    """Lower ``module`` (when it holds a graph) and emulate it; ``compiled``
+    is what the pipeline said, for the report."""
+    from geir.backends.emulator import EmulatorOptions, emulate, random_task_inputs, task_list_signature
+    from geir.backends.io_bindings import check_inputs, load_inputs
+    from geir.report import WEIGHTS_ABSENT, RunReport, output_summary
+    absent = _weights_absent(module)
+    timing_only = settings.timing_only or absent
+    task_list = task_list_of(module, settings.allow_unregistered)
+    seed = None
+    arrays = None
+    if not timing_only:
+        given = settings.inputs if settings.inputs is not None else inputs
+        if isinstance(given, (str, os.PathLike)):
+            arrays = load_inputs(os.fspath(given), task_list_signature(task_list))
+        elif given is not None:
+            arrays = check_inputs(dict(given), task_list_signature(task_list), "inputs")
+        else:
+            arrays = random_task_inputs(task_list, settings.seed)
+            seed = settings.seed if arrays else None
+    options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
+                              mode=settings.mode, timing_only=timing_only, seed=settings.seed)
+    result = emulate(task_list, arrays, options)
+    fields = result.report
+    if result.outputs is not None:
+        fields["outputs"] = output_summary(result.outputs)
+    fields["inputs"] = ("none (timing only)" if timing_only else _described(settings))
+    text = result.text()
+    if compiled is not None:
+        text = _add_compile_report(fields, text, compiled, settings)
+    if absent:
+        fields["weights"] = WEIGHTS_ABSENT
+        text = f"weights {WEIGHTS_ABSENT}\n" + text
+    return RunReport(fields, text, result.outputs, result, list(compiled.warnings) if compiled is not None else [],
+                     seed, arrays)
+
+
+def _described(settings: RunSettings) -> str:
+    if settings.inputs is None:
+        return f"random, seed {settings.seed}"
+    return os.fspath(settings.inputs) if isinstance(settings.inputs, (str, os.PathLike)) else "given"
+
+
+def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileReport, settings: RunSettings) -> str:
+    """Add the pipeline, the speed-up over single stream, the graph's bound
+    and the memory plan against its lower bound to ``report`` and to its ``text``."""
+    from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.backends.emulator.report import _bytes
+    lines = text.splitlines(keepends=True)
+    report["pipeline"] = compiled.pipeline
+    lines.insert(0, f"pipeline        {compiled.pipeline}\n")
+    after: dict[str, list[str]] = {}
+    makespan = float(report["makespan_us"])
+    if compiled.single_task_list is not None:
+        # Timing only, no race check: the figure compared is the makespan.
+        options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
+                                  mode=settings.mode, timing_only=True, check_races=False, progress=False,
+                                  seed=settings.seed)
+        single = float(emulate(compiled.single_task_list, None, options).report["makespan_us"])
+        speedup = single / makespan if makespan > 0 else None
+        report["single_stream"] = {"makespan_us": single, "speedup": round(speedup, 4) if speedup else None}
+        shown = f"{speedup:.2f}x" if speedup is not None else "n/a"
+        after["makespan / LB"] = [f"speed-up over single stream  {shown} (single {single:.1f} us)\n"]
+    else:
+        report["single_stream"] = None
+    bound = compiled.bound
+    report["graph_lower_bound"] = bound
+    if bound is not None and bound["bound_us"] > 0:
+        # the emulator's bound is of the program that ran; this one holds for any plan
+        after.setdefault("makespan / LB", []).append(
+            f"graph bound             {bound['bound_us']:.3f} us  ({bound['bound_by']}; any plan on "
+            f"{bound['streams']} streams): makespan {makespan / bound['bound_us']:.3f}x it\n")
+    memory = compiled.memory
+    if memory is not None:
+        arena, lower = memory["arena_bytes"], memory["lower_bound"]
+        ratio = arena / lower if lower else None
+        report["memory_plan"] = {"algorithm": memory["algorithm"], "arena_bytes": arena, "lower_bound_bytes": lower,
+                                 "lower_bound_exact": memory["lower_bound_exact"],
+                                 "over_lower_bound": round(ratio, 4) if ratio is not None else None,
+                                 "single_stream_bytes": memory["single_stream"], "no_reuse_bytes": memory["no_reuse"],
+                                 "zero_copy_bytes": memory["zero_copy"], "events_added": memory["events_added"]}
+        exact = "exact" if memory["lower_bound_exact"] else "block-order peak"
+        after["arena"] = [f"memory plan     {_bytes(arena)} without I/O; lower bound {_bytes(lower)}, {exact}: "
+                          f"{f'{ratio:.3f}x' if ratio is not None else 'n/a'} ({memory['algorithm']}; single-stream "
+                          f"plan {memory['single_stream']} B, no reuse {memory['no_reuse']} B)\n"]
+    else:
+        report["memory_plan"] = None
+        after["arena"] = ["memory plan     none: the pipeline has no reuse-memory (fresh buffers, no lower bound)\n"]
+    out: list[str] = []
+    for line in lines:
+        out.append(line)
+        for key in list(after):
+            if line.startswith(key):
+                out += after.pop(key)
+    for rest in after.values():  # a line the text did not have: at the end
+        out += rest
+    return "".join(out)
+
+
+def _run_gears(module: Module, settings: RunSettings) -> RunReport:
+    """Emulate the smallest gear that fits the inputs; outputs trimmed back to
+    the real sizes; the report's ``gear`` says which ran."""
+    from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.backends.io_bindings import check_inputs, load_inputs
+    from geir.backends.rt_module import task_list_from_model
+    from geir.backends.shape_gears import gear_description, gear_signature, select_gear, trim_outputs
+    from geir.report import RunReport, output_summary
+    where = settings.inputs_named
+    if isinstance(settings.inputs, (str, os.PathLike)):
+        arrays = load_inputs(os.fspath(settings.inputs), gear_signature(module))
+    else:
+        arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
+    selection = select_gear(module, arrays, where)
+    options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params), mode=settings.mode,
+                              timing_only=settings.timing_only, seed=settings.seed)
+    result = emulate(task_list_from_model(selection.model), selection.inputs, options)
+    fields = result.report
+    fields["gear"] = gear_description(selection)
+    outputs = trim_outputs(selection, result.outputs) if result.outputs is not None else None
+    if outputs is not None:
+        fields["outputs"] = output_summary(outputs)
+    fields["inputs"] = _described(settings)
+    return RunReport(fields, f"gear: {fields['gear']}\n" + result.text(), outputs, result,
+                     input_arrays=None if settings.timing_only else arrays)
+
+
+def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str, np.ndarray] | None) -> RunReport:
+    """A graph with ge.if / ge.loop / ge.scan or a data-dependent size: the host
+    runs the control flow and launches the static segments between, and each
+    data-dependent op alone at the size it gives (GE's runtime v2)."""
+    from geir.backends.emulator import EmulatorOptions
+    from geir.backends.host_control import HostDriver
+    from geir.backends.io_bindings import graph_signature, random_inputs
+    from geir.report import RunReport, output_summary
+    if settings.timing_only:
+        raise DiagnosticError(Diagnostic("error", "--timing-only cannot run control flow or data-dependent sizes: "
+                                                  "the host reads predicates, trip counts and sizes from the numerics"))
+    seed = None
+    if inputs is None:
+        inputs = random_inputs(graph_signature(module), settings.seed)
+        seed = settings.seed
+    options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params), mode=settings.mode,
+                              seed=settings.seed)
+    driver = HostDriver(module, options)
+    outputs = driver.run(inputs)
+    launches = driver.launches
+    found = sorted({f for launch in launches for f in launch.findings})
+    device, mode = settings.device, settings.mode
+    fields = {"control_flow": "host-driven launches (GE runtime v2)", "device": device, "mode": mode,
+              "launches": [{"segment": l.segment, "at": l.at, "tasks": l.tasks, "makespan_us": l.makespan_us,
+                            "findings": l.findings} for l in launches],
+              "segments": len({l.segment for l in launches}),
+              "device_time_us": sum(l.makespan_us for l in launches), "findings": found,
+              "outputs": output_summary(outputs),
+              "inputs": settings.inputs if isinstance(settings.inputs, str) else
+              ("given" if settings.inputs is not None else f"random, seed {settings.seed}")}
+    lines = [f"host-driven run on {device} ({mode} mode per launch; control flow and data-dependent sizes on the "
+             f"host, as GE's runtime v2): {len(launches)} launch(es) of {fields['segments']} segment(s), "
+             f"device time {fields['device_time_us']:.3f} us (sum of makespans)\n"]
+    for i, l in enumerate(launches[:20]):
+        lines.append(f"  launch {i:<4} {l.segment:<10} {l.tasks:>5} tasks {l.makespan_us:>10.3f} us  "
+                     f"from {l.at or '?'}{'  ' + ', '.join(l.findings) if l.findings else ''}\n")
+    if len(launches) > 20:
+        lines.append(f"  ... {len(launches) - 20} more launches\n")
+    lines.append(f"findings        {', '.join(found) or 'none'}\n")
+    return RunReport(fields, "".join(lines), outputs, None, [], seed, dict(inputs))

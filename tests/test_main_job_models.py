@@ -1,0 +1,138 @@
+"""The main job on real models: ``ge-run M.onnx`` at its defaults (the
+``ge-default`` pipeline, the single-stream comparison, the graph bound, the
+memory plan, numerics) on every ``light_*`` model onnx ships, and the
+``geir.RunReport`` that command is made of.
+
+Each model runs once per session (a module-scoped fixture): the command runs
+in this process with ``--report json -o out.npz`` while the run it calls
+(:func:`geir.backends.run_model.run_prepared`, what ``geir.run_model`` calls)
+is watched, so one run checks both the command's output and the report
+object. The outputs are compared with ``onnx.reference`` on the same inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+from typing import Any
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+
+LIGHT = pathlib.Path(os.path.dirname(onnx.__file__)) / "backend" / "test" / "data" / "light"
+MODELS = sorted(p.stem for p in LIGHT.glob("light_*.onnx")) if LIGHT.is_dir() else []
+
+# ge-default computes in the device's default precision (f16 on Atlas AICore):
+# an f16 result of a deep net against the f32 reference.
+RTOL, ATOL = 2e-2, 2e-3
+F16_MAX = float(np.finfo(np.float16).max)
+
+
+@pytest.fixture(scope="module", params=MODELS)
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One ``ge-run`` of a light model: its exit code, JSON report, written
+    outputs and the RunReport the command printed."""
+    import contextlib
+    import io
+
+    import geir.backends.run_model as run_model
+    from geir.tools.ge_run import main as ge_run
+
+    path = LIGHT / f"{request.param}.onnx"
+    out = tmp_path_factory.mktemp(request.param) / "outputs.npz"
+    seen: list[Any] = []
+    original = run_model.run_prepared
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        seen.append(original(*args, **kwargs))
+        return seen[-1]
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    run_model.run_prepared = watched  # type: ignore[assignment]
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            code = ge_run([str(path), "--report", "json", "-o", str(out)])
+    finally:
+        run_model.run_prepared = original  # type: ignore[assignment]
+    assert code == 0, stderr.getvalue()
+    assert len(seen) == 1
+    written = dict(np.load(out)) if out.exists() else {}
+    return {"path": path, "json": json.loads(stdout.getvalue()), "stdout": stdout.getvalue(),
+            "stderr": stderr.getvalue(), "outputs": written, "report": seen[0]}
+
+
+def _reference(path: pathlib.Path, inputs: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], float]:
+    """The f32 reference's outputs, and the largest magnitude of any float
+    value it computed on the way."""
+    from onnx.reference import ReferenceEvaluator
+    model = onnx.load(str(path))
+    names = [o.name for o in model.graph.output]
+    feeds = {i.name: inputs[i.name] for i in model.graph.input if i.name in inputs}
+    values = [v for n in model.graph.node for v in n.output if v]
+    results = ReferenceEvaluator(model).run(values, feeds)
+    peak = max((float(np.max(np.abs(r))) for r in results
+                if isinstance(r, np.ndarray) and r.dtype.kind == "f" and r.size), default=0.0)
+    computed = dict(zip(values, results))
+    return {n: computed[n] for n in names}, peak
+
+
+def test_outputs_match_onnx_reference(run: dict[str, Any]) -> None:
+    report = run["report"]
+    assert report.input_arrays, "the run drew random inputs"
+    expected, peak = _reference(run["path"], report.input_arrays)
+    assert set(run["outputs"]) == set(expected) == set(report.outputs)
+    if peak > F16_MAX:
+        # the light models' weights are one constant each: deep nets grow past f16's range
+        assert not all(np.isfinite(v).all() for v in report.outputs.values())
+        pytest.skip(f"the f32 reference reaches {peak:.3g}, beyond f16's {F16_MAX:g}: ge-default's f16 "
+                    "overflows, as it would on the device")
+    for name, want in expected.items():
+        np.testing.assert_allclose(run["outputs"][name], want, rtol=RTOL, atol=ATOL, err_msg=name)
+        np.testing.assert_array_equal(run["outputs"][name], report.outputs[name])
+
+
+def test_no_race_and_no_deadlock(run: dict[str, Any]) -> None:
+    data = run["json"]
+    assert data["races"] == [] and data["deadlock"] is None
+    assert run["report"].clean and run["report"].findings == []
+
+
+def test_report_is_complete(run: dict[str, Any]) -> None:
+    """At the defaults the report has the comparison with a single stream,
+    the emulator's bound, the graph's bound and the memory plan against its bound."""
+    data, report = run["json"], run["report"]
+    assert data["pipeline"] == "ge-default{device=910B2}"
+    single = data["single_stream"]
+    assert single["makespan_us"] > 0
+    assert single["speedup"] == pytest.approx(single["makespan_us"] / data["makespan_us"], abs=1e-4)
+    # no plan runs below the bounds: the emulator's of the program, the graph's of any plan
+    assert 0 < data["lower_bound_us"] <= data["makespan_us"] * (1 + 1e-9)
+    assert 0 < data["graph_lower_bound"]["bound_us"] <= data["makespan_us"] * (1 + 1e-9)
+    plan = data["memory_plan"]
+    assert plan["lower_bound_bytes"] <= plan["arena_bytes"] <= plan["no_reuse_bytes"]
+    assert data["engines"] and data["streams"]
+    assert report.speedup == single["speedup"] and report.graph_bound == data["graph_lower_bound"]
+    assert report.memory_plan == plan and report.makespan_us == data["makespan_us"]
+
+
+def test_command_prints_the_report_object(run: dict[str, Any]) -> None:
+    """``--report json`` is ``to_json()``; the text mode is ``format_text()``
+    (printed here from the same report, as ge-run prints it)."""
+    import argparse
+    import contextlib
+    import io
+
+    from geir.tools.ge_run import print_report
+    report = run["report"]
+    assert run["stdout"] == report.to_json() + "\n"
+    text = io.StringIO()
+    args = argparse.Namespace(report="text", output=None, trace=None, timeline=None, memory_timeline=None)
+    with contextlib.redirect_stdout(text), contextlib.redirect_stderr(io.StringIO()):
+        assert print_report(report, args) == 0
+    assert text.getvalue() == report.format_text()
+    for line in ("speed-up over single stream", "graph bound", "memory plan", "races           none",
+                 "deadlock        none"):
+        assert line in text.getvalue()
