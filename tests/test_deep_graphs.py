@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import pickle
 import sys
 import warnings
@@ -212,12 +213,14 @@ def test_ge_default_schedules_and_lowers(scheduled: Module) -> None:
     geir.verify(scheduled)
 
 
-def test_lower_and_emulate_in_both_modes(branchy: Module, scheduled: Module) -> None:
+def test_lower_and_emulate_in_both_modes(branchy: Module, scheduled: Module, files: Path) -> None:
     tasks = geir.lower(scheduled)
     x = np.array([[0.5, -1.0, 2.0, 0.25]], np.float16)
     (expected,) = interpret(branchy, {"x": x}).values()
     timing = geir.emulate(tasks, timing_only=True)
     assert timing.makespan_us > 0 and not timing.races
+    timing.trace(files / "trace.json")
+    assert json.loads(timing.to_json())["makespan_us"] == timing.makespan_us
     for mode in ("sink", "host"):
         report = geir.emulate(tasks, mode=mode, inputs={"x": x})
         assert not report.races
