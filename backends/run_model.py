@@ -278,10 +278,12 @@ def task_list_of(module: Module, allow_unregistered: bool = False) -> TaskList:
     return task_list_from_module(module, "main" if "main" in names else None)
 
 
-def static_task_list(module: Module, settings: RunSettings, name: str, device: str) -> TaskList:
+def static_task_list(module: Module, settings: RunSettings, name: str, device: str,
+                     warnings: list[Any] | None = None) -> TaskList:
     """The task list of one model run beside others: the pipeline on a graph
     not yet scheduled (or on any graph, given a pipeline), then lowering;
     ``device`` as the passes take it (:func:`~geir.backends.model_compile.pass_device`).
+    The passes' warnings are added to ``warnings``.
 
     Raises:
         DiagnosticError: a gear module, control flow, data-dependent sizes or
@@ -305,9 +307,8 @@ def static_task_list(module: Module, settings: RunSettings, name: str, device: s
         plan = plan_pipeline(settings.pipeline, settings.streams, device, settings.device,
                              list(settings.device_params), settings.mode)
         compiled = compile_module(module, plan.passes, settings.allow_unregistered)
-        for d in compiled.warnings:
-            import sys
-            sys.stderr.write(d.format())
+        if warnings is not None:
+            warnings.extend(compiled.warnings)
     return task_list_of(module, settings.allow_unregistered)
 
 

@@ -125,7 +125,10 @@ def run_several(args: argparse.Namespace) -> int:
             name, text = path, None
             try:
                 module, name, text = load_model(path, args.allow_unregistered_dialect)
-                task_lists.append(static_task_list(module, settings_of(args), name, for_passes))
+                warnings: list[Any] = []
+                task_lists.append(static_task_list(module, settings_of(args), name, for_passes, warnings))
+                for d in warnings:
+                    sys.stderr.write(d.format())
             except DiagnosticError as e:
                 sources = SourceManager()
                 if text is not None:

@@ -1,4 +1,4 @@
-"""Issue 9's scenarios on the emulator, one concept per module:
+"""Workload scenarios on the emulator, one concept per module:
 
 * :mod:`.iterations` — ``unroll``: N frames of a task list back to back on the
   same streams (double-buffered arena regions, events between frames);
@@ -8,7 +8,8 @@
   latency under load vs alone, and throughput;
 * :mod:`.data_parallel` — scenario 3: a data-parallel training step on 1-8
   devices with and without communication overlap; training beside inference;
-* :mod:`.build` — a ``ge`` module compiled to a task list for a scenario.
+* :mod:`.build` — a ``ge`` module compiled to a task list for a scenario;
+* :mod:`.runs` — each scenario over a model, as ``ge-run`` asks for it.
 
 ``geir.tools.ge_run_scenarios`` puts them on ``ge-run``'s command line;
 ``bench/scenarios.py`` prints their figures.
