@@ -155,6 +155,17 @@ def scheduled(branchy: Module) -> Module:
         return geir.run_pipeline(branchy.clone(), "ge-default")
 
 
+#: the input the 5,000-op graph is run on
+X16 = np.array([[0.5, -1.0, 2.0, 0.25]], np.float16)
+
+
+@pytest.fixture(scope="module")
+def branchy_expected(branchy: Module) -> np.ndarray:
+    """The 5,000-op graph's output on :data:`X16`, by the reference interpreter."""
+    (y,) = interpret(branchy, {"x": X16}).values()
+    return y
+
+
 def run_main(main: Callable[[Sequence[str]], int], argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -213,19 +224,25 @@ def test_ge_default_schedules_and_lowers(scheduled: Module) -> None:
     geir.verify(scheduled)
 
 
-def test_lower_and_emulate_in_both_modes(branchy: Module, scheduled: Module, files: Path) -> None:
+def test_lower_and_emulate_in_both_modes(scheduled: Module, branchy_expected: np.ndarray, files: Path) -> None:
     tasks = geir.lower(scheduled)
-    x = np.array([[0.5, -1.0, 2.0, 0.25]], np.float16)
-    (expected,) = interpret(branchy, {"x": x}).values()
     timing = geir.emulate(tasks, timing_only=True)
     assert timing.makespan_us > 0 and not timing.races
     timing.trace(files / "trace.json")
     assert json.loads(timing.to_json())["makespan_us"] == timing.makespan_us
     for mode in ("sink", "host"):
-        report = geir.emulate(tasks, mode=mode, inputs={"x": x})
+        report = geir.emulate(tasks, mode=mode, inputs={"x": X16})
         assert not report.races
         (actual,) = report.outputs.values()
-        np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(actual, branchy_expected, rtol=1e-3, atol=1e-3)
+
+
+def test_host_driver_launches_the_graph_as_one_segment(branchy: Module, branchy_expected: np.ndarray) -> None:
+    from geir.backends.host_control import HostDriver
+    driver = HostDriver(branchy)
+    (actual,) = driver.run({"x": X16}).values()
+    np.testing.assert_allclose(actual, branchy_expected, rtol=1e-3, atol=1e-3)
+    assert len(driver.launches) == 1 and not driver.launches[0].findings
 
 
 def test_task_json_round_trip(scheduled: Module) -> None:
