@@ -72,13 +72,13 @@ def test_a_mode_is_valid_exactly_when_ge_accepts_it(text: str) -> None:
 def test_dag_modes_keep_chains_labels_and_the_budget(dag: tuple[int, int], n: int, kind: str, labels: int) -> None:
     problem = _problem(random_dag_text(*dag, labels=labels))
     plan = plan_dag(problem, AutoMultistreamMode(kind, n))
-    nodes, succs = _residual(problem)
+    nodes, succs = _residual(problem)  # the weighted unlabelled ops, and GE's NetOutput (index n) last
     routes = _path_cover(succs)
     assert sorted(k for r in routes for k in r) == list(range(len(nodes)))  # a cover
-    for r in routes:  # each chain is a path of the residual graph, on one stream
+    for r in routes:  # each chain is a path of the residual graph, its ops on one stream
         assert all(b in succs[a] for a, b in zip(r, r[1:]))
-        assert len({plan.streams[nodes[k]] for k in r}) == 1
-    free = {plan.streams[i] for i in nodes}
+        assert len({plan.streams[nodes[k]] for k in r if nodes[k] < problem.n}) <= 1
+    free = {plan.streams[i] for i in range(problem.n) if problem.labels[i] is None}
     assert len(free) <= min(n, len(routes))
     by_label: dict[str, set[int]] = {}
     for i, label in enumerate(problem.labels):
@@ -94,15 +94,17 @@ def test_dag_modes_keep_chains_labels_and_the_budget(dag: tuple[int, int], n: in
 def test_main_stream_keeps_ops_alone_on_their_level_on_stream_0(dag: tuple[int, int], n: int) -> None:
     problem = _problem(random_dag_text(*dag))
     plan = plan_dag(problem, AutoMultistreamMode("MainStream", n))
-    level = [0] * problem.n
-    for v in range(problem.n):
-        level[v] = max((level[p] + 1 for p in problem.graph.preds[v]), default=0)
+    nodes, succs = _residual(problem)
+    level = [0] * len(nodes)
+    for v in range(len(nodes)):  # residual nodes are in a topological order
+        for w in succs[v]:
+            level[w] = max(level[w], level[v] + 1)
     width = {lv: level.count(lv) for lv in set(level)}
-    routes = _path_cover(_residual(problem)[1])
-    # a chain that starts on a level of one op, or holds only such ops, is on stream 0
-    for r in routes:
-        if width[level[r[0]]] == 1 or all(width[level[k]] == 1 for k in r):
-            assert plan.streams[r[0]] == 0
+    # a chain that starts on a level of one node, or holds only such nodes, is on stream 0
+    for r in _path_cover(succs):
+        tasks = [nodes[k] for k in r if nodes[k] < problem.n]
+        if tasks and (width[level[r[0]]] == 1 or all(width[level[k]] == 1 for k in r)):
+            assert {plan.streams[i] for i in tasks} == {0}
 
 
 def test_a_chain_is_one_stream_in_every_dag_mode() -> None:

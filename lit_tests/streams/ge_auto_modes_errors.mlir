@@ -23,11 +23,11 @@
 // OTHER: ge_auto_modes_errors.mlir:{{[0-9]+}}:1: error: partition-streams: multi-stream-parallel-mode is GE's, for strategy=ge only (got strategy=cost)
 
 // A dynamic-shape graph keeps one stream unless dynamic-shape-multi-stream is
-// set; then the mode applies.
+// set; then the mode applies (here the two outputs' chains share a stream).
 // RUN: ge-opt %s --pass-pipeline='partition-streams{strategy=ge multi-stream-parallel-mode=LoadBalance:4}' -Rpass=partition-streams -o /dev/null 2>&1 | filecheck %s --check-prefix=DYN
 // RUN: ge-opt %s --pass-pipeline='partition-streams{strategy=ge multi-stream-parallel-mode=LoadBalance:4 dynamic-shape-multi-stream=true}' -Rpass=partition-streams -o /dev/null 2>&1 | filecheck %s --check-prefix=DYNMS
 // DYN: remark: partition-streams: single stream instead of 'ge': 'ge.relu' has a dynamic shape
-// DYNMS: remark: ge-LoadBalance: 2 chain(s) of the minimum path cover merged onto 2 stream(s) (at most 4)
+// DYNMS: remark: ge-LoadBalance: 2 chain(s) of the minimum path cover merged onto 1 stream(s) (at most 4)
 
 ge.graph @g(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
   %a = ge.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>

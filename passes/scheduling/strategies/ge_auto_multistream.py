@@ -170,13 +170,25 @@ def plan_cv(problem: ScheduleProblem, dynamic: bool = False, ac_parallel: bool =
 
 # ------------------------------------------------------------------ MiniDAG
 
+def _ge_dag(problem: ScheduleProblem) -> tuple[list[list[int]], list[bool]]:
+    """The graph MiniDAG reads (``DAGAdapter::FromGEGraph``): the task nodes and
+    GE's NetOutput (index ``n``, when the graph returns a node's result), and
+    which nodes carry weight: a node GE's logical allocation left without a
+    stream has no device task, so its time is 0 and MiniDAG passes through it."""
+    from geir.passes.scheduling.strategies import ge_logical
+    alloc = (ge_logical.allocate_dynamic(problem) if _dynamic(problem) else ge_logical.allocate(problem))
+    return alloc.graph.succs, [s != ge_logical.INVALID_STREAM for s in alloc.streams]
+
+
 def _residual(problem: ScheduleProblem) -> tuple[list[int], list[list[int]]]:
-    """``SplitSerialGraph``: the unlabelled nodes (block order) and their edges,
-    an edge through labelled nodes becoming a direct one (``BuildResidualEdges``)."""
-    serial = [label is not None for label in problem.labels]
-    nodes = [i for i in range(problem.n) if not serial[i]]
+    """``SplitSerialGraph``: the weighted unlabelled nodes (block order, NetOutput
+    last) and their edges, an edge through labelled or weightless nodes becoming
+    a direct one (``BuildResidualEdges``)."""
+    all_succs, weighted = _ge_dag(problem)
+    labels = list(problem.labels) + [None] * (len(all_succs) - problem.n)
+    through = [labels[i] is not None or not weighted[i] for i in range(len(all_succs))]
+    nodes = [i for i in range(len(all_succs)) if not through[i]]
     index = {v: k for k, v in enumerate(nodes)}
-    succs = problem.graph.succs
     out: list[list[int]] = []
     for v in nodes:
         targets: list[int] = []
@@ -185,7 +197,7 @@ def _residual(problem: ScheduleProblem) -> tuple[list[int], list[list[int]]]:
         visited: set[int] = set()
 
         def handle(d: int) -> None:
-            if serial[d]:
+            if through[d]:
                 if d not in visited:
                     visited.add(d)
                     pending.append(d)
@@ -193,10 +205,10 @@ def _residual(problem: ScheduleProblem) -> tuple[list[int], list[list[int]]]:
                 seen_targets.add(d)
                 targets.append(index[d])
 
-        for d in succs[v]:
+        for d in all_succs[v]:
             handle(d)
         while pending:
-            for d in succs[pending.popleft()]:
+            for d in all_succs[pending.popleft()]:
                 handle(d)
         out.append(targets)
     return nodes, out
@@ -453,9 +465,10 @@ class _WeightedMerger:
         for v in self.topo:
             self.level[v] = max((self.level[p] + 1 for p in self.preds[v]), default=0)
         self.max_level = max(self.level, default=0)
-        self.duration = [problem.durations[i] for i in nodes]
-        aiv = [problem.units(i) if problem.pools[i] == VECTOR else 0 for i in nodes]
-        aic = [problem.units(i) if problem.pools[i] == AICORE else 0 for i in nodes]
+        tasks = problem.n  # NetOutput (index n) has no task: no time, no cores
+        self.duration = [problem.durations[i] if i < tasks else 0.0 for i in nodes]
+        aiv = [problem.units(i) if i < tasks and problem.pools[i] == VECTOR else 0 for i in nodes]
+        aic = [problem.units(i) if i < tasks and problem.pools[i] == AICORE else 0 for i in nodes]
         self.rank = [0.0] * m
         for v in reversed(self.topo):
             self.rank[v] = self.duration[v] + max((self.rank[w] for w in succs[v]), default=0.0)
@@ -641,7 +654,7 @@ def plan_dag(problem: ScheduleProblem, mode: AutoMultistreamMode) -> StreamPlan:
     """``LoadBalance:N`` / ``MainStream:N`` / ``WeightedLoadBalance:N``: MiniDAG's ``ByPathCover``."""
     tag = f"ge-{mode.kind}"
     nodes, succs = _residual(problem)
-    streams = [0] * problem.n
+    streams = [0] * (problem.n + 1)  # NetOutput's stream, if any, is dropped below (it has no task)
     required = 0
     notes: list[str] = []
     if nodes:
@@ -657,15 +670,21 @@ def plan_dag(problem: ScheduleProblem, mode: AutoMultistreamMode) -> StreamPlan:
         required = max(physical) + 1
         notes.append(f"{tag}: {len(routes)} chain(s) of the minimum path cover merged onto {required} "
                      f"stream(s) (at most {mode.streams})")
+    weighted = set(nodes)
+    idle = [i for i in range(problem.n) if i not in weighted and problem.labels[i] is None]
+    # ops GE leaves without a stream go on stream 0, which a label then must not share
+    first_label = max(required, 1 if idle else 0)
     labels: list[str] = []
     for i, label in enumerate(problem.labels):
         if label is not None:
             if label not in labels:
                 labels.append(label)
-            streams[i] = required + labels.index(label)
+            streams[i] = first_label + labels.index(label)
     if labels:
         notes.append(f"{tag}: {len(labels)} stream label(s) serial on their own streams: {', '.join(labels)}")
-    return StreamPlan(streams, list(range(problem.n)), notes)
+    if idle:
+        notes.append(f"{tag}: {len(idle)} op(s) GE leaves without a stream on stream 0 (no task of weight)")
+    return StreamPlan(streams[:problem.n], list(range(problem.n)), notes)
 
 
 def plan_auto(problem: ScheduleProblem, mode: AutoMultistreamMode, dynamic: bool = False,
