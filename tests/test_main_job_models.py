@@ -1,7 +1,8 @@
 """The main job on real models: ``ge-run M.onnx`` at its defaults (the
 ``ge-default`` pipeline, the single-stream comparison, the graph bound, the
-memory plan, numerics) on every ``light_*`` model onnx ships, and the
-``geir.RunReport`` that command is made of.
+memory plan, numerics) on the ``light_*`` models onnx ships, and the
+``geir.RunReport`` that command is made of (two models by default;
+``GEIR_LIGHT_MODELS=all`` for every one).
 
 Each model runs once per session (a module-scoped fixture): the command runs
 in this process with ``--report json -o out.npz`` while the run it calls
@@ -23,7 +24,22 @@ import pytest
 onnx = pytest.importorskip("onnx")
 
 LIGHT = pathlib.Path(os.path.dirname(onnx.__file__)) / "backend" / "test" / "data" / "light"
-MODELS = sorted(p.stem for p in LIGHT.glob("light_*.onnx")) if LIGHT.is_dir() else []
+ALL_MODELS = sorted(p.stem for p in LIGHT.glob("light_*.onnx")) if LIGHT.is_dir() else []
+#: what a test session runs by default: a branchy net and a deep one, each a
+#: few seconds; GEIR_LIGHT_MODELS=all (or a comma-separated list) runs others
+#: (minutes each with the cost strategy's search and onnx.reference on 224x224)
+DEFAULT_MODELS = ["light_squeezenet", "light_shufflenet"]
+
+
+def _chosen() -> list[str]:
+    wanted = os.environ.get("GEIR_LIGHT_MODELS", "").strip()
+    if wanted == "all":
+        return ALL_MODELS
+    names = [n if n.startswith("light_") else f"light_{n}" for n in wanted.split(",") if n] or DEFAULT_MODELS
+    return [n for n in names if n in ALL_MODELS]
+
+
+MODELS = _chosen()
 
 # ge-default computes in the device's default precision (f16 on Atlas AICore):
 # an f16 result of a deep net against the f32 reference.
