@@ -183,7 +183,8 @@ def plan_pipeline(text: str | None, streams: int | None, device: str, shown_devi
         shown += f" (and --device-param {' '.join(overrides)})"
     single = None
     if any(hasattr(p, "strategy") for p in passes):
-        single = [_with(p, {"strategy": "single"}) for p in passes]
+        # GE's automatic multi-stream mode is refused with single-stream mode: the baseline drops it
+        single = [_with(p, {"strategy": "single", "multi_stream_parallel_mode": ""}) for p in passes]
     return PipelinePlan(shown, passes, single)
 
 

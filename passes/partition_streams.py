@@ -202,7 +202,7 @@ class PartitionStreams(ModulePass):
         from geir.passes.scheduling.strategies.ge_logical import plan as ge_plan
         view = StrategyProblem.of(problem, ge_plan(problem).normalized().streams, self.device)
         try:
-            return check_plan(name, view, fn(view), og.ops)
+            return check_plan(name, view, fn(view))
         except PlanError as e:
             where = og.ops[e.node] if e.node is not None else og.graph
             raise DiagnosticError(Diagnostic("error", f"partition-streams: {e}", op_position(where))) from None

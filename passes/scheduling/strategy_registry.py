@@ -22,7 +22,7 @@ from typing import Callable, Sequence, Union
 
 import attrs
 
-from geir.operation import Operation
+from geir.passes.lower_to_tasks import loc_text
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
 
@@ -81,8 +81,8 @@ class StrategyProblem:
 
     @classmethod
     def of(cls, problem: ScheduleProblem, ge_streams: Sequence[int], device: str) -> "StrategyProblem":
+        """The view of ``problem``, with GE's default allocation ``ge_streams``."""
         g = problem.graph
-        from geir.passes.lower_to_tasks import loc_text
         return cls(str(g.graph.get_attr("sym_name", "graph")), tuple(op.name for op in g.ops),
                    tuple(loc_text(op.location) for op in g.ops), tuple(tuple(p) for p in g.preds),
                    tuple(tuple(s) for s in g.succs), tuple(problem.engines), tuple(problem.pools),
@@ -154,7 +154,7 @@ class PlanError(ValueError):
         self.node = node
 
 
-def check_plan(name: str, view: StrategyProblem, result: object, ops: Sequence[Operation]) -> StreamPlan:
+def check_plan(name: str, view: StrategyProblem, result: object) -> StreamPlan:
     """``result`` as a :class:`StreamPlan` once it passes every rule the pass
     needs: a stream for every op, ids within the budget, one stream per label
     and none shared with other ops, an issue order that keeps every

@@ -40,6 +40,7 @@ minimum path cover, but when several exist they may pick different ones.
 from __future__ import annotations
 
 from collections import deque
+from typing import Callable
 
 import attrs
 
@@ -339,7 +340,7 @@ class _Merger:
             return a[0] < b[0]
         return a[1:] < b[1:]
 
-    def _solve(self, candidates, score) -> list[int]:  # type: ignore[no-untyped-def]
+    def _solve(self, candidates: Callable[..., list[int]], score: Callable[..., tuple[float, ...]]) -> list[int]:
         assignment = [-1] * len(self.units)
         sizes: list[int] = []
         loads: list[list[int]] = []
