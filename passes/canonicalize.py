@@ -195,6 +195,20 @@ def _selected_shape_value(op: Operation) -> np.ndarray | None:
     return np.array(picked, np.int64).reshape(positions.shape)
 
 
+def _constant_value_of(op: Operation) -> np.ndarray | None:
+    """``op``'s kernel on its operands, when they are all constants."""
+    inputs: list[np.ndarray | None] = []
+    for v in op.operands:
+        c = constant_value(v)
+        if c is None and v.type is not NONE:  # (an omitted optional operand is None to the kernel)
+            return None
+        inputs.append(c)
+    if all(c is None for c in inputs):
+        return None
+    out = _run_kernel(op, inputs)
+    return None if out is None else out[0]
+
+
 def fold_op(op: Operation, limit: int = FOLD_LIMIT) -> np.ndarray | None:
     """The value of a pure one-result op known at compile time, when it has at
     most ``limit`` elements, else None: constant operands (run through the op's
@@ -213,19 +227,10 @@ def fold_op(op: Operation, limit: int = FOLD_LIMIT) -> np.ndarray | None:
         return None
     if op.name in _SHAPE_OPS:
         value = _shape_value(op)
-    elif op.name in _SELECT_OPS and (value := _selected_shape_value(op)) is not None:
-        pass
     else:
-        inputs: list[np.ndarray | None] = []
-        for v in op.operands:
-            c = constant_value(v)
-            if c is None and v.type is not NONE:  # (an omitted optional operand is None to the kernel)
-                return None
-            inputs.append(c)
-        if all(c is None for c in inputs):
-            return None
-        out = _run_kernel(op, inputs)
-        value = None if out is None else out[0]
+        value = _selected_shape_value(op) if op.name in _SELECT_OPS else None
+        if value is None:
+            value = _constant_value_of(op)
     if value is None or value.size > limit or value.dtype == object:
         return None
     if rt.shape is not None and (len(rt.shape) != value.ndim
@@ -276,7 +281,6 @@ def inline_constant_control(op: Operation, rewriter: Rewriter, keep_signature: b
             block.unlink(inner)
             rewriter.insert_before(op, inner)
             moved.append(inner)
-    # the terminator reads the values the op's results become: forget those reads first
     for r, v in zip(op.results, values):
         rewriter.replace_all_uses_with(r, v)
     rewriter.erase_op(op)

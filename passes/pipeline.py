@@ -9,13 +9,22 @@ from typing import Any
 from geir.passes.pass_base import ModulePass
 from geir.passes.registry import PASSES, get_pass_class, pass_options
 
-__all__ = ["PipelineError", "parse_pipeline", "make_pass", "NAMED_PIPELINES"]
+__all__ = ["PipelineError", "parse_pipeline", "make_pass", "NAMED_PIPELINES", "PIPELINE_OPTION_NAMES"]
 
 #: pipelines registered by name: ``--pass-pipeline=ge-default`` or
 #: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
 #: pipeline that declares it)
 NAMED_PIPELINES: dict[str, str] = {
-    "ge-default": "canonicalize,cse,assign-engines,partition-streams,insert-events,reuse-memory,lower-to-tasks",
+    "ge-default": "canonicalize,cse,precision-mode,assign-engines,partition-streams,insert-events,reuse-memory,"
+                  "lower-to-tasks",
+}
+
+#: (pass, option) -> the option's name on a named pipeline, where the pass's own
+#: name would reach other passes: ``ge-default{precision-mode=force_fp16}`` is
+#: ``precision-mode{mode=force_fp16}``, while ``ge-default{mode=host}`` stays
+#: partition-streams' runtime mode
+PIPELINE_OPTION_NAMES: dict[tuple[str, str], str] = {
+    ("precision-mode", "mode"): "precision-mode",
 }
 
 
@@ -83,10 +92,10 @@ def _named_pipeline(name: str, options: dict[str, str]) -> list[ModulePass]:
     for pass_name in names:
         cls = get_pass_class(pass_name)
         assert cls is not None, f"named pipeline {name} lists unknown pass {pass_name}"
-        declared = {o.name for o in pass_options(cls)}
+        declared = {PIPELINE_OPTION_NAMES.get((pass_name, o.name), o.name): o.name for o in pass_options(cls)}
         mine = {k: v for k, v in options.items() if k in declared}
         used |= mine.keys()
-        passes.append(make_pass(pass_name, mine))
+        passes.append(make_pass(pass_name, {declared[k]: v for k, v in mine.items()}))
     unknown = sorted(set(options) - used)
     if unknown:
         raise PipelineError(f"no pass of pipeline '{name}' ({', '.join(names)}) has option '{unknown[0]}'")

@@ -19,6 +19,7 @@ PASSES: dict[str, str] = {
     "insert-events": "geir.passes.insert_events:InsertEvents",
     "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",
     "partition-streams": "geir.passes.partition_streams:PartitionStreams",
+    "precision-mode": "geir.passes.precision_mode:PrecisionMode",
     "reuse-memory": "geir.passes.reuse_memory:ReuseMemory",
     "schedule-stats": "geir.passes.schedule_stats:ScheduleStats",
     "specialize-shapes": "geir.passes.specialize_shapes:SpecializeShapes",
@@ -43,7 +44,7 @@ def all_pass_classes() -> list[type[ModulePass]]:
 
 @attrs.frozen
 class PassOptionInfo:
-    name: str  # as written in a pipeline: max-streams
+    name: str  # as written in a pipeline: max-streams (a field's metadata "name" when it has one)
     field: str  # the attrs field: max_streams
     type: type
     default: object
@@ -54,5 +55,5 @@ def pass_options(cls: type[ModulePass]) -> list[PassOptionInfo]:
     """The options of pass ``cls``, from its attrs fields."""
     import typing
     hints = typing.get_type_hints(cls)
-    return [PassOptionInfo(f.name.replace("_", "-"), f.name, hints.get(f.name, str), f.default,
+    return [PassOptionInfo(f.metadata.get("name", f.name.replace("_", "-")), f.name, hints.get(f.name, str), f.default,
                            f.metadata.get("help", "")) for f in attrs.fields(cls)]

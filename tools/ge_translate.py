@@ -42,6 +42,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--elide-weights", action="store_true",
                    help="with --import-onnx: import the weights without their values (types kept; the IR then "
                         "runs timing-only)")
+    p.add_argument("--precision-mode", default=None, metavar="MODE",
+                   help="with --import-onnx: the types ops compute in, as ATC's --precision_mode (force_fp16, "
+                        "allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype, force_fp32; the "
+                        "precision-mode pass on 910B2)")
     p.add_argument("--mlir-print-op-generic", "--print-op-generic", dest="generic", action="store_true")
     p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true")
     p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None, metavar="N")
@@ -80,6 +84,10 @@ def _run(args: argparse.Namespace) -> int:
             gears = parse_gears(gear[0], gear[1])
         source = sys.stdin.buffer.read() if args.input == "-" else args.input
         module = import_onnx(source, input_shapes=bindings, strict=args.strict, elide_weights=args.elide_weights)
+        if args.precision_mode is not None:
+            from geir.passes.pass_base import PassContext
+            from geir.passes.precision_mode import PrecisionMode
+            PrecisionMode(args.precision_mode).run(module, PassContext())
         if gear is not None:
             from geir.backends.shape_gears import compile_gears
             from geir.verifier import verify
@@ -87,6 +95,9 @@ def _run(args: argparse.Namespace) -> int:
             verify(module)
         write_output(args.output, module_to_string(module, options))
         return 0
+    if args.precision_mode is not None:
+        from geir.diagnostics import Diagnostic, DiagnosticError
+        raise DiagnosticError(Diagnostic("error", "--precision-mode goes with --import-onnx"))
     if gear is not None or args.input_shape or args.elide_weights:
         from geir.diagnostics import Diagnostic, DiagnosticError
         what = "--elide-weights goes" if args.elide_weights else "--input-shape and the gear options go"

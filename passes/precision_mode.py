@@ -1,0 +1,352 @@
+"""``precision-mode``: the type each op of a ``ge.graph`` computes in, as ATC's
+and GE's ``--precision_mode`` decide it.
+
+An Ascend compiler does not run an f32 model as written: on Atlas devices
+ATC's default is ``force_fp16``. The modes (ATC ``--precision_mode``,
+https://www.hiascend.com/doc_center/source/zh/canncommercial/62RC1/inferapplicationdev/atctool/atctool_000092.html):
+
+* ``force_fp16``: an op that supports f16 and f32 runs in f16;
+* ``allow_fp32_to_fp16``: matrix (cube) ops run in f16, vector ops keep f32;
+* ``allow_mix_precision``: GE's built-in lists (``precision_reduce`` in the
+  ops-info JSON of the op package): white-list ops run in f16, black-list ops
+  keep f32, any other op follows the op that feeds it (its first float operand);
+* ``must_keep_origin_dtype``: the graph as written; an f32 cube op on a device
+  whose cube has no f32 (the profile's ``cube_fp32``: 310P, 910A) is an error,
+  as in ATC;
+* ``force_fp32``: f16 ops run in f32, except cube ops on a device whose cube
+  has no f32, which keep f16.
+
+Only AICore ops change type: ops on AICPU, DVPP or HCCL keep their types, as
+the precision mode selects among AICore kernels. Integer and bool tensors are
+untouched; an operand or result whose ONNX type is fixed (``Resize``'s
+``scales`` is ``tensor(float)``) or whose type variable has no f16 (the
+statistics of ``LayerNormalization``) keeps its type, and an op whose type
+inference disagrees with the new types (an op whose result type comes from an
+attribute, such as ``ConstantOfShape``) keeps its types too.
+
+Where types change, a visible ``ge.cast`` converts: after a graph input read by
+f16 ops, before a graph output (the graph's signature keeps its types, as an
+ATC model keeps its input and output types), and between f32-kept and f16 ops.
+Each value is converted once, right after it is defined; constants and weights
+are converted themselves (their data cast with numpy; weights without data
+change type only). Without ``mode`` the pass uses the device profile's
+``default_precision_mode``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import attrs
+import numpy as np
+
+from geir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr, TypeAttr
+from geir.backends.cost_model import CUBE_OPS, INT8_CUBE_OPS, normalize_engine
+from geir.backends.device_profile import PRECISION_MODES, load_profile
+from geir.constants import CONSTANT_OPS
+from geir.diagnostics import Diagnostic, DiagnosticError, op_position
+from geir.module import Module
+from geir.opdef import Attrs, InferContext, InferError
+from geir.operation import Block, BlockArgument, Operation, OpResult, Value
+from geir.passes.assign_engines import engine_for
+from geir.passes.pass_base import ModulePass, PassContext
+from geir.rewriter import InsertionPoint, Rewriter
+from geir.types import ElementType, FloatType, TensorType, Type
+from geir.verifier import types_compatible
+
+__all__ = ["PrecisionMode", "MIX_WHITE_LIST", "MIX_BLACK_LIST", "FLOAT_CUBE_OPS", "resolve_mode"]
+
+F16, F32 = FloatType("f16"), FloatType("f32")
+
+#: the cube ops that compute on floats
+FLOAT_CUBE_OPS = frozenset(f"ge.{n}" for n in CUBE_OPS - INT8_CUBE_OPS)
+
+#: allow_mix_precision's white list (``precision_reduce: true``): the ge ops of
+#: GE's MatMul(V2), BatchMatMul(V2), GemmV2, Conv2D/3D, Conv2DTranspose,
+#: Deconvolution, DepthwiseConv2D, FullyConnection, MaxPool and Add, from the
+#: op package's aic-ascend910b-ops-info-*.json (hicann/ge,
+#: tests/engines/nn_engine/depends/CANN_910b_stub/cann/opp/built-in/op_impl/ai_core/tbe/config/ascend910b/)
+MIX_WHITE_LIST = FLOAT_CUBE_OPS | frozenset({"ge.max_pool", "ge.add", "ge.rms_normalization"})
+#: allow_mix_precision's black list (``precision_reduce: false``), same source:
+#: Log, Log1p, Pow, ReduceSum, ReduceMeanD, ReduceProd, LogSoftmaxV2, SquareSum
+#: and Abs; and, kept f32 here as well because in f16 they lose what they are
+#: for (sums over a whole axis, exponentials that overflow at 11.1), exp,
+#: softmax, the other reductions that sum and the normalisations' statistics
+MIX_BLACK_LIST = frozenset({
+    "ge.log", "ge.pow", "ge.abs", "ge.reduce_sum", "ge.reduce_mean", "ge.reduce_prod", "ge.reduce_sum_square",
+    "ge.log_softmax",
+    "ge.exp", "ge.softmax", "ge.reduce_l1", "ge.reduce_l2", "ge.reduce_log_sum", "ge.reduce_log_sum_exp",
+    "ge.layer_norm", "ge.instance_normalization", "ge.group_normalization", "ge.mean_variance_normalization",
+    "ge.lp_normalization",
+})
+
+
+def resolve_mode(mode: str, device: str) -> str:
+    """The precision mode to apply: ``mode``, or the device's default when empty;
+    a DiagnosticError for an unknown mode."""
+    if not mode:
+        return load_profile(device).default_precision_mode
+    if mode not in PRECISION_MODES:
+        raise DiagnosticError(Diagnostic(
+            "error", f"precision-mode: unknown mode '{mode}'; known: {', '.join(PRECISION_MODES)}"))
+    return mode
+
+
+@functools.lru_cache(maxsize=None)
+def _retypable_slots(onnx_op: str | None, n_operands: int, n_results: int) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """Which operands and results may change float type: those whose ONNX type
+    is a type variable that allows float16 (all of them for an op ONNX does
+    not define)."""
+    if onnx_op is None:
+        return (True,) * n_operands, (True,) * n_results
+    import onnx.defs
+    try:
+        schema = onnx.defs.get_schema(onnx_op)
+    except onnx.defs.SchemaError:
+        return (True,) * n_operands, (True,) * n_results
+    f16_vars = {c.type_param_str for c in schema.type_constraints if "tensor(float16)" in c.allowed_type_strs}
+
+    def slots(params: Any, n: int) -> tuple[bool, ...]:
+        if not params:
+            return (False,) * n
+        return tuple(params[min(i, len(params) - 1)].type_str in f16_vars for i in range(n))
+    return slots(schema.inputs, n_operands), slots(schema.outputs, n_results)
+
+
+@attrs.define
+class _Retype:
+    """How one op changes: its new operand and result types and attributes."""
+
+    operand_types: list[Type]
+    result_types: list[Type]
+    attributes: dict[str, Attribute]
+
+
+def _swap(t: Type, source: ElementType, target: ElementType) -> Type:
+    if isinstance(t, TensorType) and t.element_type is source:
+        return t.with_element_type(target)
+    return t
+
+
+def _has_float(op: Operation, et: ElementType) -> bool:
+    return any(isinstance(v.type, TensorType) and v.type.element_type is et
+               for v in (*op.operands, *op.results))
+
+
+def _is_aicore(op: Operation) -> bool:
+    pinned = op.get_attr("engine") or op.get_attr("engine_pin")
+    if isinstance(pinned, str) and pinned:
+        return normalize_engine(pinned) == "AICore"
+    return engine_for(op)[0] == "AICore"
+
+
+def _retype(op: Operation, source: ElementType, target: ElementType) -> _Retype | None:
+    """``op`` computing in ``target`` where it computed in ``source``, or None
+    when it cannot (nothing changes, or inference disagrees)."""
+    od = op.definition
+    if od is None or od.infer is None:
+        return None
+    in_ok, out_ok = _retypable_slots(od.onnx_op, len(op.operands), len(op.results))
+    operand_types = [_swap(v.type, source, target) if ok else v.type for v, ok in zip(op.operands, in_ok)]
+    result_types = [_swap(r.type, source, target) if ok else r.type for r, ok in zip(op.results, out_ok)]
+    if operand_types == [v.type for v in op.operands] and result_types == [r.type for r in op.results]:
+        return None
+    attributes = dict(op.attributes)
+    to = attributes.get("to")
+    if op.name == "ge.cast" and isinstance(to, TypeAttr) and to.value is source:
+        attributes["to"] = TypeAttr(target)
+    ctx = InferContext(operand_types, Attrs(attributes, od.attributes), op.operands, result_types)
+    try:
+        inferred = list(od.infer(ctx))
+    except InferError:
+        return None
+    if len(inferred) != len(result_types) or not all(types_compatible(i, r) for i, r in zip(inferred, result_types)):
+        return None
+    return _Retype(operand_types, result_types, attributes)
+
+
+@attrs.define
+class PrecisionMode(ModulePass):
+    """Retype the ops of every ``ge.graph`` as ATC's ``--precision_mode`` does."""
+
+    name = "precision-mode"
+    summary = ("the type each op computes in, as ATC's --precision_mode decides (force_fp16, allow_fp32_to_fp16, "
+               "allow_mix_precision, must_keep_origin_dtype, force_fp32), with ge.cast where types change")
+
+    # The field is precision_mode so that ge-run's and ge-default's runtime
+    # ``mode`` never reaches it; the pass itself spells it ``mode=``.
+    precision_mode: str = attrs.field(default="", metadata={
+        "help": "force_fp16, allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype or force_fp32 "
+                "(default: the device profile's default_precision_mode)", "name": "mode"})
+    device: str = attrs.field(default="910B2", metadata={
+        "help": "device profile for the default mode and whether its cube computes in f32"})
+
+    def pipeline_text(self) -> str:
+        opts = [f"mode={self.precision_mode}"] if self.precision_mode else []
+        if self.device != "910B2":
+            opts.append(f"device={self.device}")
+        return self.name + ("{" + " ".join(opts) + "}" if opts else "")
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        mode = resolve_mode(self.precision_mode, self.device)
+        profile = load_profile(self.device)
+        cube_fp32 = profile.cube_fp32
+        errors: list[Diagnostic] = []
+        for graph in module.graphs():
+            block = graph.regions[0].blocks[0]
+            if mode == "must_keep_origin_dtype":
+                errors += _unsupported_f32_cube(block, cube_fp32, profile.name)
+                continue
+            changes = self._decide(block, mode, cube_fp32)
+            if changes:
+                _rewrite(module, block, changes)
+        if errors:
+            raise DiagnosticError(errors)
+
+    def _decide(self, block: Block, mode: str, cube_fp32: bool) -> dict[Operation, _Retype]:
+        """The ops of ``block`` that change type, in block order."""
+        source, target = (F16, F32) if mode == "force_fp32" else (F32, F16)
+        changes: dict[Operation, _Retype] = {}
+        # the element type each value has once the ops before it changed
+        running: dict[Value, Type] = {}
+        for op in block.ops:
+            if op.regions or op.name in CONSTANT_OPS or not _has_float(op, source) or not _is_aicore(op):
+                continue
+            if not self._wants(op, mode, cube_fp32, running):
+                continue
+            change = _retype(op, source, target)
+            if change is not None:
+                changes[op] = change
+                for r, t in zip(op.results, change.result_types):
+                    running[r] = t
+        return changes
+
+    @staticmethod
+    def _wants(op: Operation, mode: str, cube_fp32: bool, running: dict[Value, Type]) -> bool:
+        cube = op.name in FLOAT_CUBE_OPS
+        if mode == "force_fp16":
+            return True
+        if mode == "allow_fp32_to_fp16":
+            return cube
+        if mode == "force_fp32":
+            return not cube or cube_fp32
+        # allow_mix_precision: white, black, else the type of what feeds it
+        if op.name in MIX_WHITE_LIST:
+            return True
+        if op.name in MIX_BLACK_LIST:
+            return False
+        father = next((v for v in op.operands if isinstance(v.type, TensorType)
+                       and v.type.element_type is F32), None)
+        return father is not None and isinstance(running.get(father), TensorType) \
+            and running[father].element_type is F16  # type: ignore[union-attr]
+
+
+def _unsupported_f32_cube(block: Block, cube_fp32: bool, device: str) -> list[Diagnostic]:
+    """must_keep_origin_dtype: an f32 cube op where the cube has no f32."""
+    if cube_fp32:
+        return []
+    return [Diagnostic("error", f"precision-mode: '{op.name}' computes in f32, but the cube unit of device "
+                                f"{device} has no f32, so must_keep_origin_dtype cannot keep its type",
+                       op_position(op),
+                       [Diagnostic("note", "use force_fp16 or allow_fp32_to_fp16 (ATC converts cube ops "
+                                           "to f16), or cast the op's operands to f16 in the model",
+                                   op_position(op))])
+            for op in block.ops
+            if op.name in FLOAT_CUBE_OPS and _has_float(op, F32) and _is_aicore(op)]
+
+
+def _rewrite(module: Module, block: Block, changes: dict[Operation, _Retype]) -> None:
+    """Apply ``changes`` to ``block`` and convert every value where a reader
+    needs it in another type."""
+    # What each reader of the block needs: the new types of a changed op, the
+    # types as written for every other op (nested regions included).
+    needs: list[tuple[Operation, list[Type]]] = []
+    for op in block.ops:
+        change = changes.get(op)
+        needs.append((op, change.operand_types if change else [v.type for v in op.operands]))
+        for region in op.regions:
+            for inner in region.walk():
+                needs.append((inner, [v.type for v in inner.operands]))
+    for op, change in changes.items():
+        for r, t in zip(op.results, change.result_types):
+            r.type = t
+        op.attributes = change.attributes
+    converter = _Converter(module, block)
+    for op, wanted in needs:
+        for k, (v, t) in enumerate(zip(list(op.operands), wanted)):
+            if v.type is not t:
+                converter.rewriter.set_operand(op, k, converter.convert(v, t))
+    for op in changes:
+        # a model's own cast that now converts a type to itself
+        if op.name == "ge.cast" and op.operands[0].type is op.results[0].type:
+            converter.rewriter.replace_op(op, [op.operands[0]])
+    for const in converter.replaced_constants:
+        if not any(r.uses for r in const.results):
+            converter.rewriter.erase_op(const)
+
+
+class _Converter:
+    """One conversion of a value to a type, made once and placed right after
+    the value is defined: a ``ge.cast``, or a converted constant."""
+
+    def __init__(self, module: Module, block: Block) -> None:
+        self.module = module
+        self.block = block
+        self.rewriter = Rewriter()
+        self.made: dict[tuple[int, Type], Value] = {}
+        self.replaced_constants: list[Operation] = []
+        # where the casts of the graph's inputs go: before the first op, in argument order
+        self.first = next(iter(block.ops), None)
+        self.after_args: Operation | None = None
+
+    def convert(self, value: Value, to: Type) -> Value:
+        key = (id(value), to)
+        made = self.made.get(key)
+        if made is None:
+            made = self._make(value, to)
+            self.made[key] = made
+        return made
+
+    def _make(self, value: Value, to: Type) -> Value:
+        assert isinstance(to, TensorType)
+        if isinstance(value, OpResult) and value.op.name in CONSTANT_OPS:
+            return self._constant(value.op, to)
+        if isinstance(value, BlockArgument):
+            if self.after_args is not None:
+                self.rewriter.set_insertion_point(InsertionPoint.after(self.after_args))
+            elif self.first is not None:
+                self.rewriter.set_insertion_point(InsertionPoint.before(self.first))
+            else:
+                self.rewriter.set_insertion_point(InsertionPoint.at_end(self.block))
+            location = value.location
+        else:
+            assert isinstance(value, OpResult)
+            self.rewriter.set_insertion_point(InsertionPoint.after(value.op))
+            location = value.op.location
+        cast = self.rewriter.create("ge.cast", [value], [to], {"to": TypeAttr(to.element_type)}, location=location)
+        if isinstance(value, BlockArgument):
+            self.after_args = cast
+        if value.name_hint:
+            cast.results[0].name_hint = f"{value.name_hint}_{to.element_type}"
+        return cast.results[0]
+
+    def _constant(self, const: Operation, to: TensorType) -> Value:
+        """``const`` with its data converted to ``to`` (type only when it has no data)."""
+        attr = const.attributes.get("value")
+        new: Attribute
+        if isinstance(attr, DenseElementsAttr):
+            new = DenseElementsAttr(to, np.asarray(attr.array).astype(to.element_type.numpy_dtype))
+        elif isinstance(attr, DenseResourceAttr) and attr.blob.data is not None:
+            data = np.ascontiguousarray(attr.to_numpy().astype(to.element_type.numpy_dtype))
+            new = DenseResourceAttr(to, self.module.add_resource(f"{attr.blob.name}_{to.element_type}", data.tobytes()))
+        elif isinstance(attr, DenseResourceAttr):
+            new = DenseResourceAttr(to, attr.blob)
+        else:
+            raise AssertionError(f"constant '{const.name}' without a value")
+        self.rewriter.set_insertion_point(InsertionPoint.after(const))
+        converted = self.rewriter.create(const.name, [], [to], {**const.attributes, "value": new},
+                                         location=const.location)
+        converted.results[0].name_hint = const.results[0].name_hint
+        self.replaced_constants.append(const)
+        return converted.results[0]
