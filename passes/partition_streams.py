@@ -170,7 +170,7 @@ class PartitionStreams(ModulePass):
         if custom is not None:
             plan = self._custom_plan(strategy, custom, problem, og)
         elif strategy == "ge" and auto is not None:
-            plan = self._auto_plan(auto, problem, graph, og)
+            plan = self._auto_plan(auto, problem, og)
         elif strategy == "ge" and _has_dynamic_shape(og):
             # GE's dynamic-shape allocator (reached only with ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1)
             from geir.passes.scheduling.strategies.ge_logical import plan_dynamic
@@ -188,21 +188,21 @@ class PartitionStreams(ModulePass):
             ctx.remark(graph, note)
         _apply(og, plan)
 
-    def _auto_plan(self, mode: AutoMultistreamMode, problem: ScheduleProblem, graph: Operation,
-                   og: OpGraph) -> StreamPlan:
-        try:
-            return plan_auto(problem, mode, dynamic=_has_dynamic_shape(og) is not None,
-                             ac_parallel=self.ac_parallel_enable)
-        except ModeError as e:
-            raise DiagnosticError(Diagnostic("error", f"partition-streams{{multi-stream-parallel-mode={mode}}}: {e}",
-                                             op_position(graph))) from None
+    def _auto_plan(self, mode: AutoMultistreamMode, problem: ScheduleProblem, og: OpGraph) -> StreamPlan:
+        return plan_auto(problem, mode, dynamic=_has_dynamic_shape(og) is not None,
+                         ac_parallel=self.ac_parallel_enable)
 
     def _custom_plan(self, name: str, fn: CustomStrategy, problem: ScheduleProblem, og: OpGraph) -> StreamPlan:
         """Run user strategy ``fn`` on a read-only view and check its plan."""
         from geir.passes.scheduling.strategies.ge_logical import plan as ge_plan
         view = StrategyProblem.of(problem, ge_plan(problem).normalized().streams, self.device)
         try:
-            return check_plan(name, view, fn(view))
+            result = fn(view)
+        except Exception as e:  # the user's code failed: say so at the graph, not as geir's bug
+            raise DiagnosticError(Diagnostic("error", f"partition-streams: strategy '{name}' raised "
+                                                      f"{type(e).__name__}: {e}", op_position(og.graph))) from None
+        try:
+            return check_plan(name, view, result)
         except PlanError as e:
             where = og.ops[e.node] if e.node is not None else og.graph
             raise DiagnosticError(Diagnostic("error", f"partition-streams: {e}", op_position(where))) from None

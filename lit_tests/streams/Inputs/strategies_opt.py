@@ -43,6 +43,10 @@ def backwards(problem):
     return StreamPlan(one_stream_each(problem), list(reversed(range(problem.n))))
 
 
+def raises(problem):
+    return [problem.labels.index("missing")]
+
+
 def ge_then_next(problem):
     """GE's allocation, then the last op on the stream AllocateNextStreamId gives."""
     streams = list(problem.ge_streams)
@@ -50,7 +54,7 @@ def ge_then_next(problem):
     return streams
 
 
-for fn in (one_stream_each, short, over_budget, not_int, not_a_plan, split_label, share_label, backwards,
+for fn in (one_stream_each, short, over_budget, not_int, not_a_plan, split_label, share_label, backwards, raises,
            ge_then_next):
     geir.register_strategy(fn.__name__.replace("_", "-"), fn)
 sys.exit(geir.opt_main())
