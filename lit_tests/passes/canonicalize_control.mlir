@@ -107,3 +107,25 @@ ge.graph @loop_runs(%x: tensor<4xf32>) -> tensor<4xf32> {
   }) : (tensor<i64>, none, tensor<4xf32>) -> tensor<4xf32>
   ge.return %r : (tensor<4xf32>) -> ()
 }
+
+// -----
+
+// Inside a branch, an identity to a less static type is a cast (what
+// specialize-shapes leaves where a branch that may not run reads a bound value):
+// it stays; one that changes nothing goes.
+// CHECK-LABEL: ge.graph @cast_in_branch
+// CHECK:         ge.if %c
+// CHECK-NEXT:      %wide = ge.identity %x : (tensor<4xf32>) -> tensor<?xf32>
+// CHECK-NEXT:      %n = ge.neg %wide
+// CHECK-NOT:       ge.identity
+ge.graph @cast_in_branch(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<?xf32> {
+  %r = ge.if %c ({
+    %wide = ge.identity %x : (tensor<4xf32>) -> tensor<?xf32>
+    %n = ge.neg %wide : (tensor<?xf32>) -> tensor<?xf32>
+    ge.yield %n : (tensor<?xf32>) -> ()
+  }, {
+    %same = ge.identity %x : (tensor<4xf32>) -> tensor<4xf32>
+    ge.yield %same : (tensor<4xf32>) -> ()
+  }) : (tensor<i1>) -> tensor<?xf32>
+  ge.return %r : (tensor<?xf32>) -> ()
+}
