@@ -44,14 +44,14 @@ import attrs
 import numpy as np
 
 from geir.attributes import ArrayAttr, Attribute, DenseElementsAttr, DictionaryAttr, NameLoc, StringAttr, TypeAttr
-from geir.constants import CONSTANT_OPS, constant_value
+from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.graph_io import attribute_dicts, input_names
 from geir.module import Module
 from geir.opdef import InferContext, InferError
 from geir.operation import Block, OpResult, Operation, Region, Value
 from geir.rewriter import InsertionPoint, Rewriter
-from geir.types import NONE, FunctionType, TensorType, Type
+from geir.types import FunctionType, TensorType, Type
 from geir.passes.canonicalize import FOLD_LIMIT, fold_op, inline_constant_control
 from geir.passes.pass_base import ModulePass, PassContext, option
 
