@@ -156,6 +156,13 @@ def _retype(op: Operation, source: ElementType, target: ElementType) -> _Retype 
     to = attributes.get("to")
     if op.name == "ge.cast" and isinstance(to, TypeAttr) and to.value is source:
         attributes["to"] = TypeAttr(target)
+    value = attributes.get("value")
+    if op.name == "ge.constant_of_shape" and isinstance(value, DenseElementsAttr) \
+            and value.type.element_type is source:
+        # a filled tensor (how ONNX's light models spell their weights) is a constant ATC folds and converts
+        result_types = [_swap(r.type, source, target) for r in op.results]
+        attributes["value"] = DenseElementsAttr(_swap(value.type, source, target),  # type: ignore[arg-type]
+                                                np.asarray(value.array).astype(target.numpy_dtype))
     ctx = InferContext(operand_types, Attrs(attributes, od.attributes), op.operands, result_types)
     try:
         inferred = list(od.infer(ctx))
@@ -220,6 +227,16 @@ class PrecisionMode(ModulePass):
                 changes[op] = change
                 for r, t in zip(op.results, change.result_types):
                     running[r] = t
+        # a filled tensor is a constant to ATC: it takes the type its readers run in
+        for op in block.ops:
+            if op.name != "ge.constant_of_shape" or op in changes or not op.results[0].uses:
+                continue
+            uses = op.results[0].uses
+            if all(u.owner in changes and changes[u.owner].operand_types[u.index] != op.results[0].type
+                   for u in uses):
+                change = _retype(op, source, target)
+                if change is not None:
+                    changes[op] = change
         return changes
 
     @staticmethod

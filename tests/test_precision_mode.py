@@ -269,3 +269,22 @@ def test_pipelines_route_the_mode_to_the_pass(pipeline: str, expected: str) -> N
 def test_an_unknown_mode_is_a_diagnostic() -> None:
     with pytest.raises(DiagnosticError, match="unknown mode 'fp8'"):
         _run(_module(CHAIN), "fp8")
+
+
+def test_a_filled_tensor_is_a_constant_that_takes_its_readers_type() -> None:
+    """ONNX's light models spell their weights as ConstantOfShape: ATC folds and converts them."""
+    text = """
+ge.graph @main(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %s = ge.const {value = dense<[4, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %w = ge.constant_of_shape %s {value = dense<2.5e-01> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<4x4xf32>
+  %m = ge.matmul %x, %w : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  ge.return %m : (tensor<2x4xf32>) -> ()
+}
+"""
+    for mode in ("force_fp16", "allow_mix_precision", "allow_fp32_to_fp16"):
+        module = _run(_module(text), mode)
+        assert _types_by_op(module)["ge.constant_of_shape"] == "f16", mode
+        assert [op.name for op in _ops(module)].count("ge.cast") == 2  # the input's and the output's
+        x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
+        (y,) = interpret(module, {"x": x}).values()
+        np.testing.assert_allclose(y, x @ np.full((4, 4), 0.25), rtol=1e-3, atol=1e-3)
