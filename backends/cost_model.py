@@ -22,16 +22,27 @@ pool           capacity (profile key)      tasks
 
 Durations (microseconds):
 
-* **AI core / vector core kernel**: ``kernel_overhead_us + max(flops / (units x
-  per-core FLOP rate), bytes / min(units x per-core byte rate, HBM bandwidth))``.
-  The per-core FLOP rate is the cube rate for cube ops (doubled for 8-bit integer
-  ops, the FP32 cube rate when the kernel's first output is ``f32``) and the
-  vector rate otherwise. ``units`` is the kernel's block dim.
-* **block dim**: a kernel's own ``block_dim`` when it is above 1; a
-  ``block_dim`` of 0 or 1 means *unset* (1 is the task list's default) and the
-  model derives it as ``ceil(output elements / tile_elements)``, capped at the
-  pool's capacity — a kernel small enough for one tile gets one core, so small
-  kernels on different streams share the cores.
+* **AI core / vector core kernel**: ``kernel_overhead_us + max(compute, memory)``
+  over the cores its tiling gives it (:mod:`geir.backends.kernel_tiling`, after
+  CANN's op tilings). ``compute`` is the padded work (cube ops padded to the
+  cube's fractal and C0; base blocks in waves) over ``units x`` the per-core
+  rate — the cube rate times ``cube_efficiency`` for cube ops (doubled for
+  8-bit integer ops, the FP32 cube rate when the kernel's first output is
+  ``f32``), the vector rate otherwise (halved for 32-bit elements).
+  ``memory`` is the DRAM bytes over ``min(units x per-core DRAM rate, sustained
+  DRAM bandwidth)`` plus the L2 bytes over ``units x`` the per-core L2 rate:
+  weights come from DRAM, the activations a kernel reads and writes are served
+  from L2 as far as they fit in ``l2_bytes``, and gathers and slices read only
+  what they keep.
+* **block dim**: a kernel's own ``block_dim`` when it is above 1, capped by an
+  ``_op_aicore_num`` attribute (GE's per-op core cap); a ``block_dim`` of 0 or 1
+  means *unset* and the kernel's tiling decides.
+* **GE's no-task ops**: reshapes (flatten, squeeze, unsqueeze, identity) and a
+  concat whose inputs lie back to back in its output run on no engine
+  (``GE_LOCAL``) and take no time.
+* **UB fusion** (``fuse-ub``): an op fused into its producer (``fused_operand``)
+  has no overhead and moves nothing; the chain's head moves what the fused ops
+  read besides the chain (``fused_bytes``) within its own roofline.
 * **AICPU**: ``aicpu_overhead_us + max(flops / core rate, bytes / core bandwidth)``.
 * **DVPP**: ``dvpp_overhead_us`` plus one frame time of the channel, scaled by the
   output's pixels relative to 1080p (JPEG decode rate for ``dvpp_decode``, VPC
@@ -42,20 +53,21 @@ Durations (microseconds):
 * **SDMA memcpy**: ``sdma_overhead_us + bytes / channel bandwidth``.
 
 These are the durations of a task *alone* on the device. Every task that moves
-device memory also states its HBM traffic (:attr:`TaskCost.hbm_bytes`) and the
-byte rate it can draw at most (:attr:`TaskCost.hbm_rate`, so that
-``memory_us = hbm_bytes / hbm_rate``): kernels their bytes at ``min(units x
-per-core byte rate, HBM bandwidth)``, AICPU kernels theirs at the core's
-bandwidth, a memcpy reads and writes its bytes (twice its size, at twice the
-channel rate), a collective reads what it sends and writes what it receives
-(twice its link traffic, at twice the link rate). The emulator's fluid model
-(:mod:`geir.backends.emulator.bandwidth`) shares the HBM bandwidth among the
-tasks running at once; alone, a task takes exactly the time above.
+device memory also states its DRAM traffic (:attr:`TaskCost.hbm_bytes`) and the
+byte rate it can draw at most (:attr:`TaskCost.hbm_rate`): kernels their DRAM
+bytes at their cores' rate, AICPU kernels theirs at the core's bandwidth, a
+memcpy reads and writes its bytes (twice its size, at twice the channel rate), a
+collective reads what it sends and writes what it receives (twice its link
+traffic, at twice the link rate). The emulator's fluid model
+(:mod:`geir.backends.emulator.bandwidth`) shares the sustained DRAM bandwidth
+among the tasks running at once; alone, a task takes exactly the time above.
 
-Not modelled (documented so nobody trusts it for that): data types other than
-through their byte counts, the 8-bit and the FP32 cube rates, L2 hits (every
-byte is an HBM byte), DVPP traffic, and kernels whose blocks outnumber the cores
-they are granted (a kernel is gang-scheduled).
+Not modelled (documented so nobody trusts it for that): L2 contents across
+kernels and launches (each kernel's own activations are in L2 as far as they
+fit, weights never), bank and cache conflicts, the cube's L1/L0 loading
+pipeline beyond ``cube_efficiency``, DVPP traffic, and kernels whose blocks
+outnumber the cores they are granted (a kernel is gang-scheduled: it starts
+when all its units are free).
 """
 
 from __future__ import annotations
@@ -306,23 +318,24 @@ class CostModel:
         """(bytes from DRAM, bytes from L2) ``kernel`` moves. Weights come from DRAM;
         the activations a kernel reads and writes stay in L2 as far as they fit in it
         (the producer just wrote them), the rest goes to DRAM. Gathers and slices read
-        only what they keep. Under UB fusion a fused operand is not read (it is in the
-        unified buffer) and the fused op writes nothing of its own: the chain writes one
-        result, charged to its head."""
+        only what they keep. Under UB fusion an op fused into another moves nothing of its
+        own: the chain's head reads what the fused ops read (``fused_bytes``) and writes
+        one result as large as its own, overlapped with its compute in one roofline."""
         if not kernel.inputs and not kernel.outputs:
             return float(kernel.bytes), 0.0
         if not kernel.inputs and kernel.bytes > 0:
             return float(kernel.bytes), 0.0
         op = _op_name(kernel.op)
         attributes = kernel.attributes
-        fused = _int_attribute(attributes, "fused_operand", -1) if attributes else -1
+        if attributes and "fused_operand" in attributes:
+            return 0.0, 0.0  # the chain's head streams what a fused op reads
         weights = 0.0
-        activations = 0.0
+        activations = float(_int_attribute(attributes, "fused_bytes", 0)) if attributes else 0.0
         out_bytes = 0.0
         for r in kernel.outputs:
             out_bytes += r.nbytes
         for j, r in enumerate(kernel.inputs):
-            if r is None or j == fused:
+            if r is None:
                 continue
             nbytes = r.nbytes
             if j == 0 and op in PARTIAL_READ_OPS:
@@ -331,9 +344,7 @@ class CostModel:
                 weights += nbytes
             else:
                 activations += nbytes
-        if fused < 0:
-            # a fused chain's result is written once, by its head, whose roofline overlaps it with the compute
-            activations += out_bytes
+        activations += out_bytes
         if activations <= 0:
             return weights, 0.0
         in_l2 = min(activations, float(self.l2_bytes))

@@ -120,6 +120,8 @@ def compile_row(data: str, row: Row, device: str, strategy: str) -> TaskList:
     compiled with ge-default on ``device`` with ``strategy``, lowered."""
     path = os.path.join(data, "models", row.model)
     module = geir.import_onnx(path, input_shapes=_input_shapes(path, row.batch, row.seq))
+    # shapes bound at import: fold the shape arithmetic they fix and re-infer, as ge-run does
+    geir.run_pipeline(module, "specialize-shapes")
     geir.run_pipeline(module, f"ge-default{{device={device} strategy={strategy}}}")
     return geir.lower(module)
 

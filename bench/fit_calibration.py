@@ -6,8 +6,8 @@ device, nothing per network.
 
 The free parameters are the ones no public figure fixes (the profile marks
 them ``"fitted": true``): by default the share of the cube's peak a core
-sustains, the share of the DRAM bandwidth streaming kernels sustain, and the
-fixed cost of a kernel. Every row is compiled once (``bench/fidelity.py``'s
+sustains and the fixed cost of a kernel (the DRAM rate is sourced; any other
+parameter with bounds here can be named with ``--params``). Every row is compiled once (``bench/fidelity.py``'s
 way: graph-only export, the device's default precision mode, GE's default
 stream allocation); the fit then re-emulates the task lists with the
 parameters as profile overrides and minimises the squared log of
@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--device", default="310P3")
     p.add_argument("--strategy", default="ge")
     p.add_argument("--models", default="")
-    p.add_argument("--params", default="cube_efficiency,dram_efficiency,kernel_overhead_us")
+    p.add_argument("--params", default="cube_efficiency,kernel_overhead_us")
     args = p.parse_args(argv)
     names = [n for n in args.params.split(",") if n]
     for n in names:

@@ -9,10 +9,13 @@ marks what GE would fuse rather than merging ops, so numerics, streams and
 lowering see the same graph; the cost model reads the marks:
 
 * ``fused_operand = k`` on the consumer: its operand ``k`` is read from the
-  unified buffer of the op it is fused into (no memory traffic, no launch of
-  its own);
+  unified buffer of the op it is fused into; the consumer has no launch and
+  no memory traffic of its own, only its vector work;
 * ``fused_output`` on the producer: its result stays in the unified buffer
-  (the fused chain writes only its last result).
+  (the fused chain writes one result, as large as its head's);
+* ``fused_bytes = n`` on the chain's head: the bytes the fused ops read
+  besides the chain (a residual, a scale), which the one kernel streams
+  while its cube computes.
 
 An elementwise op is fused into the producer of one of its operands when the
 producer is a cube op or an elementwise op on AICore, that result has this op
@@ -64,6 +67,8 @@ class FuseUB(ModulePass):
         for graph in module.graphs():
             #: elementwise ops already fused after each chain's head, by producer op
             depth: dict[int, int] = {}
+            #: the head of the chain each fused op belongs to
+            head: dict[int, Operation] = {}
             for op in graph.regions[0].blocks[0].ops:
                 if op.name not in ELEMENTWISE_OPS or "fused_operand" in op.attributes or _engine(op) != "AICore":
                     continue
@@ -75,6 +80,12 @@ class FuseUB(ModulePass):
                 producer.attributes["fused_output"] = UnitAttr()
                 op.attributes["fused_operand"] = IntegerAttr(k)
                 depth[id(op)] = depth.get(id(producer), 0) + 1
+                chain_head = head[id(op)] = head.get(id(producer), producer)
+                extra = sum(v.type.size_in_bytes or 0 for j, v in enumerate(op.operands)
+                            if j != k and isinstance(v.type, TensorType))
+                if extra:
+                    before = chain_head.get_attr("fused_bytes", 0)
+                    chain_head.attributes["fused_bytes"] = IntegerAttr(int(before or 0) + extra)
                 ctx.remark(op, f"fused into '{producer.name}' (UB fusion): operand #{k} stays in the unified buffer")
 
     def _fusible_operand(self, op: Operation, depth: dict[int, int]) -> int | None:

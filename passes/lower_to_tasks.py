@@ -71,7 +71,9 @@ __all__ = ["LowerToTasks", "lower_graph", "graph_task_list", "kernel_task", "loc
 FALLBACK_ENGINE = "AICPU"
 #: attributes that are scheduling decisions, not kernel semantics: they become
 #: task fields (engine, stream, offsets, block_dim) or are spent (user pins)
-DECISIONS = frozenset(a.name for a in COMMON_ATTRIBUTES)
+#: what the kernel's cost depends on among them stays on the task (fusion marks, the core cap)
+DECISIONS = frozenset(a.name for a in COMMON_ATTRIBUTES) - {"fused_operand", "fused_output", "fused_bytes",
+                                                           "_op_aicore_num"}
 SYNC = frozenset({"ge.record_event", "ge.wait_event"})
 MAX_ERRORS = 20
 

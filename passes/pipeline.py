@@ -15,7 +15,7 @@ __all__ = ["PipelineError", "parse_pipeline", "make_pass", "NAMED_PIPELINES", "P
 #: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
 #: pipeline that declares it)
 NAMED_PIPELINES: dict[str, str] = {
-    "ge-default": "canonicalize,cse,precision-mode,assign-engines,partition-streams,insert-events,reuse-memory,"
+    "ge-default": "canonicalize,cse,fuse-graph,precision-mode,assign-engines,fuse-ub,partition-streams,insert-events,reuse-memory,"
                   "lower-to-tasks",
 }
 

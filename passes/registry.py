@@ -16,6 +16,8 @@ PASSES: dict[str, str] = {
     "assign-engines": "geir.passes.assign_engines:AssignEngines",
     "canonicalize": "geir.passes.canonicalize:Canonicalize",
     "cse": "geir.passes.cse:CSE",
+    "fuse-graph": "geir.passes.fuse_graph:FuseGraph",
+    "fuse-ub": "geir.passes.fuse_ub:FuseUB",
     "insert-events": "geir.passes.insert_events:InsertEvents",
     "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",
     "partition-streams": "geir.passes.partition_streams:PartitionStreams",

@@ -35,6 +35,7 @@ COMMON_ATTRIBUTES = (
     AttrDef("fused_operand", "int", doc="the operand read from the unified buffer of the op this one is fused "
                                         "into (UB fusion)"),
     AttrDef("fused_output", "unit", doc="the result stays in the unified buffer of the op fused after it"),
+    AttrDef("fused_bytes", "int", doc="bytes the ops fused after this one read besides the chain (UB fusion)"),
 )
 
 DIALECT = Dialect("ge", common_attributes=COMMON_ATTRIBUTES)

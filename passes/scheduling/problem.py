@@ -12,8 +12,9 @@ import attrs
 
 from geir.backends.cost_model import AICORE, AICPU, DVPP, GE_LOCAL, HCCL, VECTOR, CostModel, TaskCost
 from geir.backends.device_profile import DeviceProfile, load_profile
-from geir.backends.task_list import ARENA, Kernel, TensorRef
-from geir.operation import Operation
+from geir.backends.task_list import ARENA, WEIGHTS, Kernel, TensorRef
+from geir.constants import CONSTANT_OPS
+from geir.operation import Operation, OpResult, Value
 from geir.passes.lower_to_tasks import kernel_task, loc_text
 from geir.passes.scheduling.op_graph import OpGraph
 from geir.types import TensorType
@@ -28,18 +29,25 @@ ATTACH_POOLS = frozenset({AICPU, DVPP, GE_LOCAL})
 INDEPENDENT_POOLS = frozenset({HCCL})
 
 
-def _ref(t: object) -> TensorRef:
-    """A ref with the shape and dtype of ``t`` (unknown dims count as 1): costs
-    depend on sizes, not on where the tensor lives."""
+def _ref(t: object, space: str = ARENA) -> TensorRef:
+    """A ref with the shape and dtype of ``t`` (unknown dims count as 1) in
+    ``space``: costs depend on sizes and on whether a tensor is a weight, not on
+    its offset."""
     if isinstance(t, TensorType):
         shape = tuple(d if isinstance(d, int) and d >= 0 else 1 for d in t.shape)
-        return TensorRef(ARENA, 0, shape, str(t.element_type))
-    return TensorRef(ARENA, 0, (), "f32")
+        return TensorRef(space, 0, shape, str(t.element_type))
+    return TensorRef(space, 0, (), "f32")
+
+
+def _operand_ref(v: Value) -> TensorRef:
+    weight = isinstance(v, OpResult) and v.op.name in CONSTANT_OPS
+    return _ref(v.type, WEIGHTS if weight else ARENA)
 
 
 def node_kernel(op: Operation) -> Kernel:
-    """The kernel task ``lower-to-tasks`` emits for ``op`` (offsets aside)."""
-    return kernel_task(op, [_ref(v.type) for v in op.operands], [_ref(r.type) for r in op.results],
+    """The kernel task ``lower-to-tasks`` emits for ``op`` (offsets aside; constants'
+    values are weights, as the lowering places them)."""
+    return kernel_task(op, [_operand_ref(v) for v in op.operands], [_ref(r.type) for r in op.results],
                        loc_text(op.location))
 
 

@@ -1,0 +1,44 @@
+// fuse-ub: the elementwise ops GE fuses into the AICore op whose result they
+// read (UB fusion) are marked: fused_operand on the consumer, fused_output on
+// the producer, fused_bytes on the chain's head (what the chain reads besides
+// itself). A remark per fused op (-Rpass=fuse-ub).
+// RUN: ge-opt %s --assign-engines --fuse-ub --split-input-file | filecheck %s
+// RUN: ge-opt %s --assign-engines --fuse-ub --split-input-file -Rpass=fuse-ub -o /dev/null 2>&1 | filecheck %s --check-prefix=REMARK
+// RUN: ge-opt %s --pass-pipeline='assign-engines,fuse-ub{max-chain=1}' --split-input-file | filecheck %s --check-prefix=SHORT
+
+// conv -> add(residual) -> relu: one kernel; the residual's 512 bytes are read by the head.
+// CHECK-LABEL: ge.graph @residual
+// CHECK: %c = ge.conv2d {{.*}}fused_bytes = 512 : i64, fused_output
+// CHECK: %a = ge.add %r, %c {{.*}}fused_operand = 1 : i64, fused_output
+// CHECK: %y = ge.relu %a {{.*}}fused_operand = 0 : i64
+// REMARK: remark: fused into 'ge.conv2d' (UB fusion): operand #1 stays in the unified buffer
+// REMARK: remark: fused into 'ge.add' (UB fusion): operand #0 stays in the unified buffer
+// SHORT-LABEL: ge.graph @residual
+// SHORT: %a = ge.add {{.*}}fused_operand = 1
+// SHORT-NOT: fused_operand = 0
+ge.graph @residual(%x: tensor<1x16x4x4xf16>, %r: tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16> {
+  %w = ge.const {value = dense<1.000000e+00> : tensor<16x16x1x1xf16>} : () -> tensor<16x16x1x1xf16>
+  %c = ge.conv2d %x, %w : (tensor<1x16x4x4xf16>, tensor<16x16x1x1xf16>) -> tensor<1x16x4x4xf16>
+  %a = ge.add %r, %c : (tensor<1x16x4x4xf16>, tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  %y = ge.relu %a : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  ge.return %y : (tensor<1x16x4x4xf16>) -> ()
+}
+
+// -----
+
+// A result read twice stays in memory: nothing is fused into its producer.
+// Nor is an op on another engine, or an elementwise op that broadcasts its operand.
+// CHECK-LABEL: ge.graph @not_fused
+// CHECK-NOT: fused_operand
+// CHECK: ge.return
+ge.graph @not_fused(%x: tensor<4x16xf16>, %b: tensor<1x16xf16>) -> (tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>) {
+  %m = ge.relu %x : (tensor<4x16xf16>) -> tensor<4x16xf16>
+  %s = ge.sigmoid %m : (tensor<4x16xf16>) -> tensor<4x16xf16>
+  %t = ge.tanh %m : (tensor<4x16xf16>) -> tensor<4x16xf16>
+  %p = ge.relu %x {engine = "AICPU"} : (tensor<4x16xf16>) -> tensor<4x16xf16>
+  %q = ge.relu %p : (tensor<4x16xf16>) -> tensor<4x16xf16>
+  %n = ge.sigmoid %b : (tensor<1x16xf16>) -> tensor<1x16xf16>
+  %u = ge.add %n, %x : (tensor<1x16xf16>, tensor<4x16xf16>) -> tensor<4x16xf16>
+  %v = ge.add %u, %q : (tensor<4x16xf16>, tensor<4x16xf16>) -> tensor<4x16xf16>
+  ge.return %s, %t, %u, %v, %q : (tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>) -> ()
+}

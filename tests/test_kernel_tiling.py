@@ -1,0 +1,173 @@
+"""How kernels spread over the cores and what they cost: the tiling rules CANN's
+op tilings follow, and the cost model's memory hierarchy, UB fusion and no-task
+ops, as specifications."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+import geir
+from geir.backends.cost_model import CostModel
+from geir.backends.device_profile import load_profile
+from geir.backends.kernel_tiling import conv_tiling, matmul_tiling, rows_tiling, vector_tiling
+from geir.backends.task_list import ARENA, WEIGHTS, Kernel, TensorRef
+from geir.attributes import IntegerAttr, UnitAttr
+
+
+# ================================================================ tiling
+
+
+def test_gemv_spreads_n_over_every_core() -> None:
+    # alexnet's fc6 at batch 1: M = 1, N = 4096: every core gets columns of N
+    t = matmul_tiling(1, 1, 4096, 9216, cores=8)
+    assert t.units == 8
+    # M is padded to one 16-row fractal: 16x the useful MACs
+    assert t.work == 2.0 * 16 * 4096 * 9216
+
+
+def test_a_single_fractal_runs_on_one_core() -> None:
+    assert matmul_tiling(1, 16, 16, 16, cores=24).units == 1
+
+
+def test_idle_cores_split_a_deep_k() -> None:
+    # one 16 x 16 output block, K = 8192: split-K uses more than one core
+    assert matmul_tiling(1, 1, 16, 8192, cores=8).units == 8
+    assert matmul_tiling(1, 1, 16, 512, cores=8).units == 1
+
+
+def test_first_layer_pads_its_three_channels_to_c0() -> None:
+    t = conv_tiling(1, 3, 64, 112 * 112, 49, 1, cores=8)
+    useful = 2.0 * 112 * 112 * 64 * 3 * 49
+    assert t.work == pytest.approx(useful * 16 / 3)
+
+
+def test_depthwise_conv_is_merged_into_c0_groups() -> None:
+    # groups = channels = 32: merged 16 at a time, each 16 x 16 on the cube
+    t = conv_tiling(1, 32, 32, 64, 9, 32, cores=8)
+    useful = 2.0 * 64 * 32 * 9
+    assert t.work == pytest.approx(useful * 16)
+
+
+def test_vector_kernels_take_every_core_above_the_minimum_chunk() -> None:
+    assert vector_tiling(1024, 0, cores=8, min_bytes_per_core=8192).units == 1
+    assert vector_tiling(3 * 8192, 0, cores=8, min_bytes_per_core=8192).units == 3
+    assert vector_tiling(1 << 20, 0, cores=8, min_bytes_per_core=8192).units == 8
+
+
+def test_rows_are_never_split() -> None:
+    t = rows_tiling(3, 0, cores=8)
+    assert t.units == 3 and t.imbalance == 1.0
+    assert rows_tiling(12, 0, cores=8).imbalance == pytest.approx(16 / 12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batch=st.integers(1, 8), m=st.integers(1, 600), n=st.integers(1, 600), k=st.integers(1, 5000),
+       cores=st.sampled_from([1, 8, 20, 24, 80]))
+def test_matmul_tiling_invariants(batch: int, m: int, n: int, k: int, cores: int) -> None:
+    t = matmul_tiling(batch, m, n, k, cores)
+    assert 1 <= t.units <= cores
+    assert t.work >= 2.0 * batch * m * n * k  # padding never removes work
+    assert t.imbalance >= 1.0
+
+
+# ================================================================ costs
+
+
+def _ref(shape: tuple[int, ...], dtype: str = "f16", space: str = ARENA) -> TensorRef:
+    return TensorRef(space, 0, shape, dtype)
+
+
+def _fc(batch: int) -> Kernel:
+    x, w, y = _ref((batch, 9216)), _ref((9216, 4096), space=WEIGHTS), _ref((batch, 4096))
+    return Kernel("ge.matmul", "AICore", [x, w], [y], flops=2.0 * batch * 9216 * 4096)
+
+
+@pytest.mark.parametrize("device", ["310P3", "910B2"])
+def test_a_larger_batch_never_runs_faster(device: str) -> None:
+    cost = CostModel(load_profile(device))
+    times = [cost.kernel(_fc(b)).duration_us for b in (1, 2, 4, 8, 16, 32, 64)]
+    assert times == sorted(times)
+
+
+def test_weights_stream_from_dram_at_the_cores_rate() -> None:
+    p = load_profile("310P3", ["kernel_overhead_us=0"])
+    c = CostModel(p).kernel(_fc(1))
+    weight_bytes = 9216 * 4096 * 2
+    sustained = p["hbm_bandwidth_gbps"] * p["dram_efficiency"] * 1e3
+    cores = p["ai_cores"] * p["core_ddr_bytes_per_cycle"] * p["clock_mhz"]
+    assert c.units == p["ai_cores"]
+    assert c.duration_us == pytest.approx(weight_bytes / min(sustained, cores), rel=0.01)
+
+
+def test_activations_that_fit_in_l2_are_served_from_it() -> None:
+    cost = CostModel(load_profile("310P3"))
+    small = Kernel("ge.relu", "AICore", [_ref((1, 64, 56, 56))], [_ref((1, 64, 56, 56))], flops=64 * 56 * 56)
+    dram, l2 = cost.traffic(small)
+    assert dram == 0 and l2 == 2 * 64 * 56 * 56 * 2
+    big = Kernel("ge.relu", "AICore", [_ref((64, 64, 56, 56))], [_ref((64, 64, 56, 56))], flops=0)
+    dram, l2 = cost.traffic(big)
+    assert l2 == cost.l2_bytes and dram == 2 * 64 * 64 * 56 * 56 * 2 - cost.l2_bytes
+
+
+def test_a_fused_op_moves_nothing_and_is_not_launched() -> None:
+    cost = CostModel(load_profile("310P3"))
+    x = _ref((1, 16, 8, 8))
+    fused = Kernel("ge.relu", "AICore", [x], [x], attributes={"fused_operand": IntegerAttr(0)}, flops=1024)
+    c = cost.kernel(fused)
+    assert c.overhead_us == 0 and c.memory_us == 0 and c.hbm_bytes == 0
+    head = Kernel("ge.conv2d", "AICore", [x, _ref((16, 16, 1, 1), space=WEIGHTS)], [x],
+                  attributes={"fused_output": UnitAttr(), "fused_bytes": IntegerAttr(4096)}, flops=1.0)
+    plain = Kernel("ge.conv2d", "AICore", head.inputs, [x], flops=1.0)
+    assert sum(cost.traffic(head)) == sum(cost.traffic(plain)) + 4096
+
+
+def test_no_task_ops_take_no_time() -> None:
+    cost = CostModel(load_profile("310P3"))
+    reshape = Kernel("ge.reshape", "AICore", [_ref((2, 8))], [_ref((16,))])
+    assert cost.kernel(reshape).duration_us == 0
+    back_to_back = Kernel("ge.concat", "AICore", [_ref((1, 8, 4)), _ref((1, 8, 4))], [_ref((1, 16, 4))],
+                          attributes={"axis": IntegerAttr(1)})
+    interleaved = Kernel("ge.concat", "AICore", [_ref((2, 8, 4)), _ref((2, 8, 4))], [_ref((2, 16, 4))],
+                         attributes={"axis": IntegerAttr(1)})
+    assert cost.kernel(back_to_back).duration_us == 0
+    assert cost.kernel(interleaved).duration_us > 0
+
+
+def test_block_dim_and_the_core_cap_win_over_the_tiling() -> None:
+    cost = CostModel(load_profile("310P3"))
+    k = _fc(1)
+    assert cost.kernel(k).units == 8
+    k.block_dim = 2
+    assert cost.kernel(k).units == 2
+    capped = Kernel(k.op, k.engine, k.inputs, k.outputs, attributes={"_op_aicore_num": IntegerAttr(3)},
+                    flops=k.flops)
+    assert cost.kernel(capped).units == 3
+
+
+# ================================================================ graph fusion numerics
+
+
+def test_fused_gelu_computes_what_the_decomposed_graph_does() -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 16])
+    consts = [helper.make_tensor(n, TensorProto.FLOAT, [], [v])
+              for n, v in (("s", 2 ** 0.5), ("one", 1.0), ("half", 0.5))]
+    nodes = [helper.make_node("Div", ["x", "s"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
+             helper.make_node("Add", ["e", "one"], ["a"]), helper.make_node("Mul", ["x", "a"], ["m"]),
+             helper.make_node("Mul", ["m", "half"], ["y"])]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [y], consts),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    module = geir.import_onnx(model.SerializeToString())
+    geir.run_pipeline(module, "fuse-graph")
+    names = [op.name for op in next(module.graphs()).regions[0].blocks[0].ops]
+    assert "ge.gelu" in names and "ge.erf" not in names
+    data = np.linspace(-3, 3, 32, dtype=np.float32).reshape(2, 16)
+    report = geir.emulate(geir.lower(module), device="910B2", inputs={"x": data})
+    expected = ReferenceEvaluator(model).run(None, {"x": data})[0]
+    np.testing.assert_allclose(report.outputs["y"], expected, rtol=1e-5, atol=1e-6)
