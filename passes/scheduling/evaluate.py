@@ -45,7 +45,8 @@ def plan_task_list(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan) -
         for k in records.get(i, ()):
             q.append(Record(k))
     streams = [Stream(s, 0, queues[s] + [EndGraph()]) for s in sorted(queues)] or [Stream(0, 0, [EndGraph()])]
-    return TaskList(streams=streams, arena_size=problem.largest_tensor_bytes, num_events=len(sync.events))
+    return TaskList(streams=streams, arena_size=problem.largest_tensor_bytes, num_events=len(sync.events),
+                    weight_size=problem.largest_tensor_bytes)
 
 
 def evaluate(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan | None = None) -> Evaluation:
