@@ -458,14 +458,26 @@ class DenseResourceAttr(Attribute):
         return f"DenseResourceAttr({self})"
 
     def to_numpy(self) -> np.ndarray:
-        """The constant as an array of the tensor's shape."""
+        """The constant as an array of the tensor's shape.
+
+        Raises:
+            ValueError: the blob is absent (a graph without its weights), or its
+                size is not the type's.
+        """
         et = self.type.element_type
-        assert self.blob.data is not None, f"resource '{self.blob.name}' has no data"
-        dtype = et.numpy_dtype
-        if et.bitwidth == 16 and getattr(et, "name", "") == "bf16":
-            raw = np.frombuffer(self.blob.data, dtype=np.uint16).astype(np.uint32) << 16
+        data = self.blob.data
+        if data is None:
+            raise ValueError(f"resource '{self.blob.name}' has no bytes (the model was imported without its "
+                             "weights)")
+        bf16 = et.bitwidth == 16 and getattr(et, "name", "") == "bf16"
+        dtype = np.dtype(np.uint16) if bf16 else et.numpy_dtype
+        need = (self.type.num_elements or 0) * np.dtype(dtype).itemsize
+        if len(data) != need:
+            raise ValueError(f"resource '{self.blob.name}' holds {len(data)} bytes, but '{self.type}' needs {need}")
+        if bf16:
+            raw = np.frombuffer(data, dtype=np.uint16).astype(np.uint32) << 16
             return raw.view(np.float32).reshape(self.type.shape)
-        return np.frombuffer(self.blob.data, dtype=dtype).reshape(self.type.shape)
+        return np.frombuffer(data, dtype=dtype).reshape(self.type.shape)
 
 
 # ----------------------------------------------------------------- locations

@@ -210,6 +210,7 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
         import onnx.inliner
         model = onnx.inliner.inline_local_functions(model)
     _unset_negative_dims(model.graph)
+    _check_data_types(model, where)
     _bind_input_shapes(model, where, input_shapes)
     order = {t.name: i for i, t in enumerate(model.graph.initializer)}
     absent, stand_ins = _stand_in_absent(model, where)
@@ -252,6 +253,17 @@ def _unset_negative_dims(graph: "onnx.GraphProto") -> None:
                 if attr.HasField("g"):
                     stack.append(attr.g)
                 stack.extend(attr.graphs)
+
+
+def _check_data_types(model: "onnx.ModelProto", where: str) -> None:
+    """Every stored tensor's data type is one ONNX defines (onnx's own shape
+    inference fails on the others without saying which tensor)."""
+    from onnx import TensorProto
+    from onnx.external_data_helper import _get_all_tensors
+    known = set(TensorProto.DataType.values())
+    for tensor in _get_all_tensors(model):
+        if tensor.data_type not in known:
+            raise _fail(f"tensor '{tensor.name}' has data type {tensor.data_type}, which ONNX does not define", where)
 
 
 def _stand_in_absent(model: "onnx.ModelProto", where: str) -> "tuple[list[onnx.TensorProto], set[str]]":
@@ -479,9 +491,38 @@ def _refine(onnx_type: TensorType | None, ge_type: Type | None) -> Type | None:
     return onnx_type.with_shape([a if a is not None else b for a, b in zip(onnx_type.shape, ge_type.shape)])
 
 
+class _MalformedTensor(Exception):
+    """A tensor whose stored data does not fit its dims and data type; the message
+    is a predicate ("holds 20 bytes of raw_data, but ...")."""
+
+
+#: ONNX data types stored two to a byte
+_PACKED_4BIT = frozenset({"INT4", "UINT4", "FLOAT4E2M1"})
+
+
 def _tensor_array(tensor: "onnx.TensorProto") -> np.ndarray:
-    from onnx import numpy_helper
-    return numpy_helper.to_array(tensor)
+    """The value of an ONNX tensor, after checking that its data fits it (the
+    checker finds data too short for the dims; this also finds too long, and a
+    data type ONNX does not define)."""
+    from onnx import TensorProto, helper, numpy_helper
+    if tensor.data_type not in TensorProto.DataType.values():
+        raise _MalformedTensor(f"has data type {tensor.data_type}, which ONNX does not define")
+    type_name = TensorProto.DataType.Name(tensor.data_type)
+    if any(d < 0 for d in tensor.dims):
+        raise _MalformedTensor(f"has a negative dim in {list(tensor.dims)}")
+    if tensor.HasField("raw_data") and tensor.data_type not in (TensorProto.STRING, TensorProto.UNDEFINED):
+        count = int(np.prod(tensor.dims, dtype=np.int64))
+        if type_name in _PACKED_4BIT:
+            need = (count + 1) // 2
+        else:
+            need = count * helper.tensor_dtype_to_np_dtype(tensor.data_type).itemsize
+        if len(tensor.raw_data) != need:
+            raise _MalformedTensor(f"holds {len(tensor.raw_data)} bytes of raw_data, but {list(tensor.dims)} of "
+                                   f"{type_name} needs {need}")
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, KeyError) as e:
+        raise _MalformedTensor(f"is malformed: {_first_line(str(e))}") from None
 
 
 def _sparse_array(sparse: "onnx.SparseTensorProto") -> np.ndarray:
@@ -629,14 +670,16 @@ class _Importer:
                     self._absent_constant("ge.weights", name, t, block, scope, name)
                     continue
                 self._constant("ge.weights", name, to_array(tensor), block, scope, name)  # type: ignore[operator]
-            except _UnsupportedType as e:
-                raise _fail(f"initializer '{name}' {e}", name) from None
+            except (_UnsupportedType, _MalformedTensor) as e:
+                raise _fail(f"initializer '{name}' {e}", self.where) from None
         for index, node in enumerate(graph.node):
             label = node.name or f"{node.op_type}_{index}"
             try:
                 self._import_node(node, label, block, scope)
             except _UnsupportedType as e:
                 raise _fail(f"{node.op_type} node {e}", label) from None
+            except _MalformedTensor as e:
+                raise _fail(f"{node.op_type} node '{label}': its tensor {e}", self.where) from None
 
     def _lookup(self, name: str, scope: _Scope, node: str) -> Value:
         if name in self.unsupported_types:

@@ -62,6 +62,8 @@ def _unescape(token_text: str) -> str:
 
 
 _DIMS_RE = re.compile(r"(?:[0-9]+x|\?x)*")
+#: a tensor type with a negative dimension (``tensor<-1x3xf32>``), an error
+_NEGATIVE_DIM_RE = re.compile(r"tensor<(?:[0-9]+x|\?x|-[0-9]+x)*?(-[0-9]+)x")
 
 #: builtin scalar types MLIR has and geir keeps as opaque text
 _UNMODELED_SCALARS = frozenset({"f80", "f128", "tf32", "f8E4M3", "f8E4M3B11FNUZ", "f8E3M4", "f8E8M0FNU",
@@ -169,6 +171,8 @@ class _Builder:
         self.deferred_locs: list[_DeferredLoc] = []
         self.opaque_attrs: dict[str, OpaqueAttr] = {}
         self.metadata = FileMetadata()
+        #: each ``dense_resource<name> : type`` read: (name token, type, blob)
+        self.resource_uses: list[tuple[Any, TensorType, ResourceBlob]] = []
 
     # ------------------------------------------------------------ errors
     def error(self, token: Any, message: str, note: tuple[str, Any] | None = None) -> DiagnosticError:
@@ -595,6 +599,10 @@ class _Builder:
                 return _scalar_type(text)
             if text.startswith("tensor<") and _SIMPLE_TENSOR_RE.match(text):
                 return _tensor_type(text)
+            negative = _NEGATIVE_DIM_RE.match(text)
+            if negative:
+                raise ValueError(f"tensor dimension {negative.group(1)} is negative (a dynamic dimension is "
+                                 "written '?')")
         except ValueError as e:
             raise self.error(token, str(e)) from None
         inline, pieces = self.opaque_pieces(token)
@@ -703,7 +711,9 @@ class _Builder:
         return _Complex(re_part, im_part)
 
     def dense_hex(self, token: Any) -> Any:
-        return _HexBlob(_unescape(token.value))
+        blob = _HexBlob(_unescape(token.value))
+        blob.line, blob.column = token.line, token.column  # where an error about it points
+        return blob
 
     def true_scalar(self) -> bool:
         return True
@@ -717,6 +727,8 @@ class _Builder:
             blob = self.blobs[name.value] = ResourceBlob(name.value)
         if not isinstance(t, TensorType):
             raise self.error(name, f"dense_resource needs a tensor type, got '{t}'")
+        # its bytes come at the end of the file: checked against the type there
+        self.resource_uses.append((name, t, blob))
         return DenseResourceAttr(t, blob)
 
     def dense_array_attr(self, t: Type, *values: Any) -> Attribute:
@@ -823,14 +835,28 @@ class _Builder:
             raise self.error(value, "malformed hex in resource blob") from None
         if len(raw) < 4:
             raise self.error(value, "resource blob is missing its 4-byte alignment header")
+        alignment = struct.unpack("<I", raw[:4])[0]
+        if alignment == 0 or alignment & (alignment - 1):
+            raise self.error(value, f"resource blob's alignment header says {alignment}, which is not a power of two")
         key = _key_text(name)
         blob = self.blobs.get(key)
         if blob is None:
             blob = self.blobs[key] = ResourceBlob(key)
-        blob.alignment = struct.unpack("<I", raw[:4])[0]
+        blob.alignment = alignment
         blob.data = raw[4:]
 
     # ------------------------------------------------------------ end of file
+    def check_resource_sizes(self) -> None:
+        """Each ``dense_resource`` whose blob the file holds: the blob's size is
+        the type's (a blob the file lacks is an absent, elided resource)."""
+        for token, t, blob in self.resource_uses:
+            if blob.data is None or not t.is_static or t.element_type.numpy_dtype is None:
+                continue
+            need = (t.num_elements or 0) * storage_dtype(t.element_type).itemsize
+            if len(blob.data) != need:
+                raise self.error(token, f"resource '{blob.name}' holds {len(blob.data)} bytes, but '{t}' needs "
+                                        f"{need}")
+
     def resolve_deferred_locations(self) -> None:
         """Replace each ``loc(#name)`` read before ``#name`` was defined."""
         memo: dict[int, Location] = {}
@@ -990,7 +1016,10 @@ class _Pos:
 
 
 class _HexBlob(str):
-    """``dense<"0x...">``: raw little-endian element bytes."""
+    """``dense<"0x...">``: raw little-endian element bytes (and where it is)."""
+
+    line: int
+    column: int
 
 
 def _symbol_name(text: str) -> str:
@@ -1198,6 +1227,7 @@ def parse_module(text: str, filename: str = "<stdin>", *, allow_unregistered: bo
         raise builder.error(token, f"use of undeclared SSA value name '{key}'")
     if builder.deferred_locs:
         builder.resolve_deferred_locations()
+    builder.check_resource_sizes()
     module = Module.from_top_level(builder.top_ops, builder.blobs, SourceFile(filename, padded))
     md = builder.metadata
     if md.dialect_order or md.external_resources:

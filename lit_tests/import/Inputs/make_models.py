@@ -293,6 +293,43 @@ def graph_only() -> None:
     _save(_model(graph), "graph_only.onnx", check=False)
 
 
+def _add_weight(weight: onnx.TensorProto, name: str, dtype: int = TensorProto.FLOAT) -> None:
+    """``y = x + w`` with the given (malformed) initializer ``w``, unchecked."""
+    graph = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], name,
+                              [helper.make_tensor_value_info("x", dtype, [4])],
+                              [helper.make_tensor_value_info("y", dtype, [4])], [weight])
+    _save(_model(graph), f"{name}.onnx", check=False)
+
+
+def malformed_tensors() -> None:
+    """Initializers whose data does not fit them, or whose type geir cannot hold."""
+    long = numpy_helper.from_array(np.ones(4, np.float32), "w")
+    long.raw_data = long.raw_data + bytes(4)  # 20 bytes for 4 floats
+    _add_weight(long, "raw_data_too_long")
+    unknown = numpy_helper.from_array(np.ones(4, np.float32), "w")
+    unknown.data_type = 99
+    _add_weight(unknown, "unknown_data_type")
+    strings = helper.make_tensor("w", TensorProto.STRING, [4], [b"a", b"b", b"c", b"d"])
+    graph = helper.make_graph([helper.make_node("Identity", ["w"], ["y"], name="id")], "string_initializer", [],
+                              [helper.make_tensor_value_info("y", TensorProto.STRING, [4])], [strings])
+    _save(_model(graph), "string_initializer.onnx")
+
+
+def exporter_dims() -> None:
+    """Dims as exporters write them: -1 (PaddlePaddle's dynamic dim), a name,
+    neither, and 0 (a static empty dim)."""
+    values = [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in ("x", "y")]
+    for value in values:
+        shape = value.type.tensor_type.shape
+        shape.dim.add().dim_value = -1
+        shape.dim.add().dim_param = "seq"
+        shape.dim.add()
+        shape.dim.add().dim_value = 0
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "exporter_dims",
+                              [values[0]], [values[1]])
+    _save(_model(graph), "exporter_dims.onnx", check=False)
+
+
 def main() -> None:
     data = conv_relu()
     with open(os.path.join(HERE, "truncated.onnx"), "wb") as f:
@@ -315,6 +352,8 @@ def main() -> None:
     channel_mismatch()
     undefined_input()
     graph_only()
+    malformed_tensors()
+    exporter_dims()
 
 
 if __name__ == "__main__":
