@@ -18,6 +18,11 @@ ONNX conformance suite):
 * initializers become ``ge.weights``, Constant nodes ``ge.const``; their value
   is a ``dense_resource`` blob in the module (``dense<...>`` inline for at most
   :data:`INLINE_CONSTANT_LIMIT` elements), so one text file holds the model;
+* an initializer whose external data file is not there (a graph exported
+  without its weights) is ``dense_resource<name>`` with no blob, its type kept:
+  the module runs timing-only (:mod:`geir.absent_weights`);
+* a dim is read as onnxruntime reads it: a negative ``dim_value`` (-1 from
+  PaddlePaddle) or none is ``?``, 0 is a static empty dim;
 * an optional input omitted in the middle is a ``ge.none`` operand;
 * If / Loop / Scan become ``ge.if`` / ``ge.loop`` / ``ge.scan`` whose regions end
   in ``ge.yield``; a subgraph reads outer values directly;
