@@ -22,14 +22,21 @@ from geir.passes.scheduling.strategies import cp_sat
 from geir.passes.scheduling.strategies.cp_sat import HBM_SCALE, NODE_LIMIT, TICK_US, ProblemTooLarge, hbm_flow, plan
 from scheduling_graphs import random_plan
 
-#: a vector kernel of 4 cores: two at once draw well under the HBM bandwidth
+#: a vector kernel of 24 of the 48 vector cores (8 KiB each): two fit side by
+#: side; its activations stay in L2, so it draws nothing from HBM
 S = "tensor<1x16x56x56xf16>"
-#: a vector kernel of 13 cores: two at once draw more than the HBM bandwidth
+#: a vector kernel on every vector core
 T = "tensor<1x64x56x56xf16>"
 #: a vector kernel (or a conv) on every core
 BIG = "tensor<1x64x224x224xf16>"
-#: matmul operands: 8 cube cores, memory-bound, a third of the HBM bandwidth
+#: activations larger than L2: a kernel over them streams most of its bytes from HBM
+HUGE = "tensor<1x64x1024x2048xf16>"
+#: matmul operands: the 2 MiB weight streams from HBM; the output's 16x16
+#: blocks outnumber the cube cores, so the tiling takes all of them
 A, WM = "tensor<128x1024xf16>", "tensor<1024x1024xf16>"
+#: GE's per-op core cap: a matmul held to a third of the cube cores (and so to
+#: under a third of the HBM bandwidth), so that three run side by side
+CAP = " {_op_aicore_num = 8 : i64}"
 LIMIT_S = 2.0
 
 
@@ -87,8 +94,10 @@ def test_registered_as_optimal() -> None:
 
 
 def rates(problem: ScheduleProblem, nodes: list[int]) -> int:
-    """What ``nodes`` draw from HBM at once, in HBM_SCALE parts of the bandwidth."""
-    return sum(hbm_flow(problem.costs[i], problem.model.hbm_bw)[1] for i in nodes)
+    """What ``nodes`` draw from HBM at once, in HBM_SCALE parts of the bandwidth
+    (a kernel whose bytes all stay in L2 draws nothing)."""
+    flows = [hbm_flow(problem.costs[i], problem.model.hbm_bw) for i in nodes]
+    return sum(flow[1] for flow in flows if flow is not None)
 
 
 def test_two_independent_chains_take_one_chain() -> None:
@@ -111,18 +120,19 @@ def test_two_independent_chains_take_one_chain() -> None:
 
 
 def test_kernels_whose_hbm_draw_exceeds_the_bandwidth_run_apart() -> None:
-    """A full-size conv (every cube core) and a full-size vector kernel (every
-    vector core) share no engine, but their HBM draws add up to more than the
-    bandwidth: the model runs them one after the other; the relaxation, which
-    knows the bandwidth only through the graph's bound (all bytes over it),
-    side by side — and bounds what the emulator does with either plan (it
-    shares the bandwidth fluidly)."""
-    w = "tensor<64x64x3x3xf16>"
+    """A full-size 1x1 conv (every cube core) and a full-size vector kernel
+    (every vector core) over activations larger than L2 share no engine, but
+    their HBM draws add up to more than the bandwidth: the model runs them one
+    after the other; the relaxation, which knows the bandwidth only through the
+    graph's bound (all bytes over it), side by side — and bounds what the
+    emulator does with either plan (it shares the bandwidth fluidly)."""
+    w = "tensor<64x64x1x1xf16>"
     body = [f"%w = ge.const {{value = dense<1.000000e-02> : {w}}} : () -> {w}",
-            f"%a = ge.conv2d %x0, %w {{pads = [1, 1, 1, 1]}} : ({BIG}, {w}) -> {BIG}",
-            f"%b = ge.relu %x1 : ({BIG}) -> {BIG}"]
-    problem = problem_of(body, 2, BIG, inputs=2, results=["%a", "%b"])
+            f"%a = ge.conv2d %x0, %w : ({HUGE}, {w}) -> {HUGE}",
+            f"%b = ge.relu %x1 : ({HUGE}) -> {HUGE}"]
+    problem = problem_of(body, 2, HUGE, inputs=2, results=["%a", "%b"])
     assert problem.pools[0] != problem.pools[1]
+    assert [problem.units(i) for i in range(2)] == [problem.capacity(pool) for pool in problem.pools]
     averages = [hbm_flow(c, problem.model.hbm_bw) for c in problem.costs]
     assert sum(rate * alone / c.duration_us for (alone, rate), c in zip(averages, problem.costs)) > HBM_SCALE
     da, db = problem.durations
@@ -158,14 +168,14 @@ def test_joined_chains_pay_one_event() -> None:
 
 
 def diamond(kind: str) -> list[str]:
-    """a -> (b, c) -> d: small vector kernels, or matmuls large enough to be
-    worth an event each way."""
+    """a -> (b, c) -> d: small vector kernels, or matmuls held to a third of
+    the cube cores, long enough to be worth an event each way."""
     if kind == "small":
         return [f"%a = ge.relu %x0 : ({S}) -> {S}", f"%b = ge.sigmoid %a : ({S}) -> {S}",
                 f"%c = ge.tanh %a : ({S}) -> {S}", f"%d = ge.add %b, %c : ({S}, {S}) -> {S}"]
     return [f"%w = ge.const {{value = dense<1.000000e-02> : {WM}}} : () -> {WM}",
-            f"%a = ge.matmul %x0, %w : ({A}, {WM}) -> {A}", f"%b = ge.matmul %a, %w : ({A}, {WM}) -> {A}",
-            f"%c = ge.matmul %a, %w : ({A}, {WM}) -> {A}", f"%d = ge.add %b, %c : ({A}, {A}) -> {A}"]
+            f"%a = ge.matmul %x0, %w{CAP} : ({A}, {WM}) -> {A}", f"%b = ge.matmul %a, %w{CAP} : ({A}, {WM}) -> {A}",
+            f"%c = ge.matmul %a, %w{CAP} : ({A}, {WM}) -> {A}", f"%d = ge.add %b, %c : ({A}, {A}) -> {A}"]
 
 
 @pytest.mark.parametrize("kind", ["small", "large"])
@@ -193,12 +203,12 @@ def test_diamond_parallel_only_when_branches_outweigh_events(kind: str) -> None:
 
 
 def test_a_fork_records_once_per_stream_one_after_another() -> None:
-    """a feeds three long matmuls: on three streams the branch that stays on a's
+    """a feeds three long matmuls, each held to a third of the cube cores: on three streams the branch that stays on a's
     stream waits behind a's two records, the second other stream behind both."""
     a2 = "tensor<64x1024xf16>"
     body = [f"%w = ge.const {{value = dense<1.000000e-02> : {WM}}} : () -> {WM}",
             f"%a = ge.relu %x0 : ({a2}) -> {a2}"]
-    body += [f"%b{k} = ge.matmul %a, %w : ({a2}, {WM}) -> {a2}" for k in range(3)]
+    body += [f"%b{k} = ge.matmul %a, %w{CAP} : ({a2}, {WM}) -> {a2}" for k in range(3)]
     for max_streams in (3, 2):
         problem = problem_of(body, max_streams, a2, results=["%b0", "%b1", "%b2"])
         da, d = problem.durations[0], problem.durations[1]
