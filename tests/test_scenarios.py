@@ -33,9 +33,12 @@ def ref(offset: int, n: int = 512) -> TensorRef:
     return TensorRef(ARENA, offset, (n,), "f16")
 
 
-def stage_kernel(op: str, engine: str, units: int, rate: float, us: float, src: int, dst: int) -> Kernel:
-    """A kernel of ``us`` microseconds alone (2 us overhead + flops at ``units x rate``)."""
-    return Kernel(op, engine, [ref(src)], [ref(dst)], block_dim=units, flops=(us - 2.0) * units * rate,
+def stage_kernel(cost: CostModel, op: str, engine: str, units: int, us: float, src: int, dst: int) -> Kernel:
+    """A kernel of ``us`` microseconds alone under ``cost`` (the device's kernel
+    overhead + flops at ``units x`` the cube rate for a matmul, the vector rate otherwise)."""
+    rate = cost.cube_rate if op == "ge.matmul" else cost.vector_rate
+    return Kernel(op, engine, [ref(src)], [ref(dst)], block_dim=units,
+                  flops=(us - cost.kernel_overhead) * units * rate,
                   bytes=64.0)
 
 
@@ -43,8 +46,8 @@ def two_stages(multi: bool, us: float = 500.0) -> TaskList:
     """Stage A (cube, all 24 AI cores) then stage B (vector, all 48 AIV cores) of
     ``us`` each on 910B2: on two streams with an event, or both on one."""
     cost = CostModel(load_profile("910B2"))
-    a = stage_kernel("ge.matmul", "AICore", 24, cost.cube_rate, us, 0, 1024)
-    b = stage_kernel("ge.relu", "AICore", 48, cost.vector_rate, us, 1024, 2048)
+    a = stage_kernel(cost, "ge.matmul", "AICore", 24, us, 0, 1024)
+    b = stage_kernel(cost, "ge.relu", "AICore", 48, us, 1024, 2048)
     streams = ([Stream(0, 0, [a, Record(0), EndGraph()]), Stream(1, 0, [Wait(0), b, EndGraph()])] if multi
                else [Stream(0, 0, [a, b, EndGraph()])])
     return TaskList(streams=streams, arena_size=3072, inputs=[Binding("x", ref(0))],
@@ -161,8 +164,8 @@ def test_video_pipeline_report_fields_and_overlap() -> None:
 
 def chain(n: int, us: float, name: str) -> TaskList:
     """``n`` kernels of ``us`` each, every one on all 8 AI cores of 310P3."""
-    rate = CostModel(load_profile("310P3")).cube_rate
-    tasks = [stage_kernel("ge.matmul", "AICore", 8, rate, us, 1024 * (i % 2), 1024 * ((i + 1) % 2))
+    cost = CostModel(load_profile("310P3"))
+    tasks = [stage_kernel(cost, "ge.matmul", "AICore", 8, us, 1024 * (i % 2), 1024 * ((i + 1) % 2))
              for i in range(n)]
     return TaskList(streams=[Stream(0, 0, [*tasks, EndGraph()])], arena_size=2048, inputs=[Binding("x", ref(0))],
                     outputs=[Binding("y", ref(1024 * (n % 2)))], name=name)
@@ -234,7 +237,7 @@ def test_overlap_hides_an_all_reduce_behind_compute() -> None:
     """Hand-built: an all-reduce (stream 1) beside a compute kernel of T (stream 0)
     takes max(T, AR); one after the other T + AR."""
     cost = CostModel(load_profile("910B2"))
-    compute = stage_kernel("ge.matmul", "AICore", 24, cost.cube_rate, 400.0, 0, 1024)
+    compute = stage_kernel(cost, "ge.matmul", "AICore", 24, 400.0, 0, 1024)
     grad = TensorRef(ARENA, 2048, (1 << 20,), "f16")
     ar = Kernel("ge.all_reduce", "HCCL", [grad], [TensorRef(ARENA, 2048 + (2 << 20), (1 << 20,), "f16")])
     size = 2048 + (4 << 20)
