@@ -80,7 +80,7 @@ from geir.backends.task_list import WEIGHTS, Kernel, Memcpy
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["CostModel", "TaskCost", "POOLS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL",
-           "CUBE_OPS", "normalize_engine"]
+           "CUBE_OPS", "COST_ATTRIBUTES", "normalize_engine"]
 
 AICORE, VECTOR, AICPU, DVPP, HCCL, SDMA, GE_LOCAL = "AICore", "VectorCore", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL"
 #: every pool, in report order
@@ -107,6 +107,9 @@ ROW_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "r
                      "global_avg_pool", "global_max_pool", "global_lp_pool"})
 #: ops that read only the part of their first input they keep
 PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice", "strided_slice"})
+
+#: kernel attributes a cost depends on (besides shapes, types and spaces)
+COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "_op_aicore_num", "axis", "group", "transA")
 
 #: engine names as passes, GE and users spell them -> pool
 _ENGINE_ALIASES = {

@@ -334,7 +334,9 @@ def test_topk_with_a_computed_k_becomes_static(n: int) -> None:
 
 #: light models whose graph takes any batch (the others Reshape to a constant
 #: [1, ...], a batch of 1 baked in by the exporter: they fail in onnx.reference too)
-BATCH_POLYMORPHIC = ["light_squeezenet.onnx"]
+#: (squeezenet takes any batch too, but its logits reach 1e11, so which of its
+#: tied maxima win the Softmax depends on the summation order of the machine's BLAS)
+BATCH_POLYMORPHIC = ["light_densenet121.onnx"]
 
 
 @pytest.mark.parametrize("name", BATCH_POLYMORPHIC)

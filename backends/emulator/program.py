@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from geir.backends.cost_model import GE_LOCAL, POOLS, SDMA, CostModel, TaskCost
+from geir.backends.cost_model import COST_ATTRIBUTES, GE_LOCAL, POOLS, SDMA, CostModel, TaskCost
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef, Wait
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.diagnostics import error as _error
@@ -128,7 +128,8 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
     max_event = -1
     record_us, wait_us = cost.record_us, cost.wait_us
     sdma = pool_index[SDMA]
-    # Kernels repeat (op, engine, shapes) a lot: their cost and sizes are memoised.
+    # Kernels repeat (op, engine, shapes, spaces, the attributes costs read) a lot:
+    # their cost and sizes are memoised.
     cost_memo: dict[Any, tuple[int, int, float, int]] = {}
     size_memo: dict[tuple[tuple[int, ...], str], int] = {}
     traffic: list[tuple[float, float, float, float]] = []
@@ -185,8 +186,11 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
             k = t.kind
             if k == "kernel":
                 assert isinstance(t, Kernel)
+                attributes = t.attributes
                 key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, tuple((r.shape, r.dtype) for r in t.outputs),
-                       None if t.bytes > 0 else tuple((r.shape, r.dtype) for r in t.inputs if r is not None))
+                       tuple((r.shape, r.dtype, r.space) if r is not None else None for r in t.inputs),
+                       tuple((k, str(attributes[k])) for k in COST_ATTRIBUTES if k in attributes)
+                       if attributes else ())
                 cached = cost_memo.get(key)
                 if cached is None:
                     try:
