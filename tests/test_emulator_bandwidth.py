@@ -243,7 +243,10 @@ def test_v100_profile() -> None:
     assert (p["ai_cores"], p["hbm_bandwidth_gbps"], p["clock_mhz"]) == (80, 900.0, 1530)
     assert p.peak_fp16_tflops == pytest.approx(125.3, abs=0.1)
     assert 80 * p["clock_mhz"] * p["cube_fp32_flops_per_cycle"] / 1e6 == pytest.approx(15.67, abs=0.01)
-    for key in ("host_launch_us", "event_record_us", "event_wait_us", "kernel_overhead_us", "tile_elements"):
+    # V100's L2 is in its whitepaper; how much of each peak its kernels sustain is not
+    assert p["l2_bytes"] == 6144 * 1024 and "l2_bytes" not in p.assumed
+    for key in ("host_launch_us", "event_record_us", "event_wait_us", "kernel_overhead_us", "cube_efficiency",
+                "dram_efficiency", "core_l2_bytes_per_cycle", "vector_min_bytes_per_core"):
         assert key in p.assumed
 
 

@@ -12,12 +12,13 @@
 // P3: emulated 'main' on 310P3 (sink mode)
 // P3: AICore {{ +}}8
 
-// Four tasks launched 10 us apart: the host thread is the bottleneck.
-// HOST: emulated 'main' on 910B2 (host mode): 4 tasks
-// HOST-NEXT: makespan {{ +}}40.000 us
-// HOST-NEXT: lower bound {{ +}}40.000 us  (bound by Host;
-// HOST: critical path {{ +}}40.000 us over 1 task (after the host's launches)
-// HOST: Host {{ +}}1 {{ +}}40.000 {{ +}}40.000 100.0%       4
+// Six tasks launched 10 us apart (force_fp16 casts the f32 input and output around
+// the three ops; then the end of the graph): the host thread is the bottleneck.
+// HOST: emulated 'main' on 910B2 (host mode): 6 tasks (5 kernels,
+// HOST-NEXT: makespan {{ +}}60.000 us
+// HOST-NEXT: lower bound {{ +}}60.000 us  (bound by Host;
+// HOST: critical path {{ +}}60.000 us over 1 task (after the host's launches)
+// HOST: Host {{ +}}1 {{ +}}60.000 {{ +}}60.000 100.0%       6
 
 // FILE: emulated 'main' on 910B4 (sink mode)
 
