@@ -2,7 +2,8 @@
 
 The example pass of the user guide (docs/guide/writing-a-pass.md). ``block_dim`` is a
 scheduling decision ``lower-to-tasks`` copies into each kernel task; without
-it, the emulator's cost model gives a kernel one core per output tile.
+it, the kernel's tiling decides (a convolution takes every core once its output
+has as many 16x16 blocks as there are cores).
 """
 
 from __future__ import annotations
