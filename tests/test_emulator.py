@@ -65,6 +65,11 @@ def timing(tl: TaskList, **kw: Any) -> Any:
     return emulate(tl, None, EmulatorOptions(timing_only=True, progress=False, **kw))
 
 
+def conv_kernel(x: tuple[int, ...], w: tuple[int, ...], y: tuple[int, ...], **kw: Any) -> Kernel:
+    """A convolution with its weights in the weight space, in f16."""
+    return kernel("ge.conv2d", [ref(0, x, "f16"), ref(0, w, "f16", WEIGHTS)], [ref(0, y, "f16")], **kw)
+
+
 X = np.array([1.0, -2.0, 3.0, -4.0], np.float32)
 
 
@@ -153,19 +158,14 @@ def test_unknown_device_and_bad_files(tmp_path: Any) -> None:
 
 # ================================================================ cost model
 
-def conv(x: tuple[int, ...], w: tuple[int, ...], y: tuple[int, ...], **kw: Any) -> Kernel:
-    """A convolution with its weights in the weight space, in f16."""
-    return kernel("ge.conv2d", [ref(0, x, "f16"), ref(0, w, "f16", WEIGHTS)], [ref(0, y, "f16")], **kw)
-
-
 def test_block_dim_from_the_kernel_tiling_capped_at_the_cores() -> None:
     cost = CostModel(load_profile("910B2"))  # 24 AI cores, 48 vector cores
     # A conv is an img2col GEMM, M = Ho x Wo, N = Cout, K = Cin x kh x kw; its output is cut
     # into the largest base blocks that still give every core one, down to a 16 x 16 fractal.
     # 16 -> 16 channels on 8 x 8: M = 64, N = 16: even 16 x 16 blocks make only 4.
-    assert cost.kernel(conv((1, 16, 8, 8), (16, 16, 3, 3), (1, 16, 8, 8), flops=1e6)).units == 4
+    assert cost.kernel(conv_kernel((1, 16, 8, 8), (16, 16, 3, 3), (1, 16, 8, 8), flops=1e6)).units == 4
     # 64 -> 64 channels on 112 x 112: M = 12544, N = 64: 98 blocks of 128 x 256, on every core.
-    big = conv((1, 64, 112, 112), (64, 64, 3, 3), (1, 64, 112, 112), flops=1e9)
+    big = conv_kernel((1, 64, 112, 112), (64, 64, 3, 3), (1, 64, 112, 112), flops=1e9)
     assert cost.kernel(big).units == 24
     # a GEMV (M = 1 -> 16, N = 64) has 4 fractal blocks; K = 8192 is split over the idle
     # cores, 24 // 4 = 6 ways (each share keeps 8192 / 6 >= 1024 of K); K = 2048 only 2 ways
@@ -182,9 +182,9 @@ def test_block_dim_from_the_kernel_tiling_capped_at_the_cores() -> None:
     rows = kernel("ge.reduce_sum", [ref(0, (4, 131072), "f16")], [ref(0, (4, 1), "f16")])
     assert cost.kernel(rows).units == 4
     # an explicit block dim wins, capped at the cores; _op_aicore_num caps the tiling
-    assert cost.kernel(conv((1, 16, 8, 8), (16, 16, 3, 3), (1, 16, 8, 8), block_dim=7)).units == 7
-    assert cost.kernel(conv((1, 16, 8, 8), (16, 16, 3, 3), (1, 16, 8, 8), block_dim=99)).units == 24
-    capped = conv((1, 64, 112, 112), (64, 64, 3, 3), (1, 64, 112, 112), attributes={"_op_aicore_num": 8})
+    assert cost.kernel(conv_kernel((1, 16, 8, 8), (16, 16, 3, 3), (1, 16, 8, 8), block_dim=7)).units == 7
+    assert cost.kernel(conv_kernel((1, 16, 8, 8), (16, 16, 3, 3), (1, 16, 8, 8), block_dim=99)).units == 24
+    capped = conv_kernel((1, 64, 112, 112), (64, 64, 3, 3), (1, 64, 112, 112), attributes={"_op_aicore_num": 8})
     assert cost.kernel(capped).units == 8
 
 
@@ -211,7 +211,7 @@ def test_roofline_durations() -> None:
     l2 = 24 * 110 * 1800  # B/us: 24 cores x l2_rate
     # compute-bound: a 3x3 conv, 64 -> 64 channels on 112 x 112 (M = 12544, N = 64, K = 576, all
     # aligned to 16): 2 M N K FLOPs in 98 blocks of 128 x 256 over 24 cores, 5 waves (120 / 98)
-    big = cost.kernel(conv((1, 64, 112, 112), (64, 64, 3, 3), (1, 64, 112, 112)))
+    big = cost.kernel(conv_kernel((1, 64, 112, 112), (64, 64, 3, 3), (1, 64, 112, 112)))
     assert big.compute_us == pytest.approx(2 * 12544 * 64 * 576 * (120 / 98) / (24 * cube_core))  # 3.2 / 0.77
     # its weights (64 x 64 x 9 x 2 B) from DRAM, its input and output (2 x 1.6 MB) from L2
     assert big.memory_us == pytest.approx(64 * 64 * 9 * 2 / dram + 2 * 64 * 112 * 112 * 2 / l2)
