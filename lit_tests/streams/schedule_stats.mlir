@@ -2,7 +2,7 @@
 // critical path, the lower bound of any plan and the emulated makespan, per
 // graph, on stderr. On this diamond the single stream meets the graph's bound
 // (sigmoid then tanh costs less than an event each way), and two streams are
-// 1.25x it.
+// 1.28x it.
 // RUN: ge-opt %s --schedule-stats -o /dev/null 2>&1 | filecheck %s
 // RUN: ge-opt %s --pass-pipeline='partition-streams{strategy=chain-cover},insert-events,schedule-stats' -o /dev/null 2>&1 | filecheck %s --check-prefix=MULTI
 // RUN: ge-opt %s --schedule-stats='json=true' -o /dev/null 2>&1 | filecheck %s --check-prefix=JSON
@@ -15,17 +15,17 @@
 // CHECK-NEXT: cross-stream dependencies   0
 // CHECK-NEXT: events (GE's rule)          0
 // CHECK-NEXT: events (present)            0
-// CHECK-NEXT: critical path               6.002 us
-// CHECK-NEXT: graph lower bound           8.002 us (critical path with events; any plan on 8 streams)
-// CHECK-NEXT: makespan (emulated)         8.003 us
+// CHECK-NEXT: critical path               5.701 us
+// CHECK-NEXT: graph lower bound           7.601 us (critical path with events; any plan on 8 streams)
+// CHECK-NEXT: makespan (emulated)         7.601 us
 // CHECK-NEXT: lower bound
 // CHECK-NEXT: makespan / lower bound
 // CHECK-NEXT: makespan / graph bound      1.000
 // CHECK-NEXT: races                       0
 // MULTI: streams                     2
 // MULTI: events (present)            2
-// MULTI: makespan (emulated)         10.002 us
-// MULTI: makespan / graph bound      1.250
+// MULTI: makespan (emulated)         9.701 us
+// MULTI: makespan / graph bound      1.276
 // MULTI: races                       0
 // JSON: {"graph": "diamond", "ops": 4, "dependencies": 4, "width": 2, "width_exact": true, "streams": 1,
 ge.graph @diamond(%x: tensor<4xf32>) -> tensor<4xf32> {
