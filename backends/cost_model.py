@@ -234,6 +234,8 @@ class CostModel:
         self.record_us: float = v["event_record_us"]
         self.wait_us: float = v["event_wait_us"]
         self.launch_us: float = v["host_launch_us"]
+        #: kernel costs by what they depend on, filled by the emulator's program compiler
+        self.memo: dict[Any, TaskCost] = {}
 
     # ------------------------------------------------------------------ pools
 

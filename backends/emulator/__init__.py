@@ -79,6 +79,9 @@ class EmulatorOptions:
     run_op: RunOp | None = None
     progress: bool | None = None
     share_hbm: bool = True
+    #: the cost model to use (its profile must be ``device``'s): runs that share
+    #: one reuse the kernel costs it has memoised (a scheduler judging many plans)
+    cost_model: CostModel | None = None
 
 
 @attrs.define(eq=False)
@@ -176,7 +179,8 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     if options.mode not in MODES:
         raise DiagnosticError(Diagnostic("error", f"unknown emulator mode '{options.mode}' (expected sink or host)"))
     profile = _profile(options)
-    cost = CostModel(profile)
+    cost = options.cost_model if options.cost_model is not None and options.cost_model.profile is profile \
+        else CostModel(profile)
     program = compile_program(task_list, cost)
     if not options.share_hbm:
         program.hbm_bandwidth = float("inf")

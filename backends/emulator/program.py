@@ -131,6 +131,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
     # Kernels repeat (op, engine, shapes, spaces, the attributes costs read) a lot:
     # their cost and sizes are memoised.
     cost_memo: dict[Any, tuple[int, int, float, int]] = {}
+    known = cost.memo  # the costs themselves outlive this program (a judge compiles many)
     size_memo: dict[tuple[tuple[int, ...], str], int] = {}
     traffic: list[tuple[float, float, float, float]] = []
     traffic_index: dict[tuple[float, float, float, float], int] = {}
@@ -193,11 +194,13 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                        if attributes else ())
                 cached = cost_memo.get(key)
                 if cached is None:
-                    try:
-                        c = cost.kernel(t)
-                    except DiagnosticError as e:
-                        errors.extend(e.diagnostics)
-                        c = None
+                    c = known.get(key)
+                    if c is None:
+                        try:
+                            c = known[key] = cost.kernel(t)
+                        except DiagnosticError as e:
+                            errors.extend(e.diagnostics)
+                            c = None
                     if c is not None and c.pool != GE_LOCAL and cost.capacity[c.pool] == 0:
                         errors.append(Diagnostic("error", f"{where(s_index, i, t)}: '{t.op}' runs on {c.pool}, but "
                                                           f"device '{profile.name}' has no {c.pool} units"))

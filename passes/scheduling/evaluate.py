@@ -59,7 +59,7 @@ def evaluate(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan | None =
         from geir.backends.scenarios.iterations import unroll
         tl = unroll(tl, problem.iterations)
     result = emulate(tl, None, EmulatorOptions(device=problem.model.profile, mode=problem.mode, timing_only=True,
-                                               check_races=False, progress=False))
+                                               check_races=False, progress=False, cost_model=problem.model))
     report = result.report
     return Evaluation(float(report["makespan_us"]), float(report["lower_bound_us"]), len(sync.events),
                       len(tl.streams))
