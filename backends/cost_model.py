@@ -75,7 +75,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from geir.backends.device_profile import DeviceProfile
-from geir.backends.kernel_tiling import Tiling, conv_tiling, matmul_tiling, vector_tiling
+from geir.backends.kernel_tiling import Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy
 from geir.diagnostics import Diagnostic, DiagnosticError
 
@@ -272,7 +272,7 @@ class CostModel:
             if op in ROW_OPS and kernel.outputs:
                 rows = _elements(kernel.outputs[0].shape)
                 if rows < t.units:
-                    t = Tiling(max(1, rows), t.work, 1.0)
+                    t = rows_tiling(rows, t.work, t.units)
         if kernel.block_dim > 1:
             return Tiling(min(kernel.block_dim, cap), t.work, 1.0)
         return t

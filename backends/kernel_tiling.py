@@ -21,19 +21,25 @@ This follows what CANN's op tilings decide, not a per-network factor:
   wave's idle share: ``ceil(blocks / units) * units / blocks``.
 * **Vector ops** (elementwise, reductions, normalisation, data movement,
   pooling). Elementwise tilings give each core at least a minimum chunk of
-  bytes (``vector_min_bytes_per_core``) and use every core above that;
-  reductions and normalisations split the rows that are reduced
-  independently, never a row; pooling splits N x C1 x Ho.
+  bytes (``vector_min_bytes_per_core``) and use every core above that; a
+  reduction (global pooling too) also splits its output rows, never a row, so
+  it takes at most one core per output element.
 
-Sources of every rule and number: ``hicann/ops-nn`` matmul_v3 and conv2d
-tilings, ``hicann/ops-math`` elewise/broadcast tilings, ``hicann/catlass``
-block scheduling; the device numbers come from the profile.
+Sources: ``hicann/ops-nn`` ``matmul/mat_mul_v3/op_host/op_tiling/
+matmul_v3_base_tiling.cpp`` (all cube cores launched, base blocks over M x N,
+the split-K conditions) and ``conv/conv3d_v2/op_host/op_tiling/
+conv3d_tiling_engine.cpp`` (C0 padding, the batch x Cout x HoWo split),
+``hicann/catlass`` block scheduling (one base block per core in turn). The
+910B/310P Conv2D is a TBE op whose tiling is not public: the grouped-conv
+enlargement above is TBE's documented group merging, and the vector tilings'
+minimum chunk is an assumption of the profile. The device numbers come from
+the profile.
 """
 
 from __future__ import annotations
 
 from math import gcd
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 __all__ = ["Tiling", "matmul_tiling", "conv_tiling", "vector_tiling", "rows_tiling", "FRACTAL", "C0",
            "BASE_BLOCKS"]
@@ -125,16 +131,8 @@ def vector_tiling(nbytes: float, flops: float, cores: int, min_bytes_per_core: i
 
 
 def rows_tiling(rows: int, flops: float, cores: int) -> Tiling:
-    """Block dim of a kernel whose ``rows`` are independent (reductions, softmax,
-    normalisation, pooling over N x C1 x Ho): rows over cores, never a row split."""
+    """Block dim of a kernel whose ``rows`` are independent (a reduction's output
+    elements): rows over cores, never a row split, in waves."""
     rows = max(1, rows)
     units = max(1, min(cores, rows))
     return Tiling(units, flops, _waves(rows, units))
-
-
-def shape_elements(shape: Sequence[int]) -> int:
-    """Elements of a static shape."""
-    n = 1
-    for d in shape:
-        n *= d
-    return n
