@@ -19,7 +19,7 @@ Figures per graph (arena bytes of the feature map; zero-copy I/O is apart):
 * ``speed-up`` single/multi makespan, and the share of it memory priority
   gives up.
 
-Targets (issue 8): best within 1.05x of the bound (geometric mean), at least
+Targets: best within 1.05x of the bound (geometric mean), at least
 10% below ge-blocks, multi/single <= 1.2 by default and <= 1.05 with memory
 priority giving up <= 5% of the speed-up; ``--large N`` also times the pass on
 an N-op graph (target: 100k ops in under 20 s). Prints; never asserts.

@@ -1,4 +1,4 @@
-"""The three scenarios of issue 9 on the emulator, their figures printed:
+"""The three multi-stream scenarios on the emulator, their figures printed:
 
 1. the video pipeline (``examples/video_pipeline.mlir``: DVPP decode + resize,
    a small CNN, AICPU top-5) over N frames on 310P3 (an inference card):

@@ -1,4 +1,4 @@
-// Scenario 1 of issue 9, a video analysis pipeline: DVPP decodes and resizes a
+// A video analysis pipeline: DVPP decodes and resizes a
 // frame, AI cores run a small CNN, AICPU picks the top-5 classes. Over several
 // frames a multi-stream build lets frame k+1's decode overlap frame k's inference:
 //   python -m geir.tools.ge_run_scenarios examples/video_pipeline.mlir --iterations 16

@@ -1,6 +1,6 @@
 """``co_run``: several models on one emulated device at once, each with its own
-streams at its own priority — scenario 2 of issue 9 (multi-model inference
-serving) and the mixed training + inference case of scenario 3.
+streams at its own priority: multi-model inference serving, and training
+mixed with inference.
 
 The models' task lists are merged into one (:func:`merge_task_lists`):
 

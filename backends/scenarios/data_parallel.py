@@ -1,4 +1,4 @@
-"""Scenario 3 of issue 9: computation beside communication — a data-parallel
+"""Computation beside communication — a data-parallel
 training step on N emulated devices, and training mixed with inference on one.
 
 **Symmetric data parallelism.** Every device runs the same step on its own

@@ -1,4 +1,4 @@
-"""Scenario 1 of issue 9: a video analysis pipeline over N frames — DVPP decode
+"""A video analysis pipeline over N frames — DVPP decode
 and resize, AI core inference, AICPU post-processing — emulated with the
 frames back to back (:func:`~geir.backends.scenarios.iterations.unroll`).
 
