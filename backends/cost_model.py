@@ -176,11 +176,10 @@ def _contiguous_concat(kernel: Kernel) -> bool:
 
 def _widest_bytes(kernel: Kernel) -> int:
     """Bytes per element of the kernel's widest floating-point tensor (2 when it has none)."""
-    wide = 2
     for r in (*kernel.inputs, *kernel.outputs):
         if r is not None and r.dtype in _WIDE_FLOATS:
             return 4
-    return wide
+    return 2
 
 
 _WIDE_FLOATS = frozenset({"f32", "f64", "tf32"})
