@@ -16,7 +16,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from geir.backends.task_list import Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList, Wait, WeightBlob
+from geir.backends.task_list import (Binding, EndGraph, Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy, Record, Stream,
+                                     StreamActive, StreamSwitch, Task, TaskList, Wait, WeightBlob)
 from geir.attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, DenseElementsAttr, DenseResourceAttr,
                              DictionaryAttr, FloatAttr, IntegerAttr, Location, StringAttr, to_attribute)
 from geir.absent_weights import is_absent
@@ -132,6 +133,19 @@ def _task_from_op(op: Operation) -> Task:
         return Memcpy(src, dst, loc)
     if op.name == "rt.end_graph":
         return EndGraph(loc)
+    if op.name in ("rt.label_set", "rt.label_goto"):
+        return (LabelSet if op.name == "rt.label_set" else LabelGoto)(int(op.get_attr("label")), loc)
+    if op.name == "rt.label_switch":
+        index = rt.decode_ref(op.attributes["index"], "index")
+        assert index is not None
+        return LabelSwitch(index, [int(x) for x in op.get_attr("labels")], loc)  # type: ignore[union-attr]
+    if op.name == "rt.stream_active":
+        return StreamActive(int(op.get_attr("stream")), loc)
+    if op.name == "rt.stream_switch":
+        cond = rt.decode_ref(op.attributes["cond"], "cond")
+        assert cond is not None
+        return StreamSwitch(cond, int(op.get_attr("true_stream")), str(op.get_attr("condition", "ne")),
+                            int(op.get_attr("value", 0)), loc)
     raise InferError("is not a task")
 
 
@@ -216,6 +230,19 @@ def task_to_op(task: Task, location: Location = UNKNOWN_LOC) -> Operation:
         name = "rt.memcpy"
     elif isinstance(task, EndGraph):
         name = "rt.end_graph"
+    elif isinstance(task, (LabelSet, LabelGoto)):
+        attrs = {"label": IntegerAttr(task.label)}
+        name = "rt.label_set" if isinstance(task, LabelSet) else "rt.label_goto"
+    elif isinstance(task, LabelSwitch):
+        attrs = {"index": rt.encode_ref(task.index), "labels": ArrayAttr(tuple(IntegerAttr(x) for x in task.labels))}
+        name = "rt.label_switch"
+    elif isinstance(task, StreamActive):
+        attrs = {"stream": IntegerAttr(task.stream)}
+        name = "rt.stream_active"
+    elif isinstance(task, StreamSwitch):
+        attrs = {"cond": rt.encode_ref(task.cond), "condition": StringAttr(task.condition),
+                 "value": IntegerAttr(task.value), "true_stream": IntegerAttr(task.true_stream)}
+        name = "rt.stream_switch"
     else:
         raise TypeError(f"not a task: {task!r}")
     if task.loc:

@@ -29,6 +29,11 @@ the ones marked *optional* may be left out::
          | {"kind": "record" | "wait", "event": 0, "loc": ""}
          | {"kind": "memcpy", "src": REF, "dst": REF, "loc": ""}
          | {"kind": "end_graph", "loc": ""}                       (loc optional everywhere)
+         | {"kind": "label_set" | "label_goto", "label": 0}
+         | {"kind": "label_switch", "index": REF, "labels": [1, 0]}  (index: one integer or i1 element)
+         | {"kind": "stream_active", "stream": 2}
+         | {"kind": "stream_switch", "cond": REF, "condition": "ne", "value": 0, "true_stream": 3}
+                                                                   (condition optional, "ne"; value optional, 0)
     ATTR = an integer (an i64 attribute) | a float (f64) | a string | true/false
          | a list of ATTR | {"mlir": "<any attribute in MLIR syntax>"}  (e.g. "1.0 : f32")
 
@@ -49,8 +54,9 @@ from typing import Any, Callable, NoReturn
 import numpy as np
 
 from geir.backends.rt_module import element_type_of, module_from_task_list, task_list_from_module
-from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task,
-                                TaskList, TensorRef, Wait, WeightBlob)
+from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy,
+                                     Record, Stream, StreamActive, StreamSwitch, Task, TaskList, TensorRef, Wait,
+                                     WeightBlob)
 from geir.attributes import (ArrayAttr, Attribute, BoolAttr, FileLineColLoc, FloatAttr, IntegerAttr,
                              StringAttr)
 from geir.diagnostics import Diagnostic, DiagnosticError
@@ -140,6 +146,15 @@ def _task(task: Task) -> dict[str, Any]:
         return {"kind": task.kind, "event": task.event, "loc": task.loc}
     if isinstance(task, Memcpy):
         return {"kind": "memcpy", "src": _ref(task.src), "dst": _ref(task.dst), "loc": task.loc}
+    if isinstance(task, (LabelSet, LabelGoto)):
+        return {"kind": task.kind, "label": task.label, "loc": task.loc}
+    if isinstance(task, LabelSwitch):
+        return {"kind": "label_switch", "index": _ref(task.index), "labels": list(task.labels), "loc": task.loc}
+    if isinstance(task, StreamActive):
+        return {"kind": "stream_active", "stream": task.stream, "loc": task.loc}
+    if isinstance(task, StreamSwitch):
+        return {"kind": "stream_switch", "cond": _ref(task.cond), "condition": task.condition, "value": task.value,
+                "true_stream": task.true_stream, "loc": task.loc}
     return {"kind": "end_graph", "loc": task.loc}
 
 
@@ -343,8 +358,21 @@ class _Reader:
                           self.ref(self.get(o, "dst", dict, path), path + ("dst",)), loc)
         if kind == "end_graph":
             return EndGraph(loc)
-        self.fail(path + ("kind",), f"unknown task kind \"{kind}\" (expected kernel, record, wait, memcpy or "
-                                    "end_graph)")
+        if kind in ("label_set", "label_goto"):
+            return (LabelSet if kind == "label_set" else LabelGoto)(self.natural(o, "label", path), loc)
+        if kind == "label_switch":
+            labels = self.get(o, "labels", list, path)
+            if not labels or any(not isinstance(x, int) or isinstance(x, bool) or x < 0 for x in labels):
+                self.fail(path + ("labels",), "expected a non-empty list of non-negative integers")
+            return LabelSwitch(self.ref(self.get(o, "index", dict, path), path + ("index",)), list(labels), loc)
+        if kind == "stream_active":
+            return StreamActive(self.natural(o, "stream", path), loc)
+        if kind == "stream_switch":
+            return StreamSwitch(self.ref(self.get(o, "cond", dict, path), path + ("cond",)),
+                                self.natural(o, "true_stream", path), self.get(o, "condition", str, path, "ne"),
+                                self.get(o, "value", int, path, 0), loc)
+        self.fail(path + ("kind",), f"unknown task kind \"{kind}\" (expected kernel, record, wait, memcpy, "
+                                    "end_graph, label_set, label_goto, label_switch, stream_active or stream_switch)")
 
     def attribute(self, value: Any, path: tuple[str | int, ...]) -> Attribute:
         if isinstance(value, bool):

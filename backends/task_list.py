@@ -20,8 +20,9 @@ import numpy as np
 
 from geir.types import parse_element_type
 
-__all__ = ["element_bytes", "TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "Task", "Stream", "WeightBlob",
-           "Binding", "TaskList", "ARENA", "WEIGHTS"]
+__all__ = ["element_bytes", "TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "LabelSet", "LabelGoto",
+           "LabelSwitch", "StreamActive", "StreamSwitch", "CONTROL_TASKS", "SWITCH_CONDITIONS", "Task", "Stream",
+           "WeightBlob", "Binding", "TaskList", "ARENA", "WEIGHTS"]
 
 ARENA: Literal["arena"] = "arena"
 WEIGHTS: Literal["weights"] = "weights"
@@ -113,7 +114,71 @@ class EndGraph:
     kind: str = attrs.field(default="end_graph", init=False)
 
 
-Task = Kernel | Record | Wait | Memcpy | EndGraph
+@attrs.define
+class LabelSet:
+    """Mark this point of the stream as label ``label`` (a jump target; GE's
+    LABEL_SET task, ``rtLabelSet``)."""
+
+    label: int
+    loc: str = ""
+    kind: str = attrs.field(default="label_set", init=False)
+
+
+@attrs.define
+class LabelGoto:
+    """Go on at label ``label`` of this stream (GE's LABEL_GOTO_EX, ``rtLabelGotoEx``)."""
+
+    label: int
+    loc: str = ""
+    kind: str = attrs.field(default="label_goto", init=False)
+
+
+@attrs.define
+class LabelSwitch:
+    """Read the integer scalar at ``index`` and go on at ``labels[index]`` of this
+    stream; an index past the end takes the last label (GE's
+    LABEL_SWITCH_BY_INDEX, ``rtLabelSwitchByIndex``: ``If`` switches on its
+    predicate over [else, then], ``While`` over [exit, body])."""
+
+    index: TensorRef
+    labels: list[int]
+    loc: str = ""
+    kind: str = attrs.field(default="label_switch", init=False)
+
+
+@attrs.define
+class StreamActive:
+    """Start stream ``stream`` from its first task (GE's STREAM_ACTIVE,
+    ``rtStreamActive``); a stream some task activates is not started with the
+    model (GE binds it as a non-head stream)."""
+
+    stream: int
+    loc: str = ""
+    kind: str = attrs.field(default="stream_active", init=False)
+
+
+#: the comparisons a stream switch makes, GE's ``rtCondition_t`` order
+SWITCH_CONDITIONS = ("eq", "ne", "gt", "ge", "lt", "le")
+
+
+@attrs.define
+class StreamSwitch:
+    """Read the scalar at ``cond`` and, when ``cond <condition> value`` holds,
+    start stream ``true_stream``; this stream goes on either way (GE's
+    STREAM_SWITCH, ``rtStreamSwitchEx``)."""
+
+    cond: TensorRef
+    true_stream: int
+    condition: str = "ne"
+    value: int = 0
+    loc: str = ""
+    kind: str = attrs.field(default="stream_switch", init=False)
+
+
+#: the task kinds that steer streams instead of computing
+CONTROL_TASKS = ("label_set", "label_goto", "label_switch", "stream_active", "stream_switch")
+
+Task = Kernel | Record | Wait | Memcpy | EndGraph | LabelSet | LabelGoto | LabelSwitch | StreamActive | StreamSwitch
 
 
 @attrs.define
@@ -155,6 +220,12 @@ class TaskList:
     outputs: list[Binding] = attrs.Factory(list)
     num_events: int = 0
     name: str = "main"
+
+    def activated_streams(self) -> set[int]:
+        """The streams a stream-active or stream-switch task starts: they do not
+        start with the model (GE's non-head streams)."""
+        return {t.stream if isinstance(t, StreamActive) else t.true_stream
+                for s in self.streams for t in s.tasks if isinstance(t, (StreamActive, StreamSwitch))}
 
     def all_tasks(self) -> list[tuple[int, int, Task]]:
         """(stream id, index in stream, task) for every task."""

@@ -27,9 +27,21 @@ Encodings (one each, shared by every op):
 The verifier checks each task where it stands (refs well formed and inside the
 arena / weight space, kernels name registered ``ge`` ops with a fitting number of
 inputs and outputs, kernels and copies never write the read-only weight space,
-events below ``num_events``) and, on ``rt.model``, what needs the whole model
-(stream ids unique, every ``rt.wait`` has an ``rt.record`` of its event, bindings
-and weights inside their spaces). :mod:`geir.backends.rt_module` converts to and from
+events below ``num_events``, a switch reads one integer or i1 element of the
+arena) and, on ``rt.model``, what needs the whole model (stream ids unique,
+every ``rt.wait`` has an ``rt.record`` of its event, bindings and weights inside
+their spaces, each label set once and every jump to it on its stream, every
+activated stream declared and not the activating one).
+
+Control tasks (GE's runtime v1 task sink runs ``If`` / ``While`` / ``Case`` with
+them, on the device)::
+
+    rt.label_switch {index = ["arena", 0, tensor<i1>], labels = [1, 0]} : () -> ()
+    rt.label_set {label = 0 : i64} : () -> ()
+    rt.stream_active {stream = 2 : i64} : () -> ()
+    rt.label_goto {label = 2 : i64} : () -> ()
+    rt.stream_switch {cond = ["arena", 0, tensor<i32>], condition = "ne", value = 0 : i64,
+                      true_stream = 3 : i64} : () -> () :mod:`geir.backends.rt_module` converts to and from
 the in-memory :class:`~geir.backends.task_list.TaskList`.
 """
 
@@ -46,13 +58,17 @@ from geir.opdef import AttrDef, Dialect, InferError
 from geir.operation import Operation
 from geir.types import TensorType, parse_element_type
 
-__all__ = ["DIALECT", "TASK_OPS", "NOT_KERNEL_GE_OPS", "encode_ref", "decode_ref", "encode_binding",
+__all__ = ["DIALECT", "TASK_OPS", "CONTROL_TASK_OPS", "NOT_KERNEL_GE_OPS", "encode_ref", "decode_ref", "encode_binding",
            "decode_binding", "decode_weight", "enclosing_model"]
 
 DIALECT = Dialect("rt")
 
 #: the ops a stream may hold, in the order a reader meets them
-TASK_OPS = frozenset({"rt.kernel", "rt.record", "rt.wait", "rt.memcpy", "rt.end_graph"})
+TASK_OPS = frozenset({"rt.kernel", "rt.record", "rt.wait", "rt.memcpy", "rt.end_graph", "rt.label_set",
+                      "rt.label_goto", "rt.label_switch", "rt.stream_active", "rt.stream_switch"})
+#: the tasks that steer streams (labels, stream activation and switches)
+CONTROL_TASK_OPS = frozenset({"rt.label_set", "rt.label_goto", "rt.label_switch", "rt.stream_active",
+                              "rt.stream_switch"})
 
 #: ge ops that never become a kernel: structure, constants (weights), the absent
 #: value, and the synchronisation ops (they become rt.record / rt.wait)
@@ -228,6 +244,55 @@ def verify_end_graph(op: Operation) -> None:
     _model_of_task(op)
 
 
+def verify_label_task(op: Operation) -> None:
+    """A non-negative label id (that the label is set is a whole-model check)."""
+    _model_of_task(op)
+    label = op.get_attr("label")
+    if not isinstance(label, int) or label < 0:
+        raise InferError(f"label must be a non-negative integer, got {label}")
+
+
+def _check_scalar_read(op: Operation, name: str, model: Operation) -> None:
+    ref = decode_ref(op.attributes[name], name)
+    assert ref is not None
+    _check_in_space(ref, model, name)
+    if ref.space != ARENA:
+        raise InferError(f"{name} is in the {ref.space} space; a switch reads a value computed in the arena")
+    n = 1
+    for d in ref.shape:
+        n *= d
+    if n != 1 or not (ref.dtype == "i1" or ref.dtype.lstrip("u").startswith("i")):
+        raise InferError(f"{name} must be one integer or i1 element, got tensor<{'x'.join(map(str, ref.shape))}"
+                         f"{'x' if ref.shape else ''}{ref.dtype}>")
+
+
+def verify_label_switch(op: Operation) -> None:
+    """One integer (or i1) element read from the arena, and at least one label."""
+    model = _model_of_task(op)
+    _check_scalar_read(op, "index", model)
+    labels = op.get_attr("labels")
+    if not isinstance(labels, list) or not labels or any(not isinstance(x, int) or x < 0 for x in labels):
+        raise InferError(f"labels must be a non-empty array of non-negative integers, got {labels}")
+
+
+def verify_stream_active(op: Operation) -> None:
+    _model_of_task(op)
+    if _int_attr(op, "stream") < 0:
+        raise InferError(f"stream must be non-negative, got {op.get_attr('stream')}")
+
+
+def verify_stream_switch(op: Operation) -> None:
+    """One integer (or i1) element read from the arena, a known comparison, a stream id."""
+    from geir.backends.task_list import SWITCH_CONDITIONS
+    model = _model_of_task(op)
+    _check_scalar_read(op, "cond", model)
+    condition = op.get_attr("condition", "ne")
+    if condition not in SWITCH_CONDITIONS:
+        raise InferError(f"condition must be one of {', '.join(SWITCH_CONDITIONS)}, got '{condition}'")
+    if _int_attr(op, "true_stream") < 0:
+        raise InferError(f"true_stream must be non-negative, got {op.get_attr('true_stream')}")
+
+
 def verify_stream(op: Operation) -> None:
     """Directly in an ``rt.model``, a non-negative id, and only tasks inside."""
     parent = op.parent_op
@@ -282,6 +347,7 @@ def verify_model(op: Operation) -> None:
                         recorded.add(_int_attr(task, "event"))
                     elif task.name == "rt.wait":
                         waits.append(task)
+    problems.extend(_control_problems(streams))
     for wait in waits:
         event = _int_attr(wait, "event")
         if event not in recorded:
@@ -289,6 +355,51 @@ def verify_model(op: Operation) -> None:
                                         "model records it"))
     if problems:
         raise DiagnosticError(problems)
+
+
+def _control_problems(streams: dict[int, Operation]) -> list[Diagnostic]:
+    """Labels set once and jumped to only from their own stream; activations of
+    declared streams other than the activating one."""
+    problems: list[Diagnostic] = []
+    label_at: dict[int, tuple[int, Operation]] = {}
+    jumps: list[tuple[int, int, Operation]] = []
+    activations: list[tuple[int, int, Operation]] = []
+    for sid, stream in streams.items():
+        for block in stream.regions[0].blocks:
+            for task in block.ops:
+                if task.name == "rt.label_set":
+                    label = _int_attr(task, "label")
+                    first = label_at.get(label)
+                    if first is not None:
+                        problems.append(_diag(task, f"'rt.label_set' op sets label {label}, which is already set")
+                                        .attach_note("first set here", op_position(first[1])))
+                    else:
+                        label_at[label] = (sid, task)
+                elif task.name == "rt.label_goto":
+                    jumps.append((sid, _int_attr(task, "label"), task))
+                elif task.name == "rt.label_switch":
+                    labels = task.get_attr("labels")
+                    for label in labels if isinstance(labels, list) else []:
+                        jumps.append((sid, int(label), task))
+                elif task.name in ("rt.stream_active", "rt.stream_switch"):
+                    key = "stream" if task.name == "rt.stream_active" else "true_stream"
+                    activations.append((sid, _int_attr(task, key), task))
+    for sid, label, task in jumps:
+        target = label_at.get(label)
+        if target is None:
+            problems.append(_diag(task, f"'{task.name}' op jumps to label {label}, but no 'rt.label_set' in the "
+                                        "model sets it"))
+        elif target[0] != sid:
+            problems.append(_diag(task, f"'{task.name}' op on stream {sid} jumps to label {label}, which is set on "
+                                        f"stream {target[0]}; a jump stays on its stream")
+                            .attach_note("label set here", op_position(target[1])))
+    for sid, target_id, task in activations:
+        if target_id == sid:
+            problems.append(_diag(task, f"'{task.name}' op activates its own stream {sid}"))
+        elif target_id not in streams:
+            problems.append(_diag(task, f"'{task.name}' op activates stream {target_id}, which the model does not "
+                                        "declare"))
+    return problems
 
 
 def _verify_weights(op: Operation) -> None:
@@ -370,6 +481,25 @@ DIALECT.define("memcpy", results=0, verify=verify_memcpy,
                summary="Copy src to dst on the SDMA engine.")
 DIALECT.define("end_graph", results=0, verify=verify_end_graph, attributes=(_LOC,),
                summary="The end of the stream's work for one run.")
+DIALECT.define("label_set", results=0, verify=verify_label_task,
+               attributes=(AttrDef("label", "int", required=True), _LOC),
+               summary="Mark this point of the stream as a label (a jump target).")
+DIALECT.define("label_goto", results=0, verify=verify_label_task,
+               attributes=(AttrDef("label", "int", required=True), _LOC),
+               summary="Go on at a label of this stream.")
+DIALECT.define("label_switch", results=0, verify=verify_label_switch,
+               attributes=(AttrDef("index", "array", required=True, doc="ref of one integer or i1 element"),
+                           AttrDef("labels", "ints", required=True,
+                                   doc="the label of each index value; past the end: the last"), _LOC),
+               summary="Go on at labels[index] of this stream (If: [else, then]; While: [exit, body]).")
+DIALECT.define("stream_active", results=0, verify=verify_stream_active,
+               attributes=(AttrDef("stream", "int", required=True), _LOC),
+               summary="Start a stream that does not start with the model, from its first task.")
+DIALECT.define("stream_switch", results=0, verify=verify_stream_switch,
+               attributes=(AttrDef("cond", "array", required=True, doc="ref of one integer or i1 element"),
+                           AttrDef("condition", "str", "ne", doc="eq, ne, gt, ge, lt or le"),
+                           AttrDef("value", "int", 0), AttrDef("true_stream", "int", required=True), _LOC),
+               summary="Start true_stream when `cond <condition> value` holds; this stream goes on either way.")
 
 
 def ref_list(op: Operation, name: str) -> list[Any]:

@@ -167,7 +167,7 @@ rt.model ({
 
 rt.model ({
   rt.stream ({
-    // expected-error@+1 {{'ge.none' op is not a task; an 'rt.stream' holds only rt.end_graph, rt.kernel, rt.memcpy, rt.record, rt.wait}}
+    // expected-error@+1 {{'ge.none' op is not a task; an 'rt.stream' holds only rt.end_graph, rt.kernel, rt.label_goto, rt.label_set, rt.label_switch, rt.memcpy, rt.record, rt.stream_active, rt.stream_switch, rt.wait}}
     %n = ge.none : () -> none
   }) {id = 0} : () -> ()
 }) {sym_name = "m", arena_size = 0} : () -> ()
