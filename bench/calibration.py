@@ -54,7 +54,8 @@ import attrs
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from geir.backends.emulator import EmulatorOptions, emulate  # noqa: E402
-from geir.backends.task_list import ARENA, EndGraph, Kernel, Record, Stream, Task, TaskList, TensorRef, Wait  # noqa: E402
+from geir.backends.task_list import (ARENA, WEIGHTS, EndGraph, Kernel, Record, Stream, Task, TaskList,  # noqa: E402
+                                    TensorRef, Wait)
 
 #: IOS README, "Comparison of Different Schedules" (V100, batch 1, ms)
 PUBLISHED = {
@@ -463,12 +464,14 @@ def _task_list(net: Net, stream_of: list[int], order: list[int], barriers: dict[
         count[s] += 1
     # pass 2: the tasks
     tasks: list[list[Task]] = [[] for _ in range(nstreams)]
-    outputs: list[TensorRef] = [TensorRef(ARENA, 0, (1,), "f32")] * len(net.nodes)
+    outputs: list[TensorRef] = [TensorRef(ARENA, 0, (1, 1, 1, 1), "f32")] * len(net.nodes)
     consumers: dict[int, list[int]] = {}
     for p, g in sorted(needed):
         consumers.setdefault(p, []).append(g)
     edge_event: dict[tuple[int, int], int] = {}
-    offset = 0
+    arena = _Arena()
+    graph_input = arena.tensor((3, *net.input))
+    weights = _Arena()
     event = 0
     for i, g in enumerate(order):
         if barriers is not None and i in barriers:
@@ -486,22 +489,64 @@ def _task_list(net: Net, stream_of: list[int], order: list[int], barriers: dict[
         for p in node.preds:
             if (p, g) in edge_event:
                 tasks[s].append(Wait(edge_event[(p, g)]))
-        ins = [outputs[p] for p in node.preds]
-        for op in node.ops:
-            out = TensorRef(ARENA, offset, op.out, "f32")
-            offset += -(-out.nbytes // 512) * 512
-            tasks[s].append(Kernel(op=op.op, engine="AICore", inputs=list(ins), outputs=[out], flops=op.flops,
-                                   bytes=op.nbytes, loc=f"{net.name}:{node.name}{g}"))
-            ins = [out]
-        outputs[g] = ins[0]
+        loc = f"{net.name}:{node.name}{g}"
+        value = _combine(node.terms, outputs, graph_input, arena, tasks[s], loc)
+        # an identity node is its combined input (its own op only says which combination)
+        for op in ([] if node.name == "identity" else node.ops):
+            out = arena.tensor(op.out)
+            ins: list[TensorRef | None] = [value]
+            attributes: dict[str, object] = {}
+            if op.op == "ge.conv2d":
+                (kh, kw), _, _, groups = op.window  # type: ignore[misc]
+                ins.append(weights.tensor((op.out[0], value.shape[1] // groups, kh, kw), WEIGHTS))
+                attributes["group"] = groups
+            tasks[s].append(Kernel(op=op.op, engine="AICore", inputs=ins, outputs=[out], attributes=attributes,
+                                   flops=op.flops, loc=loc))
+            value = out
+        outputs[g] = value
         for h in consumers.get(g, []):
             tasks[s].append(Record(event))
             edge_event[(g, h)] = event
             event += 1
     for t in tasks:
         t.append(EndGraph())
-    return TaskList(streams=[Stream(i, 0, t) for i, t in enumerate(tasks)], arena_size=offset, num_events=event,
-                    name=f"{net.name}/{label}")
+    return TaskList(streams=[Stream(i, 0, t) for i, t in enumerate(tasks)], arena_size=arena.size,
+                    weight_size=weights.size, num_events=event, name=f"{net.name}/{label}")
+
+
+class _Arena:
+    """Bump allocation of (1, C, H, W) f32 tensors, 512-byte aligned: every value its own block."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def tensor(self, shape: tuple[int, ...], space: str = ARENA) -> TensorRef:
+        ref = TensorRef(space, self.size, (1, *shape) if len(shape) == 3 else shape, "f32")  # type: ignore[arg-type]
+        self.size += -(-ref.nbytes // 512) * 512
+        return ref
+
+
+def _combine(terms: list[list[Value]], outputs: list[TensorRef], graph_input: TensorRef, arena: _Arena,
+             stream: list[Task], loc: str) -> TensorRef:
+    """A node's input as :func:`to_ge` builds it: the values of a term summed by
+    ``ge.add`` kernels, the terms concatenated along channels by a ``ge.concat``
+    (a batch-1 channel concat needs no task: the cost model gives it none)."""
+    parts = []
+    for term in terms:
+        value = outputs[term[0][0]] if term[0][0] >= 0 else graph_input
+        for other in term[1:]:
+            out = arena.tensor(value.shape[1:])
+            stream.append(Kernel(op="ge.add", engine="AICore", inputs=[value, outputs[other[0]]], outputs=[out],
+                                 flops=float(out.nbytes // F32), loc=loc))
+            value = out
+        parts.append(value)
+    if len(parts) == 1:
+        return parts[0]
+    c = sum(p.shape[1] for p in parts)
+    out = arena.tensor((c, *parts[0].shape[2:]))
+    stream.append(Kernel(op="ge.concat", engine="AICore", inputs=list(parts), outputs=[out], attributes={"axis": 1},
+                         loc=loc))
+    return out
 
 
 def sequential(net: Net) -> TaskList:
@@ -683,8 +728,7 @@ def calibrate(device: str, mode: str, params: list[str], share: bool = True,
             times[f"chains<={k}"] = run(chains(net, k), device, mode, params, share)
         best = min(times, key=times.__getitem__)  # same kernels as "sequential": the same baseline
         times.update({f"pass:{k}": v for k, v in pass_times.items()})
-        kernels = sum(len(nd.ops) for nd in net.nodes)
-        rows.append({"net": name, "nodes": len(net.nodes), "kernels": kernels, "times": times, "best": best,
+        rows.append({"net": name, "nodes": len(net.nodes), "times": times, "best": best,
                      "saturated": SATURATED[f"{name}/all-at-once"]})
     return rows
 
@@ -692,38 +736,67 @@ def calibrate(device: str, mode: str, params: list[str], share: bool = True,
 def _print(rows: list[dict[str, object]], title: str) -> None:
     print(title)
     passes = any("pass:single" in r["times"] for r in rows)  # type: ignore[operator]
-    extra = f" {'pass:single':>11} {'pass:cost':>9} {'single/cost':>11}" if passes else ""
-    print(f"{'network':<13} {'nodes':>5} {'seq ms':>7} {'greedy':>7} {'all':>7}{extra} {'best':>7} {'(which)':<16} "
-          f"{'seq/greedy emu':>14} {'IOS':>5} {'err':>5} {'seq/best emu':>12} {'IOS-P':>5} {'err':>5} "
-          f"{'seq/all':>7} {'HBM sat':>7}")
+    extra = f" {'pass:single':>11} {'best pass':>16} {'speed-up':>8} {'err':>5}" if passes else ""
+    print(f"{'network':<13} {'nodes':>5} {'seq ms':>7} {'IOS':>6} {'greedy':>7} {'all':>7} {'best':>7} {'(which)':<14} "
+          f"{'seq/greedy':>10} {'IOS':>5} {'err':>5} {'seq/best':>8} {'IOS-P':>5} {'err':>5}{extra} {'HBM sat':>7}")
     for row in rows:
-        t = row["times"]
+        t: dict[str, float] = row["times"]  # type: ignore[assignment]
         pub = PUBLISHED[row["net"]]  # type: ignore[index]
-        seq = t["sequential"]  # type: ignore[index]
-        g_emu, g_pub = seq / t["greedy"], pub["sequential"] / pub["greedy"]  # type: ignore[index]
+        seq = t["sequential"]
+        g_emu, g_pub = seq / t["greedy"], pub["sequential"] / pub["greedy"]
         b_emu, b_pub = seq / t[row["best"]], pub["sequential"] / pub["ios_parallel"]  # type: ignore[index]
-        cells = (f" {t['pass:single']:>11.3f} {t['pass:cost']:>9.3f} "  # type: ignore[index]
-                 f"{t['pass:single'] / t['pass:cost']:>11.2f}" if passes else "")  # type: ignore[index]
-        print(f"{row['net']:<13} {row['nodes']:>5} {seq:>7.3f} {t['greedy']:>7.3f} {t['all-at-once']:>7.3f}{cells} "  # type: ignore[index]
-              f"{t[row['best']]:>7.3f} {row['best']:<16} {g_emu:>14.2f} {g_pub:>5.2f} {g_emu / g_pub - 1:>+5.0%} "  # type: ignore[index]
-              f"{b_emu:>12.2f} {b_pub:>5.2f} {b_emu / b_pub - 1:>+5.0%} {seq / t['all-at-once']:>7.2f} "  # type: ignore[index]
-              f"{row['saturated']:>7.1%}")
+        cells = ""
+        if passes:
+            strategy = min((k for k in t if k.startswith("pass:") and k != "pass:single"), key=t.__getitem__)
+            p_emu = t["pass:single"] / t[strategy]
+            cells = (f" {t['pass:single']:>11.3f} {strategy[5:] + f' {t[strategy]:.3f}':>16} {p_emu:>8.2f} "
+                     f"{p_emu / b_pub - 1:>+5.0%}")
+        print(f"{row['net']:<13} {row['nodes']:>5} {seq:>7.3f} {pub['sequential']:>6.2f} {t['greedy']:>7.3f} "
+              f"{t['all-at-once']:>7.3f} {t[row['best']]:>7.3f} {row['best']:<14} "  # type: ignore[index]
+              f"{g_emu:>10.2f} {g_pub:>5.2f} {g_emu / g_pub - 1:>+5.0%} {b_emu:>8.2f} {b_pub:>5.2f} "
+              f"{b_emu / b_pub - 1:>+5.0%}{cells} {row['saturated']:>7.1%}")
+
+
+def sweep(device: str, mode: str, params: list[str], key: str, values: list[str]) -> None:
+    """Sensitivity of the task-list schedules' speed-ups to one device parameter:
+    Sequential/Greedy and Sequential/best per network for every value."""
+    print(f"sensitivity to {key} ({mode} mode): seq ms, seq/greedy, seq/best per network; IOS measured: "
+          + ", ".join(f"{n} {p['sequential'] / p['greedy']:.2f} / {p['sequential'] / p['ios_parallel']:.2f}"
+                      for n, p in PUBLISHED.items()))
+    for value in values:
+        rows = calibrate(device, mode, [*params, f"{key}={value}"], passes=False)
+        cells = []
+        for row in rows:
+            t: dict[str, float] = row["times"]  # type: ignore[assignment]
+            seq = t["sequential"]
+            cells.append(f"{row['net']} {seq:.2f} {seq / t['greedy']:.2f} {seq / t[row['best']]:.2f}")  # type: ignore[index]
+        print(f"  {key}={value}: " + "; ".join(cells), flush=True)
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--device", default="V100")
-    p.add_argument("--mode", choices=("sink", "host", "both"), default="both",
-                   help="sink: tasks on the device up front; host: one host thread launches every task, "
-                        "records and waits included (default: both)")
+    p.add_argument("--mode", choices=("sink", "host", "both"), default="host",
+                   help="host (default; how IOS and RAF ran: one host thread launching every kernel, record and "
+                        "wait onto CUDA streams): every task launched at host_launch_us apiece; sink: every task "
+                        "on the device up front")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--no-sharing", action="store_true", help="also run without bandwidth sharing (share_hbm off)")
     p.add_argument("--no-passes", action="store_true", help="skip geir's partition-streams strategies")
     p.add_argument("--max-streams", type=int, default=64, help="max-streams of the partition-streams strategies")
+    p.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="instead of the table: the task-list speed-ups for every value of a device parameter")
     args = p.parse_args()
+    modes = ("sink", "host") if args.mode == "both" else (args.mode,)
+    if args.sweep:
+        for spec in args.sweep:
+            key, _, values = spec.partition("=")
+            for mode in modes:
+                sweep(args.device, mode, args.device_param, key, values.split(","))
+        return 0
     kw = {"passes": not args.no_passes, "max_streams": args.max_streams}
     print(f"IOS calibration on {args.device}; published: IOS README (V100, batch 1); err = emulated / published - 1")
-    for mode in (("sink", "host") if args.mode == "both" else (args.mode,)):
+    for mode in modes:
         _print(calibrate(args.device, mode, args.device_param, **kw), f"{mode} mode, HBM bandwidth shared (fluid model):")
         if args.no_sharing:
             _print(calibrate(args.device, mode, args.device_param, share=False, **kw),

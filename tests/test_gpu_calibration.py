@@ -1,0 +1,103 @@
+"""The GPU multi-stream calibration bench (bench/calibration.py) builds IOS's
+networks two ways: hand-built task lists for IOS's own schedules, and a
+``ge.graph`` through geir's passes. Both must go through the same kernel model,
+so every kernel carries its operand shapes and the two forms cost the same."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections import Counter
+from types import ModuleType
+
+import pytest
+
+from geir.backends.cost_model import CONV_OPS, GE_LOCAL, CostModel
+from geir.backends.device_profile import load_profile
+from geir.backends.emulator import EmulatorOptions, emulate
+from geir.backends.task_list import WEIGHTS, Kernel, Record, TaskList, Wait
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "calibration.py")
+
+
+@pytest.fixture(scope="module")
+def calibration() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gpu_calibration_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def squeezenet(calibration: ModuleType) -> object:
+    return calibration.squeezenet()
+
+
+def _kernels(tl: TaskList) -> list[Kernel]:
+    return [t for s in tl.streams for t in s.tasks if isinstance(t, Kernel)]
+
+
+def test_hand_built_kernels_carry_shapes(calibration: ModuleType, squeezenet: object) -> None:
+    tl = calibration.sequential(squeezenet)
+    kernels = _kernels(tl)
+    convs = [k for k in kernels if k.op == "ge.conv2d"]
+    assert convs and len(convs) == sum(1 for n in squeezenet.nodes for op in n.ops if op.op == "ge.conv2d")
+    for k in convs:
+        x, w = k.inputs
+        assert x is not None and w is not None and w.space == WEIGHTS
+        assert len(x.shape) == 4 and len(w.shape) == 4 and x.shape[0] == 1
+        # the weight's input channels are the activation's, per group
+        assert w.shape[1] * k.attributes["group"] == x.shape[1]
+        assert k.outputs[0].shape[1] == w.shape[0]
+    for k in kernels:
+        assert all(r is not None and len(r.shape) == 4 for r in (*k.inputs, *k.outputs))
+    # weights lie inside the weight space, activations inside the arena
+    assert max(k.inputs[1].end for k in convs) <= tl.weight_size  # type: ignore[union-attr]
+    assert max(r.end for k in kernels for r in k.outputs) <= tl.arena_size
+
+
+def test_task_list_and_ir_forms_cost_the_same_kernels(calibration: ModuleType, squeezenet: object) -> None:
+    from geir.parser import parse_module
+    from geir.passes.lower_to_tasks import graph_task_list
+    from geir.passes.pass_manager import PassManager
+    from geir.passes.pipeline import parse_pipeline
+    module = parse_module(calibration.to_ge(squeezenet), "squeezenet.mlir")
+    PassManager(parse_pipeline("assign-engines,partition-streams{strategy=single device=V100},"
+                               "insert-events{device=V100}"), verify_each=False).run(module)
+    ir = graph_task_list(next(module.graphs()))
+    cost = CostModel(load_profile("V100"))
+
+    def costs(tl: TaskList) -> Counter[tuple[str, str, int, float]]:
+        out: Counter[tuple[str, str, int, float]] = Counter()
+        for k in _kernels(tl):
+            c = cost.kernel(k)
+            if c.pool != GE_LOCAL:
+                out[(k.op, c.pool, c.units, round(c.duration_us, 6))] += 1
+        return out
+
+    hand = costs(calibration.sequential(squeezenet))
+    assert hand == costs(ir)
+    # the convolutions' tilings decide their SMs: not every one takes the whole GPU
+    conv_units = {units for (op, _, units, _) in hand if op[3:] in CONV_OPS}
+    assert min(conv_units) < load_profile("V100")["ai_cores"] and len(conv_units) > 1
+
+
+@pytest.mark.parametrize("schedule", ["greedy", "chains", "chains4"])
+def test_schedules_are_race_free_and_keep_the_kernels(calibration: ModuleType, squeezenet: object,
+                                                      schedule: str) -> None:
+    build = {"greedy": calibration.greedy, "chains": calibration.chains,
+             "chains4": lambda n: calibration.chains(n, 4)}[schedule]
+    tl = build(squeezenet)
+    seq = calibration.sequential(squeezenet)
+    assert Counter(k.op for k in _kernels(tl)) == Counter(k.op for k in _kernels(seq))
+    if schedule == "greedy":
+        assert len(tl.streams) <= calibration.MAX_STAGE
+    if schedule == "chains4":
+        assert len(tl.streams) <= 4
+    records = sum(isinstance(t, Record) for s in tl.streams for t in s.tasks)
+    assert records == sum(isinstance(t, Wait) for s in tl.streams for t in s.tasks) == tl.num_events
+    for mode in ("sink", "host"):
+        r = emulate(tl, None, EmulatorOptions(device="V100", mode=mode, timing_only=True, check_races=True,
+                                              progress=False))
+        assert r.clean, (mode, r.report["races"][:1], r.report["deadlock"])
