@@ -109,7 +109,10 @@ ROW_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "r
 PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice", "strided_slice"})
 
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
-COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "_op_aicore_num", "axis", "group", "transA")
+COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "_op_aicore_num", "axis", "group", "transA",
+                   "small_channel")
+#: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
+C04 = 4
 
 #: engine names as passes, GE and users spell them -> pool
 _ENGINE_ALIASES = {
@@ -294,6 +297,8 @@ class CostModel:
             if op in CONV_OPS and len(shapes) >= 2 and len(shapes[0]) >= 3 and len(shapes[1]) == len(shapes[0]):
                 x, w = shapes[0], shapes[1]
                 groups = max(1, _int_attribute(kernel.attributes, "group", 1))
+                if kernel.attributes and "small_channel" in kernel.attributes:
+                    c0 = C04
                 window = _elements(w[2:])
                 if op == "conv_transpose":
                     # as the gradient of a convolution: each input pixel meets every weight

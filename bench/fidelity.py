@@ -9,8 +9,9 @@ Each row names a graph-only ONNX export (``models/<file>``: every weight's
 shape and type, none of its bytes), a batch and, for BERT, a sequence length.
 The graph is imported timing-only, its symbolic ``batch`` and ``seq`` bound,
 compiled with ``ge-default`` on the device — its default precision mode
-(``force_fp16`` on the 310P3, as ATC) and GE's default stream allocation
-(``--strategy``) — lowered and emulated in sink mode, one launch, as ais_bench
+(``force_fp16`` on the 310P3, as ATC), GE's default stream allocation
+(``--strategy``) and ATC's ``--enable_small_channel`` where the row's notes say
+the vendor compiled with it — lowered and emulated in sink mode, one launch, as ais_bench
 times ``NPU_compute_time``. Printed per row: measured and emulated ms, their
 ratio and error; then the mean absolute percentage error (MAPE), the worst
 ratio, how many rows lie within 1.5x, and per model the throughput ratio
@@ -53,6 +54,13 @@ class Row:
     measured_ms: float
     source: str
     duplicate: bool
+    #: ATC ran with --enable_small_channel=1 (the row's notes say so)
+    small_channel: bool = False
+
+    @property
+    def key(self) -> tuple[str, int, int | None, bool]:
+        """What a compiled task list depends on."""
+        return (self.model, self.batch, self.seq, self.small_channel)
 
 
 @attrs.frozen
@@ -88,8 +96,15 @@ def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
             if models and os.path.splitext(name)[0] not in models:
                 continue
             rows.append(Row(name, int(r["batch"]), int(r["seq"]) if r["seq"] else None, float(r["ms_per_execution"]),
-                            r["source_path"], r["notes"].startswith("DUPLICATE")))
+                            r["source_path"], r["notes"].startswith("DUPLICATE"), _small_channel(r["notes"])))
     return rows
+
+
+def _small_channel(notes: str) -> bool:
+    """Whether the row's own ATC command had ``--enable_small_channel=1``: a duplicate's
+    notes describe the other measurement first, then this one after ``measured:``."""
+    own = notes[notes.find("measured:"):] if "measured:" in notes else notes
+    return "--enable_small_channel=1" in own
 
 
 def _input_shapes(path: str, batch: int, seq: int | None) -> dict[str, tuple[int, ...]]:
@@ -122,7 +137,8 @@ def compile_row(data: str, row: Row, device: str, strategy: str) -> TaskList:
     module = geir.import_onnx(path, input_shapes=_input_shapes(path, row.batch, row.seq))
     # shapes bound at import: fold the shape arithmetic they fix and re-infer, as ge-run does
     geir.run_pipeline(module, "specialize-shapes")
-    geir.run_pipeline(module, f"ge-default{{device={device} strategy={strategy}}}")
+    small = " enable-small-channel=true" if row.small_channel else ""
+    geir.run_pipeline(module, f"ge-default{{device={device} strategy={strategy}{small}}}")
     return geir.lower(module)
 
 
@@ -134,11 +150,11 @@ def emulate_ms(task_list: TaskList, device: str, params: Iterable[str] = ()) -> 
 
 
 def compile_rows(data: str, rows: Sequence[Row], device: str, strategy: str,
-                 progress: bool = True) -> dict[tuple[str, int, int | None], TaskList]:
-    """Every distinct (model, batch, seq) of ``rows``, compiled once."""
-    compiled: dict[tuple[str, int, int | None], TaskList] = {}
+                 progress: bool = True) -> dict[tuple[str, int, int | None, bool], TaskList]:
+    """Every distinct (model, batch, seq, ATC options) of ``rows``, compiled once."""
+    compiled: dict[tuple[str, int, int | None, bool], TaskList] = {}
     for row in rows:
-        key = (row.model, row.batch, row.seq)
+        key = row.key
         if key in compiled:
             continue
         start = time.perf_counter()
@@ -149,14 +165,14 @@ def compile_rows(data: str, rows: Sequence[Row], device: str, strategy: str,
     return compiled
 
 
-def evaluate(rows: Sequence[Row], compiled: dict[tuple[str, int, int | None], TaskList], device: str,
+def evaluate(rows: Sequence[Row], compiled: dict[tuple[str, int, int | None, bool], TaskList], device: str,
              params: Iterable[str] = ()) -> list[Result]:
     """Every row emulated with ``params`` overrides of the device profile."""
     params = list(params)
-    cache: dict[tuple[str, int, int | None], float] = {}
+    cache: dict[tuple[str, int, int | None, bool], float] = {}
     results = []
     for row in rows:
-        key = (row.model, row.batch, row.seq)
+        key = row.key
         if key not in cache:
             cache[key] = emulate_ms(compiled[key], device, params)
         results.append(Result(row, cache[key]))

@@ -32,11 +32,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fidelity  # noqa: E402
 
-from geir.backends.device_profile import load_profile  # noqa: E402
+from geir.backends.device_profile import PARAMS, load_profile  # noqa: E402
 
 #: the default free parameters and their bounds
 BOUNDS = {"cube_efficiency": (0.3, 1.0), "dram_efficiency": (0.3, 1.0), "kernel_overhead_us": (0.0, 20.0),
-          "vector_min_bytes_per_core": (512, 262144)}
+          "vector_min_bytes_per_core": (512, 262144), "core_ddr_bytes_per_cycle": (4.0, 128.0)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = fidelity.load_rows(data, [m for m in args.models.split(",") if m])
     compiled = fidelity.compile_rows(data, rows, args.device, args.strategy)
     profile = load_profile(args.device)
-    integer = {n for n in names if isinstance(profile[n], int)}
+    integer = {n for n in names if PARAMS[n].type is int}
 
     def overrides(x: np.ndarray) -> list[str]:
         return [f"{n}={int(round(v)) if n in integer else v}" for n, v in zip(names, x)]

@@ -24,6 +24,7 @@ PASSES: dict[str, str] = {
     "precision-mode": "geir.passes.precision_mode:PrecisionMode",
     "reuse-memory": "geir.passes.reuse_memory:ReuseMemory",
     "schedule-stats": "geir.passes.schedule_stats:ScheduleStats",
+    "small-channel": "geir.passes.small_channel:SmallChannel",
     "specialize-shapes": "geir.passes.specialize_shapes:SpecializeShapes",
 }
 

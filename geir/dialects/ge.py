@@ -36,6 +36,8 @@ COMMON_ATTRIBUTES = (
                                         "into (UB fusion)"),
     AttrDef("fused_output", "unit", doc="the result stays in the unified buffer of the op fused after it"),
     AttrDef("fused_bytes", "int", doc="bytes the ops fused after this one read besides the chain (UB fusion)"),
+    AttrDef("small_channel", "unit", doc="a convolution reads its at most four input channels in the C04 layout "
+                                         "(ATC's --enable_small_channel)"),
 )
 
 DIALECT = Dialect("ge", common_attributes=COMMON_ATTRIBUTES)

@@ -1,0 +1,67 @@
+"""``small-channel``: ATC's ``--enable_small_channel`` — a convolution with at
+most four input channels reads them in the C04 layout instead of padding them
+to a full C0 block.
+
+The cube multiplies 16-channel C0 blocks (``NC1HWC0``), so a first layer on an
+RGB image does the work of sixteen channels for its three. With
+``--enable_small_channel=1`` ATC gives such a convolution the ``NC1HWC0_C04``
+input and ``FRACTAL_Z_C04`` weight formats: four channels per block, the
+kernel window packed into the reduction dimension, so the reduction is
+``4 x kh x kw`` rounded up to the cube's fractal instead of ``16 x kh x kw``.
+CANN documents the gain for convolutions with at most four channels and
+recommends it for inference with AIPP; the option is off by default, as in ATC.
+
+The pass marks each such ``ge.conv2d`` with ``small_channel`` (the cost model
+reads it: its channels pad to 4, not to the device's C0). It changes no
+numerics. Remarks say what was marked (``ge-opt -Rpass=small-channel``).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from geir.attributes import IntegerAttr, UnitAttr
+from geir.module import Module
+from geir.operation import Operation
+from geir.passes.pass_base import ModulePass, PassContext, option
+from geir.types import TensorType
+
+__all__ = ["SmallChannel", "SMALL_CHANNELS"]
+
+#: the most input channels (per group) the C04 layout takes
+SMALL_CHANNELS = 4
+
+
+def _groups(op: Operation) -> int:
+    value = op.get_attr("group", 1)
+    if isinstance(value, IntegerAttr):
+        value = value.value
+    try:
+        return max(1, int(value or 1))
+    except (TypeError, ValueError):
+        return 1
+
+
+@attrs.define
+class SmallChannel(ModulePass):
+    name = "small-channel"
+    summary = "mark convolutions with at most four input channels for the C04 layout (ATC's --enable_small_channel)"
+
+    enable: bool = option(False, "ATC's --enable_small_channel: give convolutions with at most four input "
+                                 "channels the C04 layout (off by default, as in ATC)")
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        if not self.enable:
+            return
+        for graph in module.graphs():
+            for op in graph.regions[0].blocks[0].ops:
+                if op.name != "ge.conv2d" or not op.operands or _groups(op) != 1:
+                    continue
+                x = op.operands[0].type
+                if not isinstance(x, TensorType) or x.rank is None or x.rank < 3:
+                    continue
+                channels = x.shape[1]
+                if channels is None or channels < 0 or channels > SMALL_CHANNELS:
+                    continue
+                op.attributes["small_channel"] = UnitAttr()
+                ctx.remark(op, f"{channels} input channels: C04 layout (small channel)")
