@@ -74,6 +74,14 @@ PARAMS: dict[str, ParamSpec] = {
     "host_launch_us": ParamSpec(float, 0, "host cost of launching one task (host mode, runtime v2)"),
     "event_record_us": ParamSpec(float, 0, "time a stream spends on an event record"),
     "event_wait_us": ParamSpec(float, 0, "time from an event being recorded to its waiting stream going on"),
+    "label_switch_us": ParamSpec(float, 0, "time a stream spends on a label switch (reads an index, jumps)",
+                                 default_from="event_record_us"),
+    "label_goto_us": ParamSpec(float, 0, "time a stream spends on a label goto", default_from="event_record_us"),
+    "label_set_us": ParamSpec(float, 0, "time a stream spends on a label set", default_from="event_record_us"),
+    "stream_switch_us": ParamSpec(float, 0, "time a stream spends on a stream switch (reads a value, maybe "
+                                            "activates)", default_from="event_record_us"),
+    "stream_active_us": ParamSpec(float, 0, "time from a stream-active task to its stream starting",
+                                  default_from="event_record_us"),
     "l2_bytes": ParamSpec(int, 0, "L2 cache: the activations a kernel reads and writes are served from it as far "
                                   "as they fit"),
     "core_l2_bytes_per_cycle": ParamSpec(float, 1e-9, "bytes per cycle one core reads from L2"),

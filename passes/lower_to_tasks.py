@@ -37,15 +37,22 @@ What the lowering reads, and what it does when a decision is absent:
   priorities of the graph attribute ``ge.stream_priorities = [p0, p1, ...]``
   when present (else 0).
 
-Not lowered, with an error at the op: ops with regions (``ge.if``, ``ge.loop``,
-``ge.scan``) and GE's dataflow control ops (``ge.switch``, ``ge.merge``, frames):
-they need stream switch/activate tasks the task list does not have yet.
-Dynamic shapes are an error too: an arena plan needs every size.
+* ``ge.if`` and the while form of ``ge.loop``: label tasks on the control op's
+  stream (``rt.label_switch`` / ``rt.label_set`` / ``rt.label_goto``), as GE's
+  label makers build them for the task sink; the region's ops follow on the
+  same stream, its values bump-allocated past the planned arena, the two
+  branches of an ``if`` from the same base (see :mod:`.lower_control_flow`).
+
+Not lowered, with an error at the op (the host-driven path runs them):
+``ge.scan``, a loop with scan outputs or carried values that change shape, and
+GE's dataflow control ops (``ge.switch``, ``ge.merge``, frames). Dynamic shapes
+are an error too: an arena plan needs every size.
 """
 
 from __future__ import annotations
 
 import attrs
+import numpy as np
 
 from geir.backends.rt_module import model_from_task_list, weight_array
 from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
@@ -64,6 +71,7 @@ from geir.operation import Operation, Value
 from geir.rewriter import Rewriter
 from geir.types import TensorType, storage_dtype
 from geir.passes.pass_base import ModulePass, PassContext, option
+from geir.passes.lower_control_flow import ControlFlowEmitter, constant_weight, control_op_problem, nested_constants
 
 __all__ = ["LowerToTasks", "lower_graph", "graph_task_list", "kernel_task", "loc_text"]
 
@@ -146,6 +154,7 @@ class _GraphLowering:
         self.weight_values: list[DenseElementsAttr | DenseResourceAttr] = []
         self.weight_end = 0
         self.producer_stream: dict[Value, int] = {}
+        self.next_label = 0
 
     # ------------------------------------------------------------ driver
     def lower(self) -> TaskList:
@@ -187,14 +196,20 @@ class _GraphLowering:
             problem = self.storable(arg.type)
             if problem is not None:
                 self.error(self.graph, f"input #{i}: {problem}")
-        for op in self.ops:
+        for op in (inner for top in self.ops for inner in top.walk()):
             od = op.definition
             if op.dialect != "ge" or od is None:
                 self.error(op, "is not a registered ge op; lower-to-tasks lowers only the ge dialect")
             elif op.regions or od.has_trait("control"):
-                self.error(op, "is not supported by lower-to-tasks yet: control flow needs stream "
-                               "switch/activate tasks, which the task list does not have")
-            elif op.name != "ge.none":
+                problem = control_op_problem(op)
+                if problem is not None:
+                    self.error(op, problem)
+                else:
+                    for k, r in enumerate(op.results):
+                        problem = self.storable(r.type)
+                        if problem is not None:
+                            self.error(op, f"result #{k}: {problem}")
+            elif op.name not in ("ge.none", "ge.yield"):
                 for k, r in enumerate(op.results):
                     problem = self.storable(r.type)
                     if problem is not None:
@@ -266,9 +281,7 @@ class _GraphLowering:
     def plan_weights(self) -> None:
         end = 0
         names: set[str] = set()
-        for op in self.ops:
-            if op.name not in CONSTANT_OPS:
-                continue
+        for op in nested_constants(self.ops):
             value = op.attributes.get("value")
             assert isinstance(value, (DenseElementsAttr, DenseResourceAttr))  # the ge verifier checked it
             try:
@@ -285,6 +298,32 @@ class _GraphLowering:
             self.weight_values.append(value)
             self.refs[op.results[0]] = ref
         self.weight_end = end
+        self.weight_names = names
+
+    def constant(self, data: np.ndarray, element: object) -> TensorRef:
+        """A weight the lowering adds (a loop's 0, 1 or true), in the weight space."""
+        offset = _align(self.weight_end, self.alignment)
+        blob, value = constant_weight(data, element, _unique(f"__control{len(self.weights)}", self.weight_names),
+                                      offset)
+        self.weights.append(blob)
+        self.weight_values.append(value)
+        ref = self.ref_for(value.type, WEIGHTS, offset)
+        self.weight_end = ref.offset + max(data.nbytes, ref.nbytes)
+        return ref
+
+    def new_label(self) -> int:
+        self.next_label += 1
+        return self.next_label - 1
+
+    @staticmethod
+    def engine_of(name: str) -> str:
+        from geir.dialect_registry import lookup_op
+        od = lookup_op(name)
+        return (od.engine if od is not None else None) or FALLBACK_ENGINE
+
+    @staticmethod
+    def loc(op: Operation) -> str:
+        return loc_text(op.location)
 
     @staticmethod
     def weight_name(op: Operation, index: int) -> str:
@@ -354,10 +393,34 @@ class _GraphLowering:
                 self.add_task(stream, Record(event, loc) if op.name == "ge.record_event" else Wait(event, loc),
                               op.location)
                 continue
+            if op.regions:
+                ControlFlowEmitter(self).emit(op, streams[i])
+                continue
             kernel = self.kernel(op, loc)
             self.add_task(streams[i], kernel, op.location)
             for r in op.results:
                 self.producer_stream[r] = streams[i]
+
+    def emit_plain(self, op: Operation, stream: int) -> None:
+        """The tasks of ``op``, an op inside a control op's region, on ``stream``;
+        its results get fresh buffers (the region's base is set by the caller)."""
+        if op.name == "ge.none":
+            self.refs[op.results[0]] = None
+            return
+        if op.name in CONSTANT_OPS:
+            return
+        loc = loc_text(op.location)
+        if op.name in SYNC:
+            event = int(op.get_attr("event"))
+            self.add_task(stream, Record(event, loc) if op.name == "ge.record_event" else Wait(event, loc),
+                          op.location)
+            return
+        for r in op.results:
+            if r not in self.refs:
+                self.refs[r] = self.fresh(r.type)  # type: ignore[arg-type]
+        self.add_task(stream, self.kernel(op, loc), op.location)
+        for r in op.results:
+            self.producer_stream[r] = stream
 
     def stream_of(self, op: Operation) -> int:
         stream = op.get_attr("stream", 0)

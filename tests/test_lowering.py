@@ -527,8 +527,8 @@ def test_lowering_keeps_resource_blobs_without_copying() -> None:
 
 
 @pytest.mark.parametrize("body, message", [
-    ("%r = ge.if %c ({\n ge.yield %x : (tensor<2xf32>) -> ()\n}, {\n ge.yield %x : (tensor<2xf32>) -> ()\n})"
-     " : (tensor<i1>) -> tensor<2xf32>", "'ge.if' op is not supported by lower-to-tasks yet"),
+    ("%r, %i = ge.merge %x, %x : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<i32>)",
+     "'ge.merge' op is not supported by lower-to-tasks"),
     ("%r = ge.relu %x {offsets = [1, 2]} : (tensor<2xf32>) -> tensor<2xf32>", "has 2 'offsets' but 1 results"),
 ])
 def test_unsupported_input_is_a_located_diagnostic(body: str, message: str) -> None:

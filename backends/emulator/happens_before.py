@@ -4,7 +4,10 @@ events), done with vector clocks and byte ranges.
 * Every stream ``s`` keeps a vector clock ``C_s``; its own entry is the position
   (1-based) of the task it runs, since a stream runs its tasks in order.
 * A record copies the recording stream's clock into the event; the wait that
-  consumes the record joins it into the waiting stream's clock. So task ``a``
+  consumes the record joins it into the waiting stream's clock. A stream
+  started by a stream-active or stream-switch task joins the starter's clock
+  the same way; only the tasks that run are checked, so an untaken branch
+  never races, and a loop's iterations are later epochs of their stream. So task ``a``
   happens before task ``b`` exactly when ``epoch(a) <= C_b[stream(a)]``.
 * Shadow memory: the arena as disjoint byte segments (sorted lists searched with
   ``bisect``, never per-byte arrays), each holding its last write (stream, epoch,
@@ -92,6 +95,10 @@ class RaceChecker:
         self.uninitialised: list[tuple[int, int, int]] = []  # (task, lo, hi)
         self.total_uninitialised = 0
         self.first = program.first
+        # epoch(g) = g - base[stream] + 1; a stream that runs its tasks again (a
+        # loop's next iteration, a branch stream started again) moves its base
+        # down by its length, so its epochs keep growing
+        self.base: list[int] = list(program.first[:-1])
         self.stream_of = program.stream_of
 
     # ----------------------------------------------------------- synchronisation
@@ -105,19 +112,36 @@ class RaceChecker:
         """Record task ``g`` fired: the event carries its stream's clock."""
         s = self.stream_of[g]
         c = self.clock[s]
-        c[s] = g - self.first[s] + 1
+        c[s] = g - self.base[s] + 1
         self.record_clock[g] = c[:]
 
     def acquire(self, g: int, record: int) -> None:
         """Wait task ``g`` consumed record task ``record``: join the clocks."""
         s = self.stream_of[g]
         c = self.clock[s]
-        c[s] = g - self.first[s] + 1
+        c[s] = g - self.base[s] + 1
         rc = self.record_clock.get(record)
         if rc is not None:
             for k, v in enumerate(rc):  # faster than map(max, ...) for short clocks
                 if v > c[k]:
                     c[k] = v
+
+    def rebase(self, s: int) -> None:
+        """Stream ``s`` goes on at an earlier task (a loop): later epochs from now on."""
+        self.base[s] -= self.first[s + 1] - self.first[s]
+
+    def activate(self, g: int, target: int) -> None:
+        """Control task ``g`` started stream ``target``: what ``g``'s stream did
+        so far happens before everything ``target`` does now (its clock joins
+        the starter's), and ``target``'s epochs continue past its last run."""
+        s = self.stream_of[g]
+        c = self.clock[s]
+        c[s] = g - self.base[s] + 1
+        self.rebase(target)
+        tc = self.clock[target]
+        for k, v in enumerate(c):
+            if v > tc[k]:
+                tc[k] = v
 
     # ------------------------------------------------------------------ accesses
 
@@ -125,7 +149,7 @@ class RaceChecker:
         """Task ``g`` reads ``ranges`` (at its start)."""
         s = self.stream_of[g]
         c = self.clock[s]
-        epoch = g - self.first[s] + 1
+        epoch = g - self.base[s] + 1
         c[s] = epoch
         starts, ends, segs = self.starts, self.ends, self.segs
         for lo, hi in ranges:
@@ -151,7 +175,7 @@ class RaceChecker:
         """Task ``g`` writes ``ranges`` (at its end)."""
         s = self.stream_of[g]
         c = self.clock[s]
-        epoch = g - self.first[s] + 1
+        epoch = g - self.base[s] + 1
         c[s] = epoch
         starts, ends, segs = self.starts, self.ends, self.segs
         for lo, hi in ranges:

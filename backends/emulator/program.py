@@ -15,14 +15,17 @@ from typing import Any
 import attrs
 
 from geir.backends.cost_model import COST_ATTRIBUTES, GE_LOCAL, POOLS, SDMA, CostModel, TaskCost
-from geir.backends.task_list import ARENA, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef, Wait
+from geir.backends.emulator.control import control_duration
+from geir.backends.task_list import (ARENA, CONTROL_TASKS, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef,
+                                     Wait)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.diagnostics import error as _error
 
-__all__ = ["Program", "compile_program", "KERNEL", "RECORD", "WAIT", "END", "task_label"]
+__all__ = ["Program", "compile_program", "KERNEL", "RECORD", "WAIT", "END", "CONTROL", "task_label"]
 
-#: task kinds in :attr:`Program.kind` (a Memcpy is a KERNEL on the SDMA pool)
-KERNEL, RECORD, WAIT, END = 0, 1, 2, 3
+#: task kinds in :attr:`Program.kind` (a Memcpy is a KERNEL on the SDMA pool;
+#: CONTROL: labels, stream switches and activations, :mod:`.control`)
+KERNEL, RECORD, WAIT, END, CONTROL = 0, 1, 2, 3, 4
 
 Range = tuple[int, int]
 INF = float("inf")
@@ -246,6 +249,11 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                      (w,) if w is not None else None, traffic_of(c)))
             elif k == "end_graph":
                 add((END, -1, 0, 0.0, -1, None, None, -1))
+            elif k in CONTROL_TASKS:
+                # a switch reads its value when it starts, as a kernel reads its inputs
+                src = getattr(t, "index", None) or getattr(t, "cond", None)
+                r = ref_range(src, s_index, i, t, "the switch value", False) if src is not None else None
+                add((CONTROL, -1, 0, control_duration(t, profile), -1, (r,) if r is not None else None, None, -1))
             else:
                 errors.append(Diagnostic("error", f"{where(s_index, i, t)}: unknown task {type(t).__name__}"))
                 add((END, -1, 0, 0.0, -1, None, None, -1))

@@ -57,7 +57,7 @@ import numpy as np
 
 from geir.backends.cost_model import GE_LOCAL, SDMA
 from geir.backends.emulator.liveness import peak_live_bytes
-from geir.backends.emulator.program import END, KERNEL, RECORD, WAIT
+from geir.backends.emulator.program import CONTROL, END, KERNEL, RECORD, WAIT
 from geir.backends.emulator.simulator import INF, Schedule
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     is_kernel = (kind == KERNEL) & ~is_copy
     counts = {"kernel": int(is_kernel.sum()), "memcpy": int(((kind == KERNEL) & is_copy).sum()),
               "record": int((kind == RECORD).sum()), "wait": int((kind == WAIT).sum()),
-              "end_graph": int((kind == END).sum())}
+              "end_graph": int((kind == END).sum()), "control": int((kind == CONTROL).sum())}
     working = (kind == KERNEL) & ran
     busy = np.bincount(stream_of[working], weights=end[working] - start[working], minlength=nstreams)
     waits = kind == WAIT
@@ -195,6 +195,8 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         "tasks": n,
         "task_counts": counts,
         "finished_tasks": schedule.finished,
+        "executed_tasks": schedule.executed,
+        "control": schedule.control,
         "arena_bytes": tl.arena_size,
         "weight_bytes": tl.weight_size,
         "peak_live_bytes": peak,
@@ -234,6 +236,12 @@ def format_text(report: dict[str, Any]) -> str:
     lines.append(f"lower bound     {report['lower_bound_us']:14.3f} us  (bound by {lb['bound_by']}; {parts})")
     ratio = report["makespan_over_lower_bound"]
     lines.append(f"makespan / LB   {ratio:14.3f}" if ratio is not None else "makespan / LB              n/a")
+    control = report.get("control")
+    if control:
+        assumed = " (branches assumed: timing only)" if control["branches_assumed"] else ""
+        lines.append(f"control         {_n(control['switches'], 'switch')}, {_n(control['activations'], 'activation')}, "
+                     f"{_n(control['jumps_back'], 'loop iteration')}, {_n(report['executed_tasks'], 'task run')}"
+                     f"{assumed}")
     cp = report["critical_path"]
     after = " (after the host's launches)" if cp["after_host_launches"] else ""
     lines.append(f"critical path   {report['critical_path_us']:14.3f} us over {_n(cp['tasks'], 'task')}{after}")

@@ -26,6 +26,12 @@ Rules (one device, times in microseconds):
   launched. The launch order is the order in which tasks start in sink mode (a
   valid topological order of the task graph, found by a first timing-only pass).
   **Sink mode** (runtime v1 task sink): every task is on the device at time 0.
+* **Control tasks** (:mod:`.control`) hold their stream for their time, then
+  act: a label goto or switch sets where the stream goes on, a stream active
+  or a switch that holds starts another stream (which joins the starting one's
+  clock and critical path). A stream some task starts is idle until then, and
+  idle again after its last task. Only the taken branch runs; a loop runs its
+  tasks once per iteration (``start`` / ``end`` keep a task's last run).
 
 The loop is a binary heap of (time, stream, version) — one live entry per
 stream; an entry whose version is not the stream's current one was superseded
@@ -49,7 +55,8 @@ import attrs
 
 from geir.backends.emulator.bandwidth import HbmShare
 from geir.backends.emulator.deadlock import Deadlock, explain_deadlock
-from geir.backends.emulator.program import END, KERNEL, RECORD, WAIT, Program
+from geir.backends.emulator.control import ControlState
+from geir.backends.emulator.program import CONTROL, END, KERNEL, RECORD, WAIT, Program
 
 if TYPE_CHECKING:
     from geir.backends.emulator.arena import NumericExecutor
@@ -90,6 +97,10 @@ class Schedule:
     hbm_bytes: float = 0.0
     #: time with the summed demand above the HBM bandwidth (tasks slowed by sharing)
     hbm_saturated_us: float = 0.0
+    #: task runs (a loop's tasks count once per iteration, an untaken branch's not at all)
+    executed: int = 0
+    #: what the control tasks did (:meth:`ControlState.summary`), None without any
+    control: dict | None = None
 
     @property
     def critical_path_us(self) -> float:
@@ -103,7 +114,9 @@ class Schedule:
             return [], False
         g = max(range(self.program.n), key=self.cp_end.__getitem__)
         path = []
-        while g >= 0:
+        seen: set[int] = set()
+        while g >= 0 and g not in seen:  # a loop's tasks ran more than once: their last run ends the walk
+            seen.add(g)
             path.append(g)
             g = self.cp_pred[g]
         return path[::-1], g == HOST_PRED
@@ -181,6 +194,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     heap: list[tuple[float, int, int]] = []
     hbm = HbmShare(program.hbm_bandwidth, S, heap, version)
     finished = 0
+    executed = 0
+    control = ControlState.build(program, numerics)
 
     def satisfy(g: int, s: int, ev: int, t: float) -> None:
         # wait task g (head of stream s) consumes the record of event ev at time t
@@ -211,6 +226,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
 
     def advance(s: int, t: float) -> None:
         # stream s is free at time t: take its head task as far as it can go now
+        nonlocal executed
         g = cur[s]
         stop = last[s]
         while g < stop:
@@ -222,6 +238,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 return
             k = kind[g]
             ready[g] = t
+            executed += 1
             if k == KERNEL:
                 p = pool[g]
                 heappush(queues[p], (prio[s], t, g))
@@ -246,6 +263,25 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 v = version[s] + 1
                 version[s] = v
                 heappush(heap, (fin, s, v))
+                return
+            if k == CONTROL:
+                start[g] = t
+                fin = t + dur[g]
+                end[g] = fin
+                base = cp_prev[s]
+                pred = cp_prev_task[s]
+                if launch is not None and launch[g] > base:
+                    base = launch[g]
+                    pred = HOST_PRED
+                cp_end[g] = base + dur[g]
+                cp_pred[g] = pred
+                started[s] = True
+                cur[s] = g
+                v = version[s] + 1
+                version[s] = v
+                heappush(heap, (fin, s, v))
+                if checker is not None and reads[g] is not None:
+                    checker.reads(g, reads[g])  # type: ignore[arg-type]
                 return
             if k == WAIT:
                 cur[s] = g
@@ -319,7 +355,24 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     numerics.start(g)
         dirty.clear()
 
+    def activate(g: int, target: int, t: float) -> None:
+        # control task g started stream index ``target`` at time t
+        assert control is not None
+        if cur[target] < last[target]:
+            control.lost_activations += 1
+            return
+        control.activations += 1
+        cur[target] = program.first[target]
+        cp_prev[target] = cp_end[g]
+        cp_prev_task[target] = g
+        if checker is not None:
+            checker.activate(g, target)
+        advance(target, t)
+
     for s in range(S):
+        if control is not None and s in control.activated:
+            cur[s] = last[s]  # a non-head stream: idle until a task starts it
+            continue
         advance(s, 0.0)
     if dirty:
         dispatch(0.0)
@@ -376,8 +429,17 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     cp_prev[s] = cp_end[g]
                     cp_prev_task[s] = g
                     started[s] = False
-                    cur[s] = g + 1
+                    nxt = g + 1
+                    target = None
+                    if k == CONTROL:
+                        assert control is not None
+                        nxt, target = control.fire(g)
+                        if nxt <= g and checker is not None:
+                            checker.rebase(s)  # a loop's next iteration: later epochs on the stream
+                    cur[s] = nxt
                     finished += 1
+                    if target is not None:
+                        activate(g, target, t)
                 advance(s, t)
         if heap and heap[0][0] == t:
             continue  # everything that happens at t is queued before anything is served
@@ -402,5 +464,6 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     cp_end=cp_end, cp_pred=cp_pred, makespan=makespan, pool_busy=busy, pool_work=work,
                     pool_tasks=ntasks, finished=finished + sum(1 for g in range(n) if kind[g] == END and end[g] != INF),
                     lost_records=lost, unconsumed_records=unconsumed, deadlock=deadlock, pool_min_work=min_work,
-                    hbm_bytes=hbm.bytes_moved, hbm_saturated_us=hbm.saturated_us)
+                    hbm_bytes=hbm.bytes_moved, hbm_saturated_us=hbm.saturated_us, executed=executed,
+                    control=control.summary() if control is not None else None)
 

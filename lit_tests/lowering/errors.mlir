@@ -1,23 +1,22 @@
 // What lower-to-tasks cannot lower is an error at the op, never a silent drop.
 // RUN: ge-opt %s --split-input-file --verify-diagnostics --lower-to-tasks
 
-ge.graph @g(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'ge.if' op is not supported by lower-to-tasks yet: control flow needs stream switch/activate tasks}}
-  %r = ge.if %c ({
-    ge.yield %x : (tensor<2xf32>) -> ()
-  }, {
-    %n = ge.neg %x : (tensor<2xf32>) -> tensor<2xf32>
-    ge.yield %n : (tensor<2xf32>) -> ()
-  }) : (tensor<i1>) -> tensor<2xf32>
-  ge.return %r : (tensor<2xf32>) -> ()
+ge.graph @g(%s: tensor<2xf32>, %xs: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  // expected-error@+1 {{'ge.scan' op is not supported by lower-to-tasks: 'ge.scan' run host-driven (runtime v2); the task sink lowers ge.if and ge.loop}}
+  %r, %z = ge.scan %s, %xs ({
+  ^bb0(%si: tensor<2xf32>, %xi: tensor<2xf32>):
+    %n = ge.add %si, %xi : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    ge.yield %n, %n : (tensor<2xf32>, tensor<2xf32>) -> ()
+  }) {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  ge.return %z : (tensor<3x2xf32>) -> ()
 }
 
 // -----
 
 ge.graph @g(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
-  // expected-error@+1 {{'ge.switch' op is not supported by lower-to-tasks yet}}
+  // expected-error@+1 {{'ge.switch' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven}}
   %f, %t = ge.switch %x, %p : (tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>)
-  // expected-error@+1 {{'ge.merge' op is not supported by lower-to-tasks yet}}
+  // expected-error@+1 {{'ge.merge' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven}}
   %m, %i = ge.merge %f, %t : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<i32>)
   ge.return %m : (tensor<2xf32>) -> ()
 }

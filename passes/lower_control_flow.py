@@ -1,0 +1,273 @@
+"""Control flow in the task list: ``ge.if`` and the while form of ``ge.loop``
+lowered to label tasks on their stream, as GE's label makers build them for the
+runtime v1 task sink (``compiler/graph/label/if_op_label_maker.cc``,
+``while_op_label_maker.cc``), so a model with control flow loads once and runs
+without host round trips.
+
+``ge.if`` (GE's ``IfOpLabelMaker``; the switch maps false -> 0 -> else, true
+-> 1 -> then)::
+
+    label_switch %cond [else, then]
+    label_set then      ; the then region's tasks ; copies of its yields
+    label_goto leave
+    label_set else      ; the else region's tasks ; copies of its yields
+    label_set leave
+
+``ge.loop`` (ONNX Loop: ``for i < M while cond``; GE's ``WhileOpLabelMaker``
+with the trip count folded into the condition)::
+
+    memcpy 0 -> %i ; %cond_in -> %c ; %v_initial -> %v
+    label_set cond
+    ge.less %i, %M -> %lt ; ge.and %lt, %c -> %keep      (without M: %keep = %c)
+    label_switch %keep [exit, body]
+    label_set body      ; the body's tasks ; copies of its yields to %c, %v
+    ge.add %i, 1 -> %i
+    label_goto cond
+    label_set exit      ; the results are %v
+
+Memory: the values that live across a control op (its results, the loop's
+counter, condition and carried values) get buffers of their own; a region's
+values are bump-allocated from one base, and the two branches of an ``if``
+start at the same base: only one of them runs, so their buffers overlap (the
+arena holds the larger branch, not both). A loop body's buffers are reused by
+every iteration.
+
+Not lowered, with a located error (the host-driven path runs them): a loop
+with scan outputs (their size is the trip count), a loop whose carried values
+change shape, ``ge.scan``, and GE's dataflow control ops.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from geir.attributes import DenseElementsAttr
+from geir.backends.task_list import (ARENA, Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy, TensorRef, WeightBlob)
+from geir.constants import CONSTANT_OPS
+from geir.operation import Block, Operation, Value
+from geir.types import I1, I64, TensorType
+
+if TYPE_CHECKING:
+    from geir.passes.lower_to_tasks import _GraphLowering
+
+__all__ = ["LOWERED_CONTROL_OPS", "control_op_problem", "ControlFlowEmitter"]
+
+#: ops with regions the lowering turns into label tasks
+LOWERED_CONTROL_OPS = frozenset({"ge.if", "ge.loop"})
+
+#: a unit of work on the emitter's stack: an op of a region, or a step to run
+_Work = tuple[Operation, int] | Callable[[], None]
+
+
+def control_op_problem(op: Operation) -> str | None:
+    """Why ``op`` (an op with regions or a control op) cannot become label tasks, or None."""
+    if op.name not in LOWERED_CONTROL_OPS:
+        what = "GE's dataflow control ops" if not op.regions else f"'{op.name}'"
+        return (f"is not supported by lower-to-tasks: {what} run host-driven (runtime v2); the task sink "
+                "lowers ge.if and ge.loop")
+    if op.name == "ge.loop":
+        body = op.regions[0].blocks[0]
+        carried = len(op.operands) - 2
+        if len(op.results) > carried:
+            return ("has scan outputs, whose size is the trip count: it runs host-driven (runtime v2), "
+                    "not in the task sink")
+        ret = body.last_op
+        if ret is not None:
+            for k, (arg, out) in enumerate(zip(body.arguments[2:], ret.operands[1:])):
+                if arg.type != out.type or arg.type != op.results[k].type:
+                    return (f"carries value #{k} from {arg.type} to {out.type}: a loop whose carried shapes "
+                            "change runs host-driven (runtime v2)")
+    return None
+
+
+class ControlFlowEmitter:
+    """Emits the tasks of one control op (and the control ops nested in it)
+    onto ``stream``, with an explicit work stack: no recursion per nesting level."""
+
+    def __init__(self, lowering: "_GraphLowering") -> None:
+        self.lw = lowering
+        self.stack: list[_Work] = []
+
+    # ------------------------------------------------------------ driver
+    def emit(self, op: Operation, stream: int) -> None:
+        self.stack.append((op, stream))
+        while self.stack:
+            work = self.stack.pop()
+            if callable(work):
+                work()
+                continue
+            inner, s = work
+            if inner.name == "ge.if":
+                self._push(self._if_steps(inner, s))
+            elif inner.name == "ge.loop":
+                self._push(self._loop_steps(inner, s))
+            else:
+                self.lw.emit_plain(inner, s)
+
+    def _push(self, steps: list[_Work]) -> None:
+        self.stack.extend(reversed(steps))
+
+    def _block(self, block: Block, stream: int) -> list[_Work]:
+        return [(op, stream) for op in block.ops if op.name not in ("ge.yield", "ge.return")]
+
+    # ------------------------------------------------------------ helpers
+    def _task(self, stream: int, task: object, op: Operation) -> Callable[[], None]:
+        return lambda: self.lw.add_task(stream, task, op.location)  # type: ignore[arg-type]
+
+    def _copy(self, src: Value, dst: TensorRef, stream: int, op: Operation) -> None:
+        ref = self.lw.refs.get(src)
+        if ref is None:
+            self.lw.error(op, "yields an absent (ge.none) value")
+            return
+        if ref != dst:
+            self.lw.add_task(stream, Memcpy(ref, dst, self.lw.loc(op)), op.location)
+
+    def _in_arena(self, value: Value, stream: int, op: Operation) -> TensorRef | None:
+        """``value``'s ref, copied into the arena first when it is a weight (a switch reads the arena)."""
+        ref = self.lw.refs.get(value)
+        if ref is None or ref.space == ARENA:
+            return ref
+        dst = self.lw.fresh(value.type)  # type: ignore[arg-type]
+        self.lw.add_task(stream, Memcpy(ref, dst, self.lw.loc(op)), op.location)
+        return dst
+
+    def _results(self, op: Operation) -> list[TensorRef]:
+        """The control op's result buffers (top-level ones are planned already)."""
+        out = []
+        for r in op.results:
+            ref = self.lw.refs.get(r)
+            if ref is None:
+                ref = self.lw.refs[r] = self.lw.fresh(r.type)  # type: ignore[arg-type]
+            out.append(ref)
+        return out
+
+    # ------------------------------------------------------------ ge.if
+    def _if_steps(self, op: Operation, s: int) -> list[_Work]:
+        lw = self.lw
+        results = self._results(op)
+        for r in op.results:
+            lw.producer_stream[r] = s
+        then_l, else_l, leave_l = lw.new_label(), lw.new_label(), lw.new_label()
+        cond = self._in_arena(op.operands[0], s, op)
+        loc = lw.loc(op)
+        base = lw.arena_end
+        ends: list[int] = []
+
+        def start_branch() -> None:
+            ends.append(lw.arena_end)
+            lw.arena_end = base
+
+        def yields(region: int) -> Callable[[], None]:
+            def run() -> None:
+                ret = op.regions[region].blocks[0].last_op
+                assert ret is not None
+                for v, dst in zip(ret.operands, results):
+                    self._copy(v, dst, s, ret)
+            return run
+
+        def finish() -> None:
+            lw.arena_end = max([lw.arena_end, *ends])
+
+        steps: list[_Work] = []
+        if cond is not None:
+            steps.append(self._task(s, LabelSwitch(cond, [else_l, then_l], loc), op))
+        steps += [self._task(s, LabelSet(then_l, loc), op), start_branch,
+                  *self._block(op.regions[0].blocks[0], s), yields(0),
+                  self._task(s, LabelGoto(leave_l, loc), op), self._task(s, LabelSet(else_l, loc), op),
+                  start_branch, *self._block(op.regions[1].blocks[0], s), yields(1), finish,
+                  self._task(s, LabelSet(leave_l, loc), op)]
+        return steps
+
+    # ------------------------------------------------------------ ge.loop
+    def _loop_steps(self, op: Operation, s: int) -> list[_Work]:
+        lw = self.lw
+        loc = lw.loc(op)
+        body = op.regions[0].blocks[0]
+        trip, cond_in, *initial = op.operands
+        carried = self._results(op)
+        for r in op.results:
+            lw.producer_stream[r] = s
+        counter_t = body.arguments[0].type
+        cond_t = body.arguments[1].type
+        counter = lw.refs[body.arguments[0]] = lw.fresh(counter_t)  # type: ignore[arg-type]
+        cond = lw.refs[body.arguments[1]] = lw.fresh(cond_t)  # type: ignore[arg-type]
+        for arg, ref in zip(body.arguments[2:], carried):
+            lw.refs[arg] = ref
+        zero = lw.constant(np.zeros(counter_t.shape, np.int64), I64)  # type: ignore[union-attr]
+        one = lw.constant(np.ones(counter_t.shape, np.int64), I64)  # type: ignore[union-attr]
+        has_trip = lw.refs.get(trip) is not None
+        has_cond = lw.refs.get(cond_in) is not None  # else the condition starts true
+        cond_l, body_l, exit_l = lw.new_label(), lw.new_label(), lw.new_label()
+
+        # the initial values (a carried value read after the loop from its initial
+        # buffer would be wrong: the loop owns its result buffers)
+        lw.add_task(s, Memcpy(zero, counter, loc), op.location)
+        if has_cond:
+            self._copy(cond_in, cond, s, op)
+        else:
+            lw.add_task(s, Memcpy(lw.constant(np.ones(cond_t.shape, np.bool_), I1), cond, loc),  # type: ignore[union-attr]
+                        op.location)
+        for v, ref in zip(initial, carried):
+            self._copy(v, ref, s, op)
+        lw.add_task(s, LabelSet(cond_l, loc), op.location)
+        keep = cond
+        if has_trip:
+            trip_ref = lw.refs[trip]
+            assert trip_ref is not None
+            shape = tuple(np.broadcast_shapes(counter.shape, trip_ref.shape, cond.shape))
+            lt = lw.fresh(TensorType(shape, I1))
+            lw.add_task(s, Kernel("ge.less", lw.engine_of("ge.less"), [counter, trip_ref], [lt], loc=loc),
+                        op.location)
+            # the body's condition counts with a trip count too (ONNX: "for i < M while cond")
+            keep = lw.fresh(TensorType(shape, I1))
+            lw.add_task(s, Kernel("ge.and", lw.engine_of("ge.and"), [lt, cond], [keep], loc=loc), op.location)
+        lw.add_task(s, LabelSwitch(keep, [exit_l, body_l], loc), op.location)
+        base = lw.arena_end
+
+        def yields() -> None:
+            ret = body.last_op
+            assert ret is not None
+            sources = list(ret.operands[:1 + len(carried)])
+            targets = [cond, *carried]
+            # a yield of another iteration argument is read through a temporary,
+            # so copies that swap values do not overwrite what a later one reads
+            own = {a: i for i, a in enumerate(body.arguments[1:])}
+            staged: list[tuple[TensorRef, TensorRef]] = []
+            for i, (v, dst) in enumerate(zip(sources, targets)):
+                j = own.get(v)
+                if j is not None and j != i:
+                    src = lw.refs[v]
+                    assert src is not None
+                    tmp = lw.fresh(v.type)  # type: ignore[arg-type]
+                    lw.add_task(s, Memcpy(src, tmp, lw.loc(ret)), ret.location)
+                    staged.append((tmp, dst))
+                elif j is None:
+                    self._copy(v, dst, s, ret)
+            for tmp, dst in staged:
+                lw.add_task(s, Memcpy(tmp, dst, lw.loc(ret)), ret.location)
+            lw.add_task(s, Kernel("ge.add", lw.engine_of("ge.add"), [counter, one], [counter], loc=loc), op.location)
+            lw.add_task(s, LabelGoto(cond_l, loc), op.location)
+            lw.add_task(s, LabelSet(exit_l, loc), op.location)
+
+        def start_body() -> None:
+            lw.arena_end = base
+
+        return [self._task(s, LabelSet(body_l, loc), op), start_body, *self._block(body, s), yields]
+
+
+def constant_weight(data: np.ndarray, element: object, name: str, offset: int) -> tuple[WeightBlob, DenseElementsAttr]:
+    """A weight blob the lowering adds (a loop's 0, 1 or true) and its attribute."""
+    t = TensorType(data.shape, element)  # type: ignore[arg-type]
+    return WeightBlob(name, offset, data), DenseElementsAttr(t, data)
+
+
+def nested_constants(ops: list[Operation]) -> list[Operation]:
+    """The constants of ``ops`` and of every region nested in them, in order."""
+    out = []
+    for op in ops:
+        for inner in op.walk():
+            if inner.name in CONSTANT_OPS:
+                out.append(inner)
+    return out

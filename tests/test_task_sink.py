@@ -1,0 +1,178 @@
+"""Control flow in the task sink (runtime v1): ``ge.if`` and the while form of
+``ge.loop`` lowered to label tasks and run by the emulator on the device, equal
+to ``onnx.reference`` and to the host-driven path; only the taken branch runs
+and is race-checked; control tasks cost what the device profile says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from geir.backends.emulator import EmulatorOptions, emulate
+from geir.backends.host_control import HostDriver
+from geir.backends.model_compile import compile_module, plan_pipeline
+from geir.backends.run_model import task_list_of
+from geir.backends.task_list import Kernel, LabelGoto, LabelSet, LabelSwitch, TaskList
+from geir.diagnostics import DiagnosticError
+from geir.onnx_importer import import_onnx
+from geir.parser import parse_module
+
+
+def _if_while_model(limit: float) -> onnx.ModelProto:
+    """``If`` (then: x + x, else: -x) feeding a ``Loop`` that adds x until the
+    sum reaches ``limit`` or ten trips, whichever is first."""
+    then_graph = helper.make_graph([helper.make_node("Add", ["x", "x"], ["then_out"])], "then", [],
+                                   [helper.make_tensor_value_info("then_out", TensorProto.FLOAT, [3])])
+    else_graph = helper.make_graph([helper.make_node("Neg", ["x"], ["else_out"])], "else", [],
+                                   [helper.make_tensor_value_info("else_out", TensorProto.FLOAT, [3])])
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("ReduceSum", ["acc_out"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "lim"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [3])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["flag"], ["picked"], then_branch=then_graph, else_branch=else_graph),
+         helper.make_node("Abs", ["picked"], ["a"]),
+         helper.make_node("Loop", ["trips", "go", "a"], ["total"], body=body),
+         helper.make_node("Mul", ["total", "x"], ["y"])],
+        "if_while",
+        [helper.make_tensor_value_info("flag", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("go", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+        [numpy_helper.from_array(np.array(10, np.int64), "trips"),
+         numpy_helper.from_array(np.array(limit, np.float32), "lim")])
+    # as exporters do: the loop's result shape (ONNX shape inference leaves it unknown)
+    graph.value_info.append(helper.make_tensor_value_info("total", TensorProto.FLOAT, [3]))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _compiled(model: onnx.ModelProto) -> TaskList:
+    """The model through ge-default and lower-to-tasks: one task list."""
+    module = import_onnx(model)
+    plan = plan_pipeline(None, None, "910B2")
+    return task_list_of(compile_module(module, plan.passes).module)
+
+
+@pytest.fixture(scope="module")
+def if_while() -> tuple[onnx.ModelProto, TaskList]:
+    model = _if_while_model(50.0)
+    return model, _compiled(model)
+
+
+CASES = [(True, True, [1.0, 2.0, 3.0]), (False, True, [1.0, 2.0, 3.0]), (True, False, [1.0, 2.0, 3.0]),
+         (False, True, [-4.0, 0.5, 2.0]), (True, True, [30.0, 20.0, 10.0])]
+
+
+@pytest.mark.parametrize("flag,go,x", CASES)
+def test_sink_equals_onnx_reference_and_the_host_driven_path(if_while: Any, flag: bool, go: bool,
+                                                             x: list[float]) -> None:
+    model, task_list = if_while
+    feeds = {"flag": np.array(flag), "go": np.array(go), "x": np.array(x, np.float32)}
+    expected = ReferenceEvaluator(model).run(None, feeds)[0]
+    sink = emulate(task_list, feeds)
+    assert sink.races == [] and sink.deadlock is None
+    assert not sink.report["uninitialised_reads"]
+    np.testing.assert_allclose(sink.outputs["y"], expected, rtol=1e-6)
+    host = HostDriver(import_onnx(model)).run(feeds)
+    np.testing.assert_allclose(sink.outputs["y"], host["y"], rtol=1e-6)
+
+
+def test_only_the_taken_branch_runs(if_while: Any) -> None:
+    _, task_list = if_while
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    kernels = {t.name: (s.id, i) for s in task_list.streams for i, t in enumerate(s.tasks) if isinstance(t, Kernel)}
+    for flag, ran, skipped in ((True, "%then_out", "%else_out"), (False, "%else_out", "%then_out")):
+        result = emulate(task_list, {"flag": np.array(flag), "go": np.array(False), "x": x})
+        schedule = result.schedule
+        first = dict(zip(schedule.program.stream_ids, schedule.program.first))
+
+        def ran_at(name: str) -> bool:
+            sid, i = kernels[name]
+            return schedule.start[first[sid] + i] != float("inf")
+        assert ran_at(ran) and not ran_at(skipped)
+        if_switch = result.report["control"]["taken"][0]  # the first switch: the if's
+        assert if_switch["counts"] == {("1" if flag else "0"): 1}
+
+
+def test_the_loop_runs_once_per_trip_until_its_condition_fails(if_while: Any) -> None:
+    model, task_list = if_while
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    # then: a = 2x, sum 12; +6 per trip while the sum stays below 50: 7 trips
+    result = emulate(task_list, {"flag": np.array(True), "go": np.array(True), "x": x})
+    assert result.report["control"]["jumps_back"] == 7
+    once = emulate(task_list, {"flag": np.array(True), "go": np.array(False), "x": x})
+    assert once.report["control"]["jumps_back"] == 0
+    assert result.report["executed_tasks"] > once.report["executed_tasks"]
+    assert result.report["makespan_us"] > once.report["makespan_us"]
+
+
+def test_branch_buffers_share_the_arena() -> None:
+    """The two branches of an if start at one base: the arena holds the larger."""
+    text = """
+    ge.graph @main(%p: tensor<i1>, %x: tensor<256xf32>) -> tensor<256xf32> {
+      %r = ge.if %p ({
+        %a = ge.relu %x : (tensor<256xf32>) -> tensor<256xf32>
+        %b = ge.neg %a : (tensor<256xf32>) -> tensor<256xf32>
+        ge.yield %b : (tensor<256xf32>) -> ()
+      }, {
+        %c = ge.abs %x : (tensor<256xf32>) -> tensor<256xf32>
+        ge.yield %c : (tensor<256xf32>) -> ()
+      }) : (tensor<i1>) -> tensor<256xf32>
+      ge.return %r : (tensor<256xf32>) -> ()
+    }
+    """
+    tl = task_list_of(parse_module(text))
+    tasks = tl.streams[0].tasks
+    written = {t.op: t.outputs[0] for t in tasks if isinstance(t, Kernel)}
+    assert written["ge.relu"].offset == written["ge.abs"].offset  # else starts where then started
+    assert tl.arena_size == written["ge.neg"].end  # inputs, result, then's two buffers: no room for else's
+    labels = [type(t) for t in tasks if isinstance(t, (LabelSet, LabelGoto, LabelSwitch))]
+    assert labels == [LabelSwitch, LabelSet, LabelGoto, LabelSet, LabelSet]
+    for p, expected in ((True, -np.maximum(np.arange(256.0) - 100, 0)), (False, np.abs(np.arange(256.0) - 100))):
+        out = emulate(tl, {"p": np.array(p), "x": (np.arange(256.0) - 100).astype(np.float32)})
+        (result,) = out.outputs.values()
+        np.testing.assert_allclose(result, expected)
+        assert out.races == []
+
+
+def test_timing_only_assumes_the_first_branch_and_one_trip(if_while: Any) -> None:
+    _, task_list = if_while
+    result = emulate(task_list, None, EmulatorOptions(timing_only=True))
+    control = result.report["control"]
+    assert control["branches_assumed"] and control["jumps_back"] == 1
+    assert "branches assumed" in result.text()
+
+
+def test_control_task_costs_come_from_the_profile(if_while: Any) -> None:
+    _, task_list = if_while
+    feeds = {"flag": np.array(True), "go": np.array(True), "x": np.array([1.0, 2.0, 3.0], np.float32)}
+    base = emulate(task_list, feeds, EmulatorOptions(check_races=False))
+    slower = emulate(task_list, feeds, EmulatorOptions(check_races=False, device_params=["label_switch_us=11"]))
+    switches = base.report["control"]["switches"]
+    assert slower.report["makespan_us"] == pytest.approx(base.report["makespan_us"] + 10 * switches)
+
+
+def test_scan_outputs_are_refused_at_the_loop() -> None:
+    text = """
+    ge.graph @main(%m: tensor<i64>, %c: tensor<i1>, %y: tensor<1xf32>) -> (tensor<1xf32>, tensor<5x1xf32>) {
+      %r, %s = ge.loop %m, %c, %y ({
+      ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: tensor<1xf32>):
+        %n = ge.add %yi, %yi : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+        ge.yield %ci, %n, %n : (tensor<i1>, tensor<1xf32>, tensor<1xf32>) -> ()
+      }) : (tensor<i64>, tensor<i1>, tensor<1xf32>) -> (tensor<1xf32>, tensor<5x1xf32>)
+      ge.return %r, %s : (tensor<1xf32>, tensor<5x1xf32>) -> ()
+    }
+    """
+    with pytest.raises(DiagnosticError, match="has scan outputs, whose size is the trip count"):
+        task_list_of(parse_module(text))
