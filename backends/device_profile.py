@@ -126,6 +126,10 @@ class DeviceProfile:
     #: whether the cube unit computes in f32 (top-level ``cube_fp32``): without
     #: it an f32 matrix op cannot keep its type
     cube_fp32: bool = True
+    #: whether a kernel starts on the free cores when fewer than its block dim are
+    #: free (top-level ``block_dispatch``: a GPU's block scheduler), instead of
+    #: waiting for all of them
+    block_dispatch: bool = False
 
     def __getitem__(self, key: str) -> Any:
         """One parameter's value: ``profile["ai_cores"]``."""
@@ -244,9 +248,12 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
     cube_fp32 = _top_level(data, "cube_fp32", True, where)
     if not isinstance(cube_fp32, bool):
         raise _error(f"{where}: 'cube_fp32' must be true or false, got {cube_fp32!r}")
+    block_dispatch = _top_level(data, "block_dispatch", False, where)
+    if not isinstance(block_dispatch, bool):
+        raise _error(f"{where}: 'block_dispatch' must be true or false, got {block_dispatch!r}")
     profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
                             str(data.get("description", "")), values, sources, frozenset(assumed), path,
-                            mode, cube_fp32)
+                            mode, cube_fp32, block_dispatch)
     for key, entry in (data.get("derived") or {}).items():
         computed = profile.derived().get(key)
         if computed is None:

@@ -64,6 +64,9 @@ class Program:
     traffic: list[tuple[float, float, float, float]] = attrs.Factory(list)
     #: the device's HBM bandwidth, bytes/us
     hbm_bandwidth: float = INF
+    #: a kernel starts on the units that are free when fewer than it asks for are
+    #: (the profile's ``block_dispatch``; else it waits for all of them)
+    block_dispatch: bool = False
 
     @property
     def n(self) -> int:
@@ -280,4 +283,5 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                    priorities=[s.priority for s in task_list.streams], first=first, stream_of=stream_of, kind=kind,
                    pool=pool, units=units, duration=duration, event=event, reads=reads, writes=writes,
                    pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=max_event + 1,
-                   warnings=warnings, traffic_id=traffic_id, traffic=traffic, hbm_bandwidth=cost.hbm_bw)
+                   warnings=warnings, traffic_id=traffic_id, traffic=traffic, hbm_bandwidth=cost.hbm_bw,
+                   block_dispatch=profile.block_dispatch)

@@ -12,7 +12,12 @@ Rules (one device, times in microseconds):
   traffic takes its duration. The pool serves its queue in order of stream
   priority (smaller value first, ACL's convention), then of arrival, then of
   task number; a task that does not fit blocks the ones behind it (no
-  backfilling, so a wide kernel is never starved by narrow ones). All tasks that
+  backfilling, so a wide kernel is never starved by narrow ones). Under **block
+  dispatch** (a GPU profile's ``block_dispatch``) a kernel at the head of the
+  queue that finds fewer units free than it asks for starts on those, its
+  compute and its bytes stretched by the ratio (its blocks in more waves; it
+  gains no units freed later), as a GPU's block scheduler hands a grid's blocks
+  to whatever SMs have room instead of waiting for all of them. All tasks that
   become ready at one instant are queued before any is served, so priorities
   decide ties exactly.
 * **Records** take ``event_record_us`` on their stream, then set their event.
@@ -182,6 +187,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     lost: list[tuple[int, int]] = []
 
     free = list(capacity)
+    block_dispatch = program.block_dispatch
+    granted = list(units)  # units a kernel holds (fewer than it asked for under block dispatch)
+    stretch = [1.0] * S  # how much longer the head kernel of a stream runs on the units it got
     in_use = [0] * npools
     busy = [0.0] * npools
     busy_since = [0.0] * npools
@@ -315,19 +323,25 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 g = q[0][2]
                 u = units[g]
                 if u > free[p]:
-                    break
+                    if not block_dispatch or not free[p]:
+                        break
+                    # a GPU's block scheduler puts the kernel's blocks on the free cores: it runs
+                    # on fewer, its blocks in more waves (it does not gain cores freed later)
+                    u = free[p]
                 heappop(q)
                 if in_use[p] == 0:
                     busy_since[p] = t
                 free[p] -= u
                 in_use[p] += u
+                granted[g] = u
                 d = dur[g]
                 start[g] = t
-                fin = t + d
-                end[g] = fin
-                min_work[p] += d * u
-                ntasks[p] += 1
                 s = stream_of[g]
+                stretch[s] = units[g] / u if u else 1.0
+                fin = t + d * stretch[s]
+                end[g] = fin
+                min_work[p] += d * units[g]
+                ntasks[p] += 1
                 base = cp_prev[s]
                 pred = cp_prev_task[s]
                 if launch is not None and launch[g] > base:
@@ -343,7 +357,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                         in_overhead[s] = True
                         fin = t + overhead
                     else:
-                        hbm.join(s, t, nbytes, demand, peak)
+                        hbm.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
                         fin = -1.0
                 if fin >= 0.0:
                     v = version[s] + 1
@@ -390,14 +404,14 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 # the head kernel's overhead is over: its bytes start to move
                 in_overhead[s] = False
                 _, nbytes, demand, peak = traffic[traffic_id[cur[s]]]
-                hbm.join(s, t, nbytes, demand, peak)
+                hbm.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
             else:
                 if started[s]:
                     g = cur[s]
                     k = kind[g]
                     if k == KERNEL:
                         p = pool[g]
-                        u = units[g]
+                        u = granted[g]
                         if traffic_id[g] >= 0:
                             hbm.leave(s)
                         end[g] = t
