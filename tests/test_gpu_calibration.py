@@ -101,3 +101,37 @@ def test_schedules_are_race_free_and_keep_the_kernels(calibration: ModuleType, s
         r = emulate(tl, None, EmulatorOptions(device="V100", mode=mode, timing_only=True, check_races=True,
                                               progress=False))
         assert r.clean, (mode, r.report["races"][:1], r.report["deadlock"])
+
+
+@pytest.mark.parametrize("block_dispatch", [False, True])
+def test_block_dispatch_starts_a_kernel_on_the_free_sms(block_dispatch: bool) -> None:
+    """On a GPU profile a kernel wanting more SMs than are free starts on the free
+    ones, in proportionally more waves; gang scheduling (Ascend) waits for all."""
+    from geir.backends.emulator.program import compile_program
+    from geir.backends.emulator.simulator import simulate
+    from geir.backends.task_list import EndGraph, Stream
+    profile = load_profile("V100")
+    assert profile.block_dispatch and not load_profile("910B2").block_dispatch
+    sms = profile["ai_cores"]
+    wide, rest = sms * 3 // 4, sms // 2  # together more than the GPU has
+    tl = TaskList(streams=[
+        Stream(0, 0, [Kernel(op="ge.relu", engine="AICore", inputs=[], outputs=[], block_dim=wide, flops=1e9),
+                      EndGraph()]),
+        Stream(1, 0, [Kernel(op="ge.relu", engine="AICore", inputs=[], outputs=[], block_dim=rest, flops=1e9),
+                      EndGraph()])], arena_size=0, num_events=0, name="two kernels")
+    program = compile_program(tl, CostModel(profile))
+    program.block_dispatch = block_dispatch
+    first, second = program.first[0], program.first[1]
+    alone = program.duration[second]
+    sched = simulate(program)
+    assert sched.start[first] == 0.0
+    if block_dispatch:
+        assert sched.start[second] == 0.0
+        # on the SMs the first kernel left free, its blocks take rest / free as many waves
+        ran = sched.end[second] - sched.start[second]
+        assert ran == pytest.approx(alone * rest / (sms - wide))
+    else:
+        assert sched.start[second] == pytest.approx(sched.end[first])
+        assert sched.end[second] - sched.start[second] == pytest.approx(alone)
+    # no more SMs were ever held than the GPU has: the work done equals the work asked
+    assert sched.pool_work[0] == pytest.approx(program.duration[first] * wide + alone * rest)
