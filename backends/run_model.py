@@ -197,6 +197,8 @@ def _specialize(module: Module, settings: RunSettings, interpret: bool) -> dict[
         problems = unbound_input_diagnostics(graph)
         if problems:  # said at the input, before lower-to-tasks reports every op it reaches
             raise DiagnosticError(problems)
+        from geir.passes.specialize_shapes import fold_static_shapes
+        fold_static_shapes(graph, module)  # dims only shape arithmetic decides: static, not host-driven
     return inputs
 
 

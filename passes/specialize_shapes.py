@@ -56,7 +56,7 @@ from geir.passes.canonicalize import FOLD_LIMIT, fold_op, inline_constant_contro
 from geir.passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["SpecializeShapes", "parse_shape_bindings", "resolve_bindings", "bindings_from_inputs",
-           "specialize_graph", "graph_symbols", "SYMBOLS_ATTR", "FOLD_LIMIT"]
+           "specialize_graph", "fold_static_shapes", "graph_symbols", "SYMBOLS_ATTR", "FOLD_LIMIT"]
 
 #: the argument/result attribute holding the ONNX names of the dynamic dims
 SYMBOLS_ATTR = "ge.symbols"
@@ -229,6 +229,27 @@ def specialize_graph(graph: Operation, module: Module, shapes: Mapping[int, Sequ
         if key in graph.attributes:
             graph.attributes[key] = ArrayAttr(_drop_bound_symbols(d, t) for d, t in
                                               zip(attribute_dicts(graph.attributes[key]), types))
+
+
+def fold_static_shapes(graph: Operation, module: Module) -> bool:
+    """Fold the shape arithmetic of a graph whose inputs are all static and
+    re-infer its types, when some dim inside it is still unknown: exporters
+    compute the operands of Reshape, Slice, Expand and Pad from ``Shape`` at
+    run time (Shape -> Gather -> Add -> Div -> Mul ...), and ONNX's data
+    propagation at import follows only part of that arithmetic, leaving ``?``
+    dims that look data-dependent though the input shapes decide them.
+    True when it folded.
+
+    Raises:
+        DiagnosticError: at an op whose static type contradicts what folding finds.
+    """
+    block = graph.regions[0].blocks[0]
+    if not all(isinstance(a.type, TensorType) and a.type.is_static for a in block.arguments):
+        return False
+    if all(not isinstance(r.type, TensorType) or r.type.is_static for op in graph.walk() for r in op.results):
+        return False
+    specialize_graph(graph, module, {})
+    return True
 
 
 def _drop_bound_symbols(entries: dict[str, Attribute], t: Type) -> DictionaryAttr:
