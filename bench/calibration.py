@@ -11,7 +11,10 @@ IOS's own model definitions (mit-han-lab/inter-operator-scheduler
 Watts-Strogatz stage graphs are drawn here with the paper's n, k, p, so their
 wiring differs from IOS's files). An IOS node becomes one kernel per operator
 it runs (a ReLU + separable conv node is three kernels), FP32 like IOS's default
-build. Each network runs under these schedules:
+build. Every kernel carries its operand shapes (a convolution its weights and
+groups), and a node's summed and concatenated inputs become ``ge.add`` and
+``ge.concat`` kernels as in :func:`to_ge`, so the task lists and the IR form go
+through the same kernel tilings and cost the same kernels. Each network runs under these schedules:
 
 * ``sequential`` — one stream, IOS's block order (IOS "Sequential");
 * ``greedy`` — IOS's Greedy: per block, stages of at most 10 ready nodes, one
@@ -27,18 +30,20 @@ build. Each network runs under these schedules:
   and emulated.
 
 ``best`` is the fastest of the task-list schedules (the same kernels as
-``sequential``; the IR form has separate add/concat kernels, so the passes'
-speed-up is printed against their own ``single``). IOS-Parallel is IOS's DP
+``sequential``); the passes' best strategy is printed against their own
+``single``. IOS-Parallel is IOS's DP
 search; no schedule here searches like it, so ``best`` is a schedule, not a bound.
 
 It prints the emulated Sequential/Greedy and Sequential/best ratios beside
-IOS's measured ones, Sequential/all-at-once, and the share of the all-at-once
+IOS's measured ones, the passes' best speed-up, and the share of the all-at-once
 run with the HBM saturated; ``--no-sharing`` repeats it with the bandwidth not
 shared (``EmulatorOptions(share_hbm=False)``) to show what the fluid model
-changes. Both emulator modes run: ``sink`` (every task on the device up front)
-and ``host`` (one host thread launches every task, records and waits included,
-``host_launch_us`` apiece). Nothing is tuned per network: every number comes from the device
-profile. Never asserts.
+changes. The emulator runs in ``host`` mode by default — how IOS and RAF ran: one
+host thread launches every kernel, record and wait onto CUDA streams,
+``host_launch_us`` apiece; ``--mode sink`` puts every task on the device up front.
+``--sweep KEY=V1,V2`` prints instead the task-list speed-ups for every value of a
+device parameter (the sensitivity to an assumed number). Nothing is tuned per
+network: every number comes from the device profile. Never asserts.
 """
 
 from __future__ import annotations
