@@ -1,10 +1,11 @@
 """Control flow on the emulator, driven by the host as GE's runtime v2 does.
 
-A task list has no branch: runtime v1 would need stream switch / stream active
-tasks for ``ge.if`` / ``ge.loop``, which the task list does not have (see
-``lower-to-tasks``). Runtime v2 instead keeps control flow on the host and
-launches the static pieces between the control ops as subgraphs. This module
-does the latter:
+Runtime v1 runs static control flow on the device (``lower-to-tasks`` turns
+``ge.if`` and the while form of ``ge.loop`` into label tasks, the task sink).
+Runtime v2 instead keeps control flow on the host and launches the static
+pieces between the control ops as subgraphs; what the task sink cannot run
+(data-dependent sizes, loops whose carried shapes change, scan outputs,
+``ge.scan``) needs it. This module does the latter:
 
 * the ops of a block between two control ops form a *segment*: a ``ge.graph``
   whose inputs are the values it reads from before and whose outputs are the
@@ -68,12 +69,19 @@ class HostDriver(Interpreter):
         from geir.backends.emulator import EmulatorOptions
         self.options = options if options is not None else EmulatorOptions()
         self.launches: list[Launch] = []
+        #: times the host read a value back from the device to decide what to
+        #: launch next (an if's predicate, a loop's condition, a data-dependent size)
+        self.round_trips = 0
         self._segments: dict[tuple[int, ...], str] = {}
         self._lowered: dict[tuple[Any, ...], Any] = {}
 
     # ----------------------------------------------------------- blocks
     def run_block(self, block: Block, env: Env) -> list[Any]:
         """Launch each run of plain ops as one segment; control ops run on the host."""
+        region = block.parent
+        owner = region.parent if region is not None else None
+        if owner is not None and owner.name == "ge.loop":
+            self.round_trips += 1  # the host reads the body's condition back after each trip
         pending: list[Operation] = []
         for op in block.ops:
             if op.name in _TERMINATORS:
@@ -87,6 +95,8 @@ class HostDriver(Interpreter):
             elif op.regions:
                 self._launch(pending, env)
                 pending = []
+                if op.name == "ge.if":
+                    self.round_trips += 1  # the predicate, read back
                 results = self._special[op.name](op, env)
                 env.update(zip(op.results, results))
             else:
@@ -108,6 +118,8 @@ class HostDriver(Interpreter):
             if not piece:
                 continue
             shapes = [tuple(np.shape(a)) for a in self.call_kernel(piece[0], env)] if data_dependent else None
+            if data_dependent:
+                self.round_trips += 1  # the size, read back
             split = self._launch_segment(piece, env, shapes)
             if split is not None:
                 todo += [(piece[split + 1:], False), ([piece[split]], True), (piece[:split], False)]

@@ -29,7 +29,8 @@ import attrs
 from geir.diagnostics import error as _error
 
 __all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "resolve_device",
-           "pass_device", "load_model", "needs_pipeline", "needs_host", "plan_pipeline", "compile_module"]
+           "pass_device", "load_model", "needs_pipeline", "needs_host", "sink_control_problem", "plan_pipeline",
+           "compile_module"]
 
 #: the pipeline ``ge-run`` runs on a graph nothing has scheduled yet
 DEFAULT_PIPELINE = "ge-default"
@@ -116,12 +117,31 @@ def needs_pipeline(module: Any) -> bool:
 
 
 def needs_host(module: Any) -> bool:
-    """Whether a graph has control flow or a data-dependent size: one task list
-    cannot run it (ge-run runs it as host-driven launches, no pipeline)."""
-    from geir.backends.host_control import has_control_flow
+    """Whether a graph needs the host between launches: a data-dependent size,
+    or control flow the task sink cannot run (``ge.scan``, a loop with scan
+    outputs or carried shapes that change, GE's dataflow control ops). ge-run
+    runs it as host-driven launches (runtime v2), no pipeline; static ``ge.if``
+    and ``ge.loop`` run in the task sink, as GE's runtime v1 runs static shapes."""
     from geir.passes.range_shapes import data_dependent_diagnostics
-    return any(op.name == "ge.graph" and (has_control_flow(op) or data_dependent_diagnostics(op))
+    return any(op.name == "ge.graph" and (sink_control_problem(op) is not None or data_dependent_diagnostics(op))
                for op in module.body.ops)
+
+
+def sink_control_problem(graph: Any) -> Any:
+    """The first control op of ``graph`` the task sink cannot run, or None."""
+    from geir.passes.lower_control_flow import control_op_problem
+    for op in graph.walk():
+        od = op.definition
+        if op is not graph and (op.regions or (od is not None and od.has_trait("control"))):
+            if control_op_problem(op) is not None:
+                return op
+            if any(not _static(r.type) for r in op.results):
+                return op
+    return None
+
+
+def _static(t: Any) -> bool:
+    return bool(getattr(t, "is_static", True))
 
 
 @attrs.define

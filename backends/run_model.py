@@ -10,8 +10,12 @@ graph's lower bound and the memory plan against its bound
 (:mod:`geir.backends.model_compile`), lower, and emulate timing and numerics.
 The result is one :class:`~geir.report.RunReport`.
 
-A module of gears runs the smallest gear that fits the inputs; a graph with
-control flow or data-dependent sizes runs as host-driven launches (GE's
+A module of gears runs the smallest gear that fits the inputs. A graph with
+static control flow (``ge.if``, the while form of ``ge.loop``) runs in the task
+sink, as GE's runtime v1 runs static shapes: one task list whose label tasks
+branch and loop on the device; the report compares it with the same model run
+host-driven (time, launches, host round trips). A graph with data-dependent
+sizes or control flow the sink cannot run runs as host-driven launches (GE's
 runtime v2, :mod:`geir.backends.host_control`). A model whose weights are
 absent (imported without its weights file) runs timing-only, and its report
 says so.
@@ -217,8 +221,65 @@ def run_prepared(prepared: Prepared, settings: RunSettings) -> RunReport:
         return _run_host_driven(prepared.module, settings, prepared.inputs)
     if prepared.kind != "graph":
         raise ValueError(f"run_prepared cannot run a model prepared to {prepared.kind}")
+    from geir.backends.host_control import has_control_flow
+    original = prepared.module.clone() if any(op.name == "ge.graph" and has_control_flow(op)
+                                              for op in prepared.module.body.ops) else None
     compiled = compile_for_run(prepared.module, settings)
-    return emulate_module(prepared.module, settings, compiled, prepared.inputs)
+    report = emulate_module(prepared.module, settings, compiled, prepared.inputs)
+    if original is not None:
+        _compare_with_host_driven(report, original, settings)
+    return report
+
+
+def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSettings) -> None:
+    """Add ``sink_vs_host`` to a task-sink run of a graph with control flow:
+    the same model and inputs run host-driven (runtime v2), with the time,
+    the launches and the host round trips of each. Host-driven time is the
+    launches' device time plus ``host_launch_us`` per task the host launches."""
+    import numpy as np
+
+    from geir.backends.device_profile import load_profile
+    from geir.backends.emulator import EmulatorOptions
+    from geir.backends.host_control import HostDriver
+    fields = report.fields
+    control = fields.get("control") or {}
+    sink = {"time_us": float(fields["makespan_us"]), "launches": 1, "host_round_trips": 0,
+            "tasks_run": fields.get("executed_tasks"), "branches_assumed": bool(control.get("branches_assumed"))}
+    host: dict[str, Any] | None = None
+    why = None
+    if report.input_arrays is None or report.outputs is None:
+        why = "timing only: the host reads predicates and trip counts from the numerics"
+    elif not settings.compare:
+        why = "not asked for"
+    else:
+        options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
+                                  mode=settings.mode, seed=settings.seed, progress=False)
+        driver = HostDriver(module, options)
+        outputs = driver.run(report.input_arrays)
+        launch_us = float(load_profile(settings.device, list(settings.device_params))["host_launch_us"])
+        tasks = sum(launch.tasks for launch in driver.launches)
+        device_us = sum(launch.makespan_us for launch in driver.launches)
+        # the sink ran the compiled graph (the precision mode's f16 kernels), the host the graph as written
+        diff = max((float(np.max(np.abs(np.asarray(outputs[k], np.float64) - np.asarray(v, np.float64)),
+                                 initial=0.0)) for k, v in report.outputs.items() if k in outputs), default=0.0)
+        host = {"time_us": round(device_us + tasks * launch_us, 3), "device_time_us": round(device_us, 3),
+                "host_launch_us": round(tasks * launch_us, 3), "launches": len(driver.launches),
+                "tasks_launched": tasks, "host_round_trips": driver.round_trips, "outputs_max_abs_diff": diff}
+    fields["sink_vs_host"] = {"sink": sink, "host": host, "why_no_host": why}
+    if host is not None:
+        speedup = host["time_us"] / sink["time_us"] if sink["time_us"] > 0 else None
+        line = (f"sink vs host    task sink {sink['time_us']:.3f} us, 1 launch, 0 host round trips; host-driven "
+                f"{host['time_us']:.3f} us ({host['device_time_us']:.3f} device + {host['host_launch_us']:.3f} "
+                f"launching {host['tasks_launched']} tasks), {host['launches']} launches, "
+                f"{host['host_round_trips']} host round trips"
+                f"{f': sink {speedup:.2f}x faster' if speedup else ''}"
+                f"; outputs differ by {diff:.3g} at most\n")
+    else:
+        line = f"sink vs host    task sink {sink['time_us']:.3f} us, 1 launch; host-driven not run ({why})\n"
+    body = report.body.splitlines(keepends=True)
+    at = next((i + 1 for i, l in enumerate(body) if l.startswith("control ")), len(body))
+    body.insert(at, line)
+    report.body = "".join(body)
 
 
 def compile_for_run(module: Module, settings: RunSettings, compare: bool | None = None) -> CompileReport | None:
@@ -349,7 +410,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
     fields["inputs"] = ("none (timing only)" if timing_only else _described(settings))
     text = result.text()
     if compiled is not None:
-        text = _add_compile_report(fields, text, compiled, settings)
+        text = _add_compile_report(fields, text, compiled, settings, arrays)
     if absent:
         fields["weights"] = WEIGHTS_ABSENT
         text = f"weights {WEIGHTS_ABSENT}\n" + text
@@ -363,7 +424,8 @@ def _described(settings: RunSettings) -> str:
     return os.fspath(settings.inputs) if isinstance(settings.inputs, (str, os.PathLike)) else "given"
 
 
-def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileReport, settings: RunSettings) -> str:
+def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileReport, settings: RunSettings,
+                        arrays: Mapping[str, np.ndarray] | None = None) -> str:
     """Add the pipeline, the speed-up over single stream, the graph's bound
     and the memory plan against its lower bound to ``report`` and to its ``text``."""
     from geir.backends.emulator import EmulatorOptions, emulate
@@ -374,11 +436,16 @@ def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileRepo
     after: dict[str, list[str]] = {}
     makespan = float(report["makespan_us"])
     if compiled.single_task_list is not None:
-        # Timing only, no race check: the figure compared is the makespan.
+        # Timing only, no race check: the figure compared is the makespan; with
+        # control tasks, on the same inputs (branches and trips are values)
+        from geir.backends.task_list import CONTROL_TASKS
+        branches = arrays is not None and any(t.kind in CONTROL_TASKS for st in compiled.single_task_list.streams
+                                              for t in st.tasks)
         options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
-                                  mode=settings.mode, timing_only=True, check_races=False, progress=False,
+                                  mode=settings.mode, timing_only=not branches, check_races=False, progress=False,
                                   seed=settings.seed)
-        single = float(emulate(compiled.single_task_list, None, options).report["makespan_us"])
+        single = float(emulate(compiled.single_task_list, arrays if branches else None, options)
+                       .report["makespan_us"])
         speedup = single / makespan if makespan > 0 else None
         report["single_stream"] = {"makespan_us": single, "speedup": round(speedup, 4) if speedup else None}
         shown = f"{speedup:.2f}x" if speedup is not None else "n/a"

@@ -176,3 +176,45 @@ def test_scan_outputs_are_refused_at_the_loop() -> None:
     """
     with pytest.raises(DiagnosticError, match="has scan outputs, whose size is the trip count"):
         task_list_of(parse_module(text))
+
+
+def test_ge_run_runs_static_control_flow_in_the_sink_and_compares_the_host_driven_path(if_while: Any) -> None:
+    from geir.backends.run_model import RunSettings, run_model
+    model, _ = if_while
+    feeds = {"flag": np.array(True), "go": np.array(True), "x": np.array([1.0, 2.0, 3.0], np.float32)}
+    report = run_model(model, RunSettings(inputs=feeds))
+    assert "control_flow" not in report.fields  # not host-driven: one task list
+    assert report.fields["control"]["jumps_back"] == 7
+    np.testing.assert_allclose(report.outputs["y"], ReferenceEvaluator(model).run(None, feeds)[0], rtol=1e-3)
+    compared = report.fields["sink_vs_host"]
+    sink, host = compared["sink"], compared["host"]
+    assert sink["launches"] == 1 and sink["host_round_trips"] == 0
+    # the host reads the if's predicate and the loop's condition after each of its 7 trips
+    assert host["host_round_trips"] == 1 + 7
+    assert host["launches"] > host["host_round_trips"]
+    assert host["outputs_max_abs_diff"] < 1e-2
+    assert "sink vs host" in report.body
+
+
+def test_what_the_sink_cannot_run_stays_host_driven() -> None:
+    from geir.backends.model_compile import needs_host
+    static_loop = parse_module("""
+    ge.graph @main(%m: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+      %r = ge.loop %m, %c, %x ({
+      ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %v: tensor<4xf32>):
+        %n = ge.add %v, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        ge.yield %ci, %n : (tensor<i1>, tensor<4xf32>) -> ()
+      }) : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> tensor<4xf32>
+      ge.return %r : (tensor<4xf32>) -> ()
+    }""")
+    scanning = parse_module("""
+    ge.graph @main(%m: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> tensor<5x4xf32> {
+      %r, %s = ge.loop %m, %c, %x ({
+      ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %v: tensor<4xf32>):
+        %n = ge.add %v, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        ge.yield %ci, %n, %n : (tensor<i1>, tensor<4xf32>, tensor<4xf32>) -> ()
+      }) : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> (tensor<4xf32>, tensor<5x4xf32>)
+      ge.return %s : (tensor<5x4xf32>) -> ()
+    }""")
+    assert not needs_host(static_loop)
+    assert needs_host(scanning)

@@ -239,7 +239,8 @@ def format_text(report: dict[str, Any]) -> str:
     control = report.get("control")
     if control:
         assumed = " (branches assumed: timing only)" if control["branches_assumed"] else ""
-        lines.append(f"control         {_n(control['switches'], 'switch')}, {_n(control['activations'], 'activation')}, "
+        switches = f"{control['switches']} switch{'' if control['switches'] == 1 else 'es'}"
+        lines.append(f"control         {switches}, {_n(control['activations'], 'activation')}, "
                      f"{_n(control['jumps_back'], 'loop iteration')}, {_n(report['executed_tasks'], 'task run')}"
                      f"{assumed}")
     cp = report["critical_path"]
