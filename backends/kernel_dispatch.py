@@ -204,4 +204,6 @@ def run_op(op_name: str, attributes: Mapping[str, Attribute], inputs: Sequence[n
         KernelError: no kernel can run ``op_name``. Errors of the kernel itself
         (bad input values) propagate as the kernel raises them.
     """
-    return prepare_op(op_name, attributes, num_results, result_types)(inputs)
+    kernel = prepare_op(op_name, attributes, num_results, result_types)
+    with np.errstate(all="ignore"):  # ONNX semantics, as the interpreter's: inf and nan propagate silently
+        return kernel(inputs)

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
     from geir.backends.emulator import EmulationResult
 
-__all__ = ["Report", "RunReport", "output_summary", "findings", "format_outputs"]
+__all__ = ["Report", "RunReport", "output_summary", "findings", "format_outputs", "non_finite_outputs",
+           "non_finite_warnings", "F32_PRECISION_MODES"]
 
 
 def output_summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
@@ -34,6 +35,37 @@ def output_summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
         summary[name] = {"dtype": str(value.dtype), "shape": list(value.shape),
                          "mean": float(value.astype(np.float64).mean()) if numeric else None}
     return summary
+
+
+def non_finite_outputs(outputs: dict[str, np.ndarray]) -> dict[str, int]:
+    """The float outputs holding NaN or infinity, with how many such values each."""
+    counts = {}
+    for name, value in outputs.items():
+        if value.dtype.kind in "fc" and value.size:
+            bad = int(value.size - np.count_nonzero(np.isfinite(value)))
+            if bad:
+                counts[name] = bad
+    return counts
+
+
+#: the precision modes under which float ops keep f32 (where f16 cannot overflow)
+F32_PRECISION_MODES = frozenset({"must_keep_origin_dtype", "force_fp32"})
+
+
+def non_finite_warnings(outputs: dict[str, np.ndarray], precision_mode: str | None) -> list[Any]:
+    """A warning (a ``Diagnostic``) per output holding non-finite values;
+    under a mode that computes in f16 (``precision_mode``: the one the run
+    used) it says f16's largest value and that ``must_keep_origin_dtype``
+    keeps f32."""
+    from geir.diagnostics import Diagnostic
+    warnings = []
+    for name, bad in non_finite_outputs(outputs).items():
+        message = f"output '{name}' holds {bad} non-finite value(s) of {outputs[name].size}"
+        if precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
+            message += (f": under --precision-mode {precision_mode} the model computes in f16, whose largest "
+                        f"value is 65504; --precision-mode must_keep_origin_dtype keeps the model's f32")
+        warnings.append(Diagnostic("warning", message))
+    return warnings
 
 
 def format_outputs(summary: dict[str, dict[str, Any]]) -> str:
@@ -295,6 +327,12 @@ class RunReport:
     def weights_absent(self) -> bool:
         """The model holds no weight values: the run was timing-only."""
         return self.fields.get("weights") == WEIGHTS_ABSENT
+
+    @property
+    def non_finite_outputs(self) -> dict[str, int]:
+        """The float outputs holding NaN or infinity (an f16 overflow, most
+        often), with how many such values each; empty without outputs."""
+        return non_finite_outputs(self.outputs) if self.outputs is not None else {}
 
     @property
     def findings(self) -> list[str]:

@@ -1,8 +1,9 @@
 """The main job on real models: ``ge-run M.onnx`` at its defaults (the
 ``ge-default`` pipeline, the single-stream comparison, the graph bound, the
-memory plan, numerics; in f32, see ``KEEP_F32``) on the ``light_*`` models onnx ships, and the
-``geir.RunReport`` that command is made of (three models by default;
-``GEIR_LIGHT_MODELS=all`` for every one).
+memory plan, numerics; in f32, see ``KEEP_F32``, and at the device's default
+f16 where f16 holds the model's values, see ``PEAK_ACTIVATION``) on the
+``light_*`` models onnx ships, and the ``geir.RunReport`` that command is made
+of (three models by default; ``GEIR_LIGHT_MODELS=all`` for every one).
 
 Each model runs once per session (a module-scoped fixture): the command runs
 in this process with ``--report json -o out.npz`` while the run it calls
@@ -50,19 +51,44 @@ KEEP_F32 = (["--precision-mode", "must_keep_origin_dtype"]
             if importlib.util.find_spec("geir.passes.precision_mode") is not None else [])
 RTOL, ATOL = 1e-3, 1e-6
 
+#: The largest |activation| of each light model on ge-run's random inputs
+#: (standard normal), measured in f32 with onnxruntime. Each model's weights are
+#: one constant, so each layer multiplies the magnitude by about fan-in x 0.02;
+#: past f16's largest value (65504) the device's default f16 overflows to inf,
+#: and the softmax at the end makes inf - inf = NaN. In brackets, the first
+#: tensor past 65504.
+PEAK_ACTIVATION = {
+    "light_bvlc_alexnet": 7.9e11,  # (r12: conv3)
+    "light_densenet121": 294.0,
+    "light_inception_v1": 8.3e20,  # (r28)
+    "light_inception_v2": 1.5e3,
+    "light_resnet50": 9.7e18,  # (r51: the third stage's first block)
+    "light_shufflenet": 18.4,
+    "light_squeezenet": 9.0e9,  # (r44)
+    "light_vgg19": 2.6e31,  # (r12)
+    "light_zfnet512": 1.25e12,  # (r12)
+}
+F16_MAX = 65504.0
+#: the models run at the default precision too: those whose values f16 holds,
+#: and (only when chosen by GEIR_LIGHT_MODELS) those that overflow, for the warning
+F16_MODELS = [m for m in MODELS if PEAK_ACTIVATION.get(m, F16_MAX) < F16_MAX
+              or os.environ.get("GEIR_LIGHT_MODELS", "").strip()]
+#: f16 keeps 11 significant bits; through tens of layers the outputs' relative
+#: error stays within a few 1e-3 of the largest output
+F16_RTOL = 2e-2
 
-@pytest.fixture(scope="module", params=MODELS)
-def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One ``ge-run`` of a light model: its exit code, JSON report, written
-    outputs and the RunReport the command printed."""
+
+def _ge_run(name: str, flags: list[str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One ``ge-run`` of a light model with ``flags``: its exit code, JSON
+    report, written outputs and the RunReport the command printed."""
     import contextlib
     import io
 
     import geir.backends.run_model as run_model
     from geir.tools.ge_run import main as ge_run
 
-    path = LIGHT / f"{request.param}.onnx"
-    out = tmp_path_factory.mktemp(request.param) / "outputs.npz"
+    path = LIGHT / f"{name}.onnx"
+    out = tmp_path_factory.mktemp(name) / "outputs.npz"
     seen: list[Any] = []
     original = run_model.run_prepared
 
@@ -74,7 +100,7 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     run_model.run_prepared = watched  # type: ignore[assignment]
     try:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            code = ge_run([str(path), *KEEP_F32, "--report", "json", "-o", str(out)])
+            code = ge_run([str(path), *flags, "--report", "json", "-o", str(out)])
     finally:
         run_model.run_prepared = original  # type: ignore[assignment]
     assert code == 0, stderr.getvalue()
@@ -84,7 +110,33 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
             "stderr": stderr.getvalue(), "outputs": written, "report": seen[0]}
 
 
+@pytest.fixture(scope="module", params=MODELS)
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """``ge-run M.onnx`` keeping the model's f32."""
+    return _ge_run(request.param, KEEP_F32, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=F16_MODELS)
+def run_f16(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """``ge-run M.onnx`` at the device's default precision mode (force_fp16)."""
+    return _ge_run(request.param, [], tmp_path_factory)
+
+
+#: onnx.reference's outputs by model, with the inputs they are for: the f32 and
+#: the f16 runs draw the same random inputs, and the reference is slow
+_REFERENCES: dict[pathlib.Path, tuple[dict[str, np.ndarray], dict[str, np.ndarray]]] = {}
+
+
 def _reference(path: pathlib.Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    known = _REFERENCES.get(path)
+    if known is not None and known[0].keys() == inputs.keys() \
+            and all(np.array_equal(known[0][k], inputs[k]) for k in inputs):
+        return known[1]
+    _REFERENCES[path] = (dict(inputs), _evaluate(path, inputs))
+    return _REFERENCES[path][1]
+
+
+def _evaluate(path: pathlib.Path, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     from onnx.reference import ReferenceEvaluator
     model = onnx.load(str(path))
     names = [o.name for o in model.graph.output]
@@ -144,3 +196,25 @@ def test_command_prints_the_report_object(run: dict[str, Any]) -> None:
     for line in ("speed-up over single stream", "graph bound", "memory plan", "races           none",
                  "deadlock        none"):
         assert line in text.getvalue()
+
+
+def test_default_precision_matches_onnx_reference_where_f16_holds(run_f16: dict[str, Any]) -> None:
+    """At the defaults, a model whose values stay within f16's range gives the
+    f32 reference's outputs to f16's precision, with no warning; one whose
+    values leave it gets a warning naming each output that holds non-finite
+    values, their count and the mode that keeps f32 (never a silent NaN)."""
+    report = run_f16["report"]
+    assert "precision-mode" not in run_f16["json"]["pipeline"]  # the device's default
+    expected = _reference(run_f16["path"], report.input_arrays)
+    name = run_f16["path"].stem
+    if PEAK_ACTIVATION[name] < F16_MAX:
+        assert report.non_finite_outputs == {} and "warning" not in run_f16["stderr"]
+        for out, want in expected.items():
+            scale = float(np.abs(want).max())
+            np.testing.assert_allclose(run_f16["outputs"][out], want, rtol=F16_RTOL, atol=F16_RTOL * scale,
+                                       err_msg=out)
+        return
+    assert report.non_finite_outputs, "f16 overflowed, as measured"
+    for out, count in report.non_finite_outputs.items():
+        assert f"warning: output '{out}' holds {count} non-finite value(s)" in run_f16["stderr"]
+    assert "--precision-mode must_keep_origin_dtype keeps the model's f32" in run_f16["stderr"]

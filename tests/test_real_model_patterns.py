@@ -106,3 +106,51 @@ def test_runs_as_one_task_list_equal_to_onnx_reference(split_model: onnx.ModelPr
     (expected,) = ReferenceEvaluator(split_model).run(None, dict(report.input_arrays))
     tolerance = 1e-5 if mode == KEEP_F32 else 2e-3 * float(np.abs(expected).max())
     np.testing.assert_allclose(report.outputs["y"], expected, rtol=tolerance, atol=tolerance)
+
+
+# ------------------------------------------------ what an f16 kernel computes
+#
+# Under force_fp16 (the device's default) the cube unit multiplies f16 operands,
+# accumulates in f32 (L0C) and writes f16; CANN's reductions, softmax and
+# normalisations compute in f32 inside too. So an f16 result is the f32 result
+# rounded once, even when partial sums or statistics leave f16's range (65504):
+# here +-300 * 300 = +-90000 per product, or a variance of 90000.
+
+def _alternating(n: int) -> np.ndarray:
+    return np.array([300.0, -300.0] * (n // 2), dtype=np.float16)
+
+
+def _run_f16(op_type: str, inputs: list[np.ndarray], **attrs: object) -> np.ndarray:
+    from geir.backends.kernels import get_kernel
+    (out, *_) = get_kernel(op_type)([a.astype(np.float16) for a in inputs], dict(attrs))
+    assert out.dtype == np.float16
+    return out
+
+
+def _f32_rounded_once(op_type: str, inputs: list[np.ndarray], **attrs: object) -> np.ndarray:
+    node = helper.make_node(op_type, [f"i{k}" for k in range(len(inputs))], ["y"], **attrs)
+    (want,) = ReferenceEvaluator(node).run(None, {f"i{k}": a.astype(np.float32) for k, a in enumerate(inputs)})
+    return want.astype(np.float16)
+
+
+@pytest.mark.parametrize("case", ["MatMul", "Gemm", "Conv", "ReduceSum", "ReduceMean", "LayerNormalization",
+                                  "Softmax", "InstanceNormalization"])
+def test_f16_kernels_accumulate_in_f32_and_round_once(case: str) -> None:
+    n = 16
+    ones = np.full((n,), 300.0, np.float16)
+    if case in ("MatMul", "Gemm"):
+        inputs, attrs = [ones.reshape(1, n), _alternating(n).reshape(n, 1)], {}
+    elif case == "Conv":
+        inputs, attrs = [ones.reshape(1, n, 1, 1), _alternating(n).reshape(1, n, 1, 1)], {}
+    elif case in ("ReduceSum", "ReduceMean"):
+        inputs, attrs = [np.concatenate([ones, -ones]).reshape(1, 2 * n)], {"keepdims": 0}
+    elif case == "LayerNormalization":  # the variance, 90000, leaves f16's range
+        inputs, attrs = [_alternating(n).reshape(1, n), np.ones(n, np.float16), np.zeros(n, np.float16)], {}
+    elif case == "Softmax":  # exp of the shifted values in f32: no inf - inf
+        inputs, attrs = [np.array([[60000.0, 60000.0, 0.0]], np.float16)], {}
+    else:  # per channel: the variance, 90000, leaves f16's range
+        inputs, attrs = [_alternating(n).reshape(1, 1, n), np.ones(1, np.float16), np.zeros(1, np.float16)], {}
+    got = _run_f16(case, inputs, **attrs)
+    want = _f32_rounded_once(case, inputs, **attrs)
+    assert np.all(np.isfinite(got)), got
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=1e-3, atol=1e-3)

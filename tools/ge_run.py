@@ -32,6 +32,10 @@ What a run does is the library's (:func:`geir.backends.run_model.run_model`,
 public as ``geir.run_model``); this module reads the options, calls it and
 prints the report.
 
+An output holding NaN or infinity gets a warning naming it and the count; under
+a precision mode that computes in f16 (the device's default, ``force_fp16``) it
+adds that ``--precision-mode must_keep_origin_dtype`` keeps the model's f32.
+
 Exit codes: 0 clean; 1 bad input (a diagnostic); 3 the emulator found a race, a
 deadlock, a read of bytes nothing wrote, or a lost event record (reported, with
 the report and trace still written); 70 an internal error (``--debug`` shows its
@@ -128,7 +132,23 @@ def _run(args: argparse.Namespace) -> int:
     except DiagnosticError as e:
         sys.stderr.write(e.format(sources))  # with the source line and caret of each op at fault
         return 1
+    _warn_non_finite(report, settings)
     return print_report(report, args)
+
+
+def _warn_non_finite(report, settings: "RunSettings") -> None:  # type: ignore[no-untyped-def]
+    """A warning per output holding NaN or infinity, naming the precision mode
+    the pipeline compiled with (when one did) and the mode that keeps f32."""
+    if report.outputs is None:
+        return
+    from geir.report import non_finite_warnings
+    mode = None
+    if report.fields.get("pipeline"):
+        from geir.backends.device_profile import load_profile
+        mode = settings.precision_mode or load_profile(settings.device, list(settings.device_params)) \
+            .default_precision_mode
+    for d in non_finite_warnings(report.outputs, mode):
+        sys.stderr.write(f"ge-run: {d.format()}")
 
 
 def _scenario_or_sweep(module, args: argparse.Namespace, settings) -> int | None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,17 @@
+// An output that overflows f16 under the device's default precision mode
+// (force_fp16: the matmul writes f16, whose largest value is 65504) gets a
+// warning naming it and the mode that keeps f32; the run still exits 0.
+// RUN: ge-run %s 2>&1 | filecheck %s --check-prefix=F16
+// F16: ge-run: warning: output 'y' holds {{[0-9]+}} non-finite value(s) of 256: under --precision-mode force_fp16 the model computes in f16, whose largest value is 65504; --precision-mode must_keep_origin_dtype keeps the model's f32
+// F16: y: float32[4, 64] mean={{nan|-?inf}}
+// RUN: ge-run %s --precision-mode must_keep_origin_dtype 2>&1 | filecheck %s --check-prefix=F32
+// F32-NOT: warning
+// F32: y: float32[4, 64] mean=
+// F32-NOT: {{inf|nan}}
+module {
+  ge.graph @main(%x: tensor<4x64xf32> {ge.name = "x"}) -> (tensor<4x64xf32> {ge.name = "y"}) {
+    %w = ge.const {value = dense<2.000000e+04> : tensor<64x64xf32>} : () -> tensor<64x64xf32> loc("w")
+    %y = ge.matmul %x, %w : (tensor<4x64xf32>, tensor<64x64xf32>) -> tensor<4x64xf32> loc("big")
+    ge.return %y : (tensor<4x64xf32>) -> ()
+  }
+}
