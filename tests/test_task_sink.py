@@ -218,3 +218,65 @@ def test_what_the_sink_cannot_run_stays_host_driven() -> None:
     }""")
     assert not needs_host(static_loop)
     assert needs_host(scanning)
+
+
+@pytest.fixture(scope="module")
+def node_cases() -> dict[str, Any]:
+    """ONNX's If / Loop / Scan node test cases, without collecting every op's
+    (their modules register cases as they import: the registry is put back after,
+    so a later full collection sees them again)."""
+    import importlib
+    import sys
+
+    import onnx.backend.test.case.node as node
+    cases, names = list(node._NodeTestCases), dict(node._existing_names)
+    fresh = [m for m in ("if_", "loop", "scan") if f"{node.__name__}.{m}" not in sys.modules]
+    try:
+        for m in fresh:
+            importlib.import_module(f"{node.__name__}.{m}")
+        found = {c.name: c for c in node._NodeTestCases if c.name.startswith(("test_if", "test_loop", "test_scan"))}
+    finally:
+        node._NodeTestCases[:] = cases
+        node._existing_names.clear()
+        node._existing_names.update(names)
+        for m in fresh:
+            sys.modules.pop(f"{node.__name__}.{m}", None)
+    return found
+
+
+# tensors only: the sequence and optional cases are outside the ge dialect, and
+# onnx.reference cannot run opset 8's Scan (test_scan_sum)
+NODE_CASES = ["test_if", "test_loop11", "test_scan9_sum", "test_scan9_multi_state", "test_scan9_scalar"]
+
+
+@pytest.mark.parametrize("name", NODE_CASES)
+def test_onnx_node_cases_run_as_ge_run_runs_them_equal_to_the_reference(node_cases: dict[str, Any],
+                                                                       name: str) -> None:
+    """Static control flow runs in the sink and is compared with the host-driven
+    path; scan outputs, data-dependent slices and ge.scan run host-driven."""
+    from geir.backends.model_compile import needs_host
+    from geir.backends.run_model import RunSettings, run_model
+    case = node_cases[name]
+    (inputs, expected), = case.data_sets
+    feeds = {i.name: np.asarray(a) for i, a in zip(case.model.graph.input, inputs)}
+    reference = ReferenceEvaluator(case.model).run(None, feeds)
+    sink = not needs_host(import_onnx(case.model))
+    assert sink == (name == "test_if")
+    report = run_model(case.model, RunSettings(inputs=feeds))
+    for out, want, ref in zip(case.model.graph.output, expected, reference):
+        np.testing.assert_allclose(report.outputs[out.name], want, rtol=1e-3)
+        np.testing.assert_allclose(report.outputs[out.name], ref, rtol=1e-3)
+    if sink:
+        assert report.fields["sink_vs_host"]["host"]["outputs_max_abs_diff"] == 0.0
+        assert report.result is not None and report.result.races == []
+    else:
+        assert report.fields["control_flow"].startswith("host-driven")
+
+
+def test_the_if_node_case_takes_each_branch_in_the_sink(node_cases: dict[str, Any]) -> None:
+    model = node_cases["test_if"].model
+    task_list = task_list_of(import_onnx(model))
+    for cond in (True, False):
+        feeds = {"cond": np.array(cond)}
+        result = emulate(task_list, feeds)
+        np.testing.assert_array_equal(result.outputs["res"], ReferenceEvaluator(model).run(None, feeds)[0])
