@@ -58,7 +58,7 @@ from geir.attributes import (ArrayAttr, Attribute, DenseElementsAttr, DenseResou
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.module import Module
 from geir.opdef import ATTR_KINDS, Attrs, InferContext, InferError, OpDef
-from geir.operation import Block, Operation, Region, Value
+from geir.operation import Block, OpResult, Operation, Region, Value
 from geir.types import F32, I1, I64, NONE, ElementType, FunctionType, TensorType, Type
 
 if TYPE_CHECKING:  # onnx is imported lazily: ``import geir`` must stay cheap
@@ -952,8 +952,13 @@ class _Importer:
         onnx_types = [self._value_type(o, scope, label) if o else None for o in node.output]
         regions: list[Region] = []
         if node.op_type == "If":
-            for branch in ("then_branch", "else_branch"):
-                regions.append(self._region(graphs[branch], [], scope, label))
+            taken = _constant_condition(operands[0])
+            for k, branch in enumerate(("then_branch", "else_branch")):
+                # the taken branch of a constant condition is checked as it is; any other
+                # branch may never run (a branch per input layout): where it is invalid
+                # for these shapes, it sees them dynamic, checked when the host runs it
+                regions.append(self._region_that_may_not_run(graphs[branch], [], scope, label,
+                                                             may_not_run=taken is None or taken != (k == 0)))
         elif node.op_type == "Loop":
             body = graphs["body"]
             # a loop-carried value may change shape between iterations: where the body
@@ -962,7 +967,7 @@ class _Importer:
                        if isinstance(v.type, TensorType) and v.type.shape is not None else v.type
                        for v in operands[2:]]
             defaults = [TensorType((), I64), TensorType((), I1), *carried]
-            regions.append(self._region(body, defaults, scope, label))
+            regions.append(self._region_that_may_not_run(body, defaults, scope, label, may_not_run=True))
         else:
             body = graphs["body"]
             num_scan = int(attributes["num_scan_inputs"].value)  # type: ignore[attr-defined]
@@ -984,10 +989,13 @@ class _Importer:
             t = onnx_types[i]
             if node.op_type == "If":
                 # both branches must yield the op's result types: take the then-branch's
-                # when they agree (it is at least as precise as ONNX's merge)
+                # when they agree (it is at least as precise as ONNX's merge), else the
+                # dims they agree on when ONNX has no shape
                 then_t, else_t = yielded[0][i].type, yielded[1][i].type
                 if then_t is else_t:
                     t = then_t  # type: ignore[assignment]
+                elif t is None or t.shape is None:
+                    t = _join(then_t, else_t) or t  # type: ignore[assignment]
             if t is None:
                 raise _fail(f"{node.op_type} node: cannot infer the type of output '{name}'", label)
             types.append(t)
@@ -1003,12 +1011,29 @@ class _Importer:
             return None
         return from_onnx_attribute(proto)
 
-    def _region(self, graph: "onnx.GraphProto", arg_defaults: Sequence[Type], outer: _Scope, label: str) -> Region:
+    def _region_that_may_not_run(self, graph: "onnx.GraphProto", arg_defaults: Sequence[Type], outer: _Scope,
+                                 label: str, may_not_run: bool) -> Region:
+        """:meth:`_region`; when ``may_not_run`` and the region does not verify
+        with the static types of the outer values it reads, it is imported again
+        reading them through ``ge.identity`` ops that make their dims dynamic
+        (what ``specialize-shapes`` does to a region known to run only at run
+        time), so the model imports and the region is checked when it runs."""
+        region = self._region(graph, arg_defaults, outer, label)
+        if not may_not_run or _region_verifies(region):
+            return region
+        return self._region(graph, arg_defaults, outer, label, widen=True)
+
+    def _region(self, graph: "onnx.GraphProto", arg_defaults: Sequence[Type], outer: _Scope, label: str,
+                widen: bool = False) -> Region:
         """A subgraph as a one-block region: its inputs are the block arguments
-        (typed as declared, else as ``arg_defaults``), its outputs the ``ge.yield``."""
+        (typed as declared, else as ``arg_defaults``), its outputs the ``ge.yield``.
+        With ``widen`` it reads the non-constant outer values of static shape
+        through a ``ge.identity`` to their rank with every dim dynamic."""
         scope = _Scope(outer)
         self._collect_types(graph, scope)
         block = Block()
+        if widen:
+            self._widen_captures(graph, block, scope, outer, label)
         for k, vi in enumerate(graph.input):
             t: Type | None = self._value_type(vi.name, scope, label)
             default = arg_defaults[k] if k < len(arg_defaults) else None
@@ -1022,6 +1047,56 @@ class _Importer:
         results = [self._lookup(o.name, scope, label) for o in graph.output]
         block.append(Operation("ge.yield", results, location=NameLoc(label)))
         return Region([block])
+
+
+    def _widen_captures(self, graph: "onnx.GraphProto", block: Block, scope: _Scope, outer: _Scope,
+                        label: str) -> None:
+        from geir.constants import CONSTANT_OPS
+        defined = {i.name for i in graph.input} | {t.name for t in graph.initializer} \
+            | {o for n in graph.node for o in n.output}
+        for name in dict.fromkeys(_used_names(graph)):
+            v = outer.lookup(name) if name not in defined else None
+            if v is None or not isinstance(v.type, TensorType) or not v.type.is_static or not v.type.shape:
+                continue
+            if isinstance(v, OpResult) and v.op.name in CONSTANT_OPS:
+                continue  # an axis or a shape: its value is what inference reads
+            wide = v.type.with_shape([None] * len(v.type.shape))
+            op = Operation("ge.identity", [v], [wide], location=NameLoc(label))
+            block.append(op)
+            scope.values[name] = op.result
+            scope.types[name] = wide
+
+
+def _constant_condition(value: Value) -> bool | None:
+    """The value of an If's condition when a constant holds it, else None."""
+    from geir.constants import constant_value
+    array = constant_value(value)
+    if array is None or np.asarray(array).size != 1:
+        return None
+    return bool(np.asarray(array).reshape(()))
+
+
+def _region_verifies(region: Region) -> bool:
+    """Whether every op of ``region`` verifies with the types it reads."""
+    from geir.verifier import verify_op
+    try:
+        for op in region.blocks[0].ops:
+            verify_op(op)
+    except DiagnosticError:
+        return False
+    return True
+
+
+def _join(a: Type, b: Type) -> Type | None:
+    """The tensor type both ``a`` and ``b`` are: the dims they agree on, ``?``
+    where they differ; None when element types or ranks differ."""
+    if not (isinstance(a, TensorType) and isinstance(b, TensorType)) or a.element_type is not b.element_type:
+        return None
+    if a.shape is None or b.shape is None:
+        return TensorType(None, a.element_type)
+    if len(a.shape) != len(b.shape):
+        return None
+    return a.with_shape([x if x == y else None for x, y in zip(a.shape, b.shape)])
 
 
 def _name_dict(name: str, symbols: list[str] | None = None) -> DictionaryAttr:

@@ -11,7 +11,10 @@ must not fail on the branch that will not run:
   types; the host runs the taken branch, and taking the invalid one is an error
   located at its op.
 
-The same for a Loop whose trip count folds to 0 (its body never runs).
+The same for a Loop whose trip count folds to 0 (its body never runs), and for
+a model exported with static shapes: the importer checks the taken branch of a
+constant condition as it is, and imports a branch that may not run and is
+invalid for the static shapes reading them as dynamic.
 """
 
 from __future__ import annotations
@@ -196,3 +199,70 @@ def test_a_loop_with_a_runtime_trip_count_keeps_an_invalid_body_dynamic() -> Non
     m = np.array(0, np.int64)
     (y,) = HostDriver(module).run({"x": x, "m": m}).values()
     np.testing.assert_allclose(y, _reference(model, {"x": x, "m": m}), rtol=1e-6)
+
+
+# ------------------------------------------------ a model exported with static shapes
+
+def _static(model: onnx.ModelProto, taken: bool = True) -> onnx.ModelProto:
+    """``model`` with x declared 2x4x1 (and y's dims unnamed, left to inference); a
+    constant condition set to ``taken``."""
+    static = onnx.ModelProto()
+    static.CopyFrom(model)
+    for dim, size in zip(static.graph.input[0].type.tensor_type.shape.dim, SHAPE):
+        dim.Clear()
+        dim.dim_value = size
+    for dim in static.graph.output[0].type.tensor_type.shape.dim:
+        dim.Clear()
+    for node in static.graph.node:
+        if node.op_type == "Constant" and node.output[0] == "cond":
+            node.attribute[0].t.CopyFrom(numpy_helper.from_array(np.array(taken), "cond"))
+    return static
+
+
+@pytest.mark.parametrize("condition", ["constant", "shape", "runtime"])
+def test_a_static_model_with_an_invalid_branch_imports_and_runs(condition: str) -> None:
+    """``ge-run M.onnx`` on the static export: a condition known at compile
+    time runs as one task list, a runtime one as host-driven launches; both
+    equal to onnx.reference."""
+    model = _static(branch_per_layout(condition))
+    x = np.abs(np.random.default_rng(5).standard_normal(SHAPE)).astype(np.float32)  # max > 0: then
+    report = geir.run_model(model, inputs={"x": x}, precision_mode="must_keep_origin_dtype")
+    assert (report.result is None) == (condition == "runtime")  # host-driven launches have no one result
+    np.testing.assert_allclose(report.outputs["y"], _reference(model, {"x": x}), rtol=1e-6)
+
+
+def test_a_static_model_keeps_only_the_untaken_or_runtime_branch_dynamic() -> None:
+    """The importer widens the outer values a branch reads only where the branch
+    may not run and is invalid: the valid then branch keeps the static types."""
+    (if_op,) = [op for op in find_graph(geir.import_onnx(_static(branch_per_layout("runtime")))).walk()
+                if op.name == "ge.if"]
+    then_ops, else_ops = (list(r.blocks[0].ops) for r in if_op.regions)
+    assert "ge.identity" not in [op.name for op in then_ops]
+    assert then_ops[0].results[0].type.shape == (2, 4)  # type: ignore[union-attr]
+    assert else_ops[0].name == "ge.identity" and else_ops[0].results[0].type.shape == (None, None, None)  # type: ignore[union-attr]
+    assert if_op.results[0].type.shape == (None, None)  # type: ignore[union-attr]  # 2x4 or ?x?: rank 2
+
+
+def test_a_static_model_whose_taken_branch_is_invalid_is_a_located_error() -> None:
+    """A constant condition that takes the invalid branch: the error at import,
+    at the op, as for any invalid op."""
+    with pytest.raises(geir.Error) as info:
+        geir.import_onnx(_static(branch_per_layout("constant"), taken=False))
+    assert "else_squeeze" in str(info.value) and "cannot squeeze axis 1 of size 4" in str(info.value)
+
+
+def test_a_static_model_taking_the_invalid_branch_at_run_time_is_a_located_error() -> None:
+    model = _static(branch_per_layout("runtime"))
+    with pytest.raises(geir.Error) as info:
+        geir.run_model(model, inputs={"x": -np.ones(SHAPE, np.float32)})
+    assert "else_squeeze" in str(info.value) and "cannot squeeze axis 1 of size 4" in str(info.value)
+
+
+@pytest.mark.parametrize("trip_count", ["shape", "runtime"])
+def test_a_static_model_with_a_loop_body_invalid_for_its_shapes(trip_count: str) -> None:
+    model = _static(loop_never_runs(trip_count))
+    feeds = {"x": np.random.default_rng(6).standard_normal(SHAPE).astype(np.float32)}
+    if trip_count == "runtime":
+        feeds["m"] = np.array(0, np.int64)
+    report = geir.run_model(model, inputs=feeds, precision_mode="must_keep_origin_dtype")
+    np.testing.assert_allclose(report.outputs["y"], _reference(model, feeds), rtol=1e-6)
