@@ -17,7 +17,7 @@ from geir.parser import parse_attribute, parse_module, parse_type
 from geir.printer import PrintOptions, module_to_string
 from ir_strategies import modules
 from geir.types import TensorType
-from tool_paths import find_tool
+from tool_paths import find_mlir_opt
 
 GENERIC = PrintOptions(generic=True)
 DEBUG = PrintOptions(debuginfo=True)
@@ -54,7 +54,7 @@ def test_aliases_and_local_scope_describe_the_same_module(module) -> None:
     assert module_to_string(local, GENERIC_DEBUG) == module_to_string(module, GENERIC_DEBUG)
 
 
-IREE_OPT = find_tool("iree-opt")
+IREE_OPT = find_mlir_opt()
 
 
 @pytest.mark.skipif(IREE_OPT is None, reason="upstream MLIR (iree-opt, the 'peers' extra) is not installed")
