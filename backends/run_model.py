@@ -272,7 +272,7 @@ def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSe
                 f"{host['time_us']:.3f} us ({host['device_time_us']:.3f} device + {host['host_launch_us']:.3f} "
                 f"launching {host['tasks_launched']} tasks), {host['launches']} launches, "
                 f"{host['host_round_trips']} host round trips"
-                f"{f': sink {speedup:.2f}x faster' if speedup else ''}"
+                f"{'' if not speedup else f': sink {speedup:.2f}x faster' if speedup >= 1 else f': host-driven {1 / speedup:.2f}x faster'}"
                 f"; outputs differ by {diff:.3g} at most\n")
     else:
         line = f"sink vs host    task sink {sink['time_us']:.3f} us, 1 launch; host-driven not run ({why})\n"

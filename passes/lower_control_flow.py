@@ -25,6 +25,13 @@ with the trip count folded into the condition)::
     label_goto cond
     label_set exit      ; the results are %v
 
+A region whose ops ``partition-streams`` put on a stream of their own (GE
+allocates a subgraph's streams itself) runs there: the branch's label is
+followed on the control op's stream by an ``rt.stream_active`` of the region's
+stream and an ``rt.wait`` for the ``rt.record`` that ends the region (GE's
+``StreamActive`` at the head of each branch, ``SetActiveStreamsForSubgraphs``);
+the region's stream does not start with the model and runs once per activation.
+
 Memory: the values that live across a control op (its results, the loop's
 counter, condition and carried values) get buffers of their own; a region's
 values are bump-allocated from one base, and the two branches of an ``if``
@@ -44,7 +51,8 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from geir.attributes import DenseElementsAttr
-from geir.backends.task_list import (ARENA, Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy, TensorRef, WeightBlob)
+from geir.backends.task_list import (ARENA, Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy, Record, StreamActive,
+                                     TensorRef, Wait, WeightBlob)
 from geir.constants import CONSTANT_OPS
 from geir.operation import Block, Operation, Value
 from geir.types import I1, I64, TensorType
@@ -112,6 +120,31 @@ class ControlFlowEmitter:
     def _block(self, block: Block, stream: int) -> list[_Work]:
         return [(op, stream) for op in block.ops if op.name not in ("ge.yield", "ge.return")]
 
+    def _region_stream(self, block: Block, parent: int) -> int:
+        """The stream ``partition-streams`` gave the region's ops (its first
+        kernel's), else the control op's."""
+        for op in block.ops:
+            if op.name not in CONSTANT_OPS and op.name not in ("ge.none", "ge.yield") and "stream" in op.attributes:
+                sid = op.get_attr("stream")
+                if isinstance(sid, int) and sid >= 0:
+                    return sid
+        return parent
+
+    def _enter(self, parent: int, region: int, op: Operation) -> list[_Work]:
+        """Start the region's stream, when it has its own."""
+        if region == parent:
+            return []
+        self.lw.activated.add(region)
+        return [self._task(parent, StreamActive(region, self.lw.loc(op)), op)]
+
+    def _leave(self, parent: int, region: int, op: Operation) -> list[_Work]:
+        """The control op's stream waits for the region's last task."""
+        if region == parent:
+            return []
+        event = self.lw.new_event()
+        return [self._task(region, Record(event, self.lw.loc(op)), op),
+                self._task(parent, Wait(event, self.lw.loc(op)), op)]
+
     # ------------------------------------------------------------ helpers
     def _task(self, stream: int, task: object, op: Operation) -> Callable[[], None]:
         return lambda: self.lw.add_task(stream, task, op.location)  # type: ignore[arg-type]
@@ -159,12 +192,14 @@ class ControlFlowEmitter:
             ends.append(lw.arena_end)
             lw.arena_end = base
 
+        streams = [self._region_stream(r.blocks[0], s) for r in op.regions]
+
         def yields(region: int) -> Callable[[], None]:
             def run() -> None:
                 ret = op.regions[region].blocks[0].last_op
                 assert ret is not None
                 for v, dst in zip(ret.operands, results):
-                    self._copy(v, dst, s, ret)
+                    self._copy(v, dst, streams[region], ret)
             return run
 
         def finish() -> None:
@@ -173,11 +208,11 @@ class ControlFlowEmitter:
         steps: list[_Work] = []
         if cond is not None:
             steps.append(self._task(s, LabelSwitch(cond, [else_l, then_l], loc), op))
-        steps += [self._task(s, LabelSet(then_l, loc), op), start_branch,
-                  *self._block(op.regions[0].blocks[0], s), yields(0),
+        steps += [self._task(s, LabelSet(then_l, loc), op), *self._enter(s, streams[0], op), start_branch,
+                  *self._block(op.regions[0].blocks[0], streams[0]), yields(0), *self._leave(s, streams[0], op),
                   self._task(s, LabelGoto(leave_l, loc), op), self._task(s, LabelSet(else_l, loc), op),
-                  start_branch, *self._block(op.regions[1].blocks[0], s), yields(1), finish,
-                  self._task(s, LabelSet(leave_l, loc), op)]
+                  *self._enter(s, streams[1], op), start_branch, *self._block(op.regions[1].blocks[0], streams[1]),
+                  yields(1), *self._leave(s, streams[1], op), finish, self._task(s, LabelSet(leave_l, loc), op)]
         return steps
 
     # ------------------------------------------------------------ ge.loop
@@ -225,6 +260,7 @@ class ControlFlowEmitter:
             lw.add_task(s, Kernel("ge.and", lw.engine_of("ge.and"), [lt, cond], [keep], loc=loc), op.location)
         lw.add_task(s, LabelSwitch(keep, [exit_l, body_l], loc), op.location)
         base = lw.arena_end
+        t = self._region_stream(body, s)
 
         def yields() -> None:
             ret = body.last_op
@@ -241,12 +277,14 @@ class ControlFlowEmitter:
                     src = lw.refs[v]
                     assert src is not None
                     tmp = lw.fresh(v.type)  # type: ignore[arg-type]
-                    lw.add_task(s, Memcpy(src, tmp, lw.loc(ret)), ret.location)
+                    lw.add_task(t, Memcpy(src, tmp, lw.loc(ret)), ret.location)
                     staged.append((tmp, dst))
                 elif j is None:
-                    self._copy(v, dst, s, ret)
+                    self._copy(v, dst, t, ret)
             for tmp, dst in staged:
-                lw.add_task(s, Memcpy(tmp, dst, lw.loc(ret)), ret.location)
+                lw.add_task(t, Memcpy(tmp, dst, lw.loc(ret)), ret.location)
+            for work in self._leave(s, t, op):
+                work()  # type: ignore[operator]
             lw.add_task(s, Kernel("ge.add", lw.engine_of("ge.add"), [counter, one], [counter], loc=loc), op.location)
             lw.add_task(s, LabelGoto(cond_l, loc), op.location)
             lw.add_task(s, LabelSet(exit_l, loc), op.location)
@@ -254,7 +292,8 @@ class ControlFlowEmitter:
         def start_body() -> None:
             lw.arena_end = base
 
-        return [self._task(s, LabelSet(body_l, loc), op), start_body, *self._block(body, s), yields]
+        return [self._task(s, LabelSet(body_l, loc), op), *self._enter(s, t, op), start_body,
+                *self._block(body, t), yields]
 
 
 def constant_weight(data: np.ndarray, element: object, name: str, offset: int) -> tuple[WeightBlob, DenseElementsAttr]:

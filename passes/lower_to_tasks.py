@@ -155,6 +155,10 @@ class _GraphLowering:
         self.weight_end = 0
         self.producer_stream: dict[Value, int] = {}
         self.next_label = 0
+        #: streams a stream-active task starts (a region's own): no end_graph, they run per activation
+        self.activated: set[int] = set()
+        self.next_event = 1 + max((int(op.get_attr("event")) for op in graph.walk()  # type: ignore[arg-type]
+                                   if op.name in SYNC and isinstance(op.get_attr("event"), int)), default=-1)
 
     # ------------------------------------------------------------ driver
     def lower(self) -> TaskList:
@@ -171,8 +175,9 @@ class _GraphLowering:
         self.emit_tasks()
         outputs = self.output_bindings()
         self.fail_if_errors()
-        for tasks in self.tasks.values():
-            tasks.append(EndGraph())
+        for sid, tasks in self.tasks.items():
+            if sid not in self.activated:
+                tasks.append(EndGraph())
         priorities = self.priorities()
         events = [t.event for ts in self.tasks.values() for t in ts if isinstance(t, (Record, Wait))]
         return TaskList(
@@ -310,6 +315,10 @@ class _GraphLowering:
         ref = self.ref_for(value.type, WEIGHTS, offset)
         self.weight_end = ref.offset + max(data.nbytes, ref.nbytes)
         return ref
+
+    def new_event(self) -> int:
+        self.next_event += 1
+        return self.next_event - 1
 
     def new_label(self) -> int:
         self.next_label += 1

@@ -30,9 +30,17 @@ GE's single-stream mode refuses it, and a dynamic-shape graph still needs
 
 GE's rules that override the strategy, each reported as a remark on the graph:
 
-* a graph with control ops (``ge.switch``, ``ge.merge``, ``ge.enter``,
-  ``ge.ref_enter`` ... or ops with regions) is put on one stream: stream
-  activation is not modelled, and single stream is GE's safe strategy for them;
+* a graph with GE's dataflow control ops (``ge.switch``, ``ge.merge``,
+  ``ge.enter``, ``ge.ref_enter`` ...) or control flow the task sink cannot run
+  (``ge.scan``, a loop with scan outputs) is put on one stream, GE's safe
+  strategy for them;
+* ``ge.if`` and ``ge.loop`` are scheduled like any op (their label tasks go on
+  the stream they get), and each of their regions gets a stream of its own, as
+  GE allocates a subgraph's streams separately
+  (``LogicalStreamAllocator::Assign`` runs on every subgraph) and starts them
+  with the ``StreamActive`` its label makers put at the head of each branch;
+  with ``strategy=single`` or no stream left under ``max-streams`` a region
+  stays on its control op's stream;
 * ``ge.cmo`` ops share a stream of their own (GE labels them ``<graph>_Cmo``);
 * a graph with dynamic shapes stays on one stream unless
   ``dynamic-shape-multi-stream`` (GE's ``ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1``,
@@ -54,6 +62,7 @@ import os
 import attrs
 
 from geir.attributes import IntegerAttr
+from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.operation import Operation
@@ -187,6 +196,42 @@ class PartitionStreams(ModulePass):
         for note in plan.notes:
             ctx.remark(graph, note)
         _apply(og, plan)
+        self._place_regions(graph, ctx, strategy)
+
+    def _place_regions(self, graph: Operation, ctx: PassContext, strategy: str) -> None:
+        """A stream per region of each ge.if / ge.loop (nested ones too, with
+        a work list: no recursion per nesting level), past the streams in use."""
+        top = [op for op in graph.regions[0].blocks[0].ops if op.regions]
+        if not top:
+            return
+        used = [op.get_attr("stream", 0) for op in graph.walk() if "stream" in op.attributes]
+        next_id = 1 + max((s for s in used if isinstance(s, int)), default=0)
+        work = list(reversed(top))
+        while work:
+            op = work.pop()
+            parent = op.get_attr("stream", 0)
+            placed = []
+            for region in op.regions:
+                body = [o for o in region.blocks[0].ops if o.name not in ("ge.yield", "ge.none")
+                        and o.name not in CONSTANT_OPS]
+                if not body:
+                    continue
+                if strategy == "single" or next_id >= self.max_streams:
+                    sid = parent
+                else:
+                    sid, next_id = next_id, next_id + 1
+                for o in body:
+                    o.attributes["stream"] = IntegerAttr(sid)  # type: ignore[arg-type]
+                    if o.regions:
+                        work.append(o)
+                placed.append(sid)
+            if placed and any(sid != parent for sid in placed):
+                ctx.remark(op, f"partition-streams: the regions of '{op.name}' on stream(s) "
+                               f"{', '.join(map(str, placed))}, started by a stream-active task after each branch's "
+                               f"label on stream {parent} (GE assigns a subgraph's streams itself)")
+            elif placed:
+                ctx.remark(op, f"partition-streams: the regions of '{op.name}' stay on its stream {parent} "
+                               f"({'strategy single' if strategy == 'single' else 'no stream left under max-streams'})")
 
     def _auto_plan(self, mode: AutoMultistreamMode, problem: ScheduleProblem, og: OpGraph) -> StreamPlan:
         return plan_auto(problem, mode, dynamic=_has_dynamic_shape(og) is not None,
@@ -208,9 +253,13 @@ class PartitionStreams(ModulePass):
             raise DiagnosticError(Diagnostic("error", f"partition-streams: {e}", op_position(where))) from None
 
     def _safe_strategy_reason(self, og: OpGraph) -> str | None:
+        from geir.passes.lower_control_flow import control_op_problem
         for op in og.ops:
             od = op.definition
-            if op.regions or (od is not None and od.has_trait("control")):
+            sinkable = op.regions and all(control_op_problem(o) is None for o in op.walk()
+                                          if o.regions or (o.definition is not None
+                                                           and o.definition.has_trait("control")))
+            if not sinkable and (op.regions or (od is not None and od.has_trait("control"))):
                 return f"the graph has control flow ('{op.name}'), which GE runs on a safe single stream"
         if not (self.dynamic_shape_multi_stream or _dynamic_multi_stream_default()):
             dynamic = _has_dynamic_shape(og)

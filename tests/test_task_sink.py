@@ -280,3 +280,22 @@ def test_the_if_node_case_takes_each_branch_in_the_sink(node_cases: dict[str, An
         feeds = {"cond": np.array(cond)}
         result = emulate(task_list, feeds)
         np.testing.assert_array_equal(result.outputs["res"], ReferenceEvaluator(model).run(None, feeds)[0])
+
+
+def test_ge_default_puts_each_region_on_a_stream_started_by_its_branch(if_while: Any) -> None:
+    """GE allocates a subgraph's streams itself: each region runs on its own
+    stream, started after its label and waited for by the control op's stream."""
+    from geir.backends.task_list import EndGraph, StreamActive
+    _, task_list = if_while
+    started = task_list.activated_streams()
+    assert len(started) == 3  # then, else, the loop body
+    for stream in task_list.streams:
+        ends = any(isinstance(t, EndGraph) for t in stream.tasks)
+        assert ends == (stream.id not in started)  # a started stream runs per activation, not to the model's end
+    activations = [t for s in task_list.streams for t in s.tasks if isinstance(t, StreamActive)]
+    assert {t.stream for t in activations} == started
+    feeds = {"flag": np.array(False), "go": np.array(True), "x": np.array([1.0, 2.0, 3.0], np.float32)}
+    result = emulate(task_list, feeds)
+    control = result.report["control"]
+    assert control["activations"] == 1 + control["jumps_back"]  # the else branch, then the body once per trip
+    assert control["lost_activations"] == 0 and result.races == []
