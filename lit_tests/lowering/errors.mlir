@@ -80,3 +80,27 @@ ge.graph @g(%x: tensor<4xf32>) -> tensor<4xf32> {
   ge.wait_event {event = 3, stream = 1} : () -> ()
   ge.return %r : (tensor<4xf32>) -> ()
 }
+
+// -----
+
+ge.graph @g(%m: tensor<i64>, %c: tensor<i1>, %y: tensor<1xf32>) -> tensor<5x1xf32> {
+  // expected-error@+1 {{'ge.loop' op has scan outputs, whose size is the trip count: it runs host-driven (runtime v2), not in the task sink}}
+  %r, %s = ge.loop %m, %c, %y ({
+  ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: tensor<1xf32>):
+    %n = ge.add %yi, %yi : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+    ge.yield %ci, %n, %n : (tensor<i1>, tensor<1xf32>, tensor<1xf32>) -> ()
+  }) : (tensor<i64>, tensor<i1>, tensor<1xf32>) -> (tensor<1xf32>, tensor<5x1xf32>)
+  ge.return %s : (tensor<5x1xf32>) -> ()
+}
+
+// -----
+
+ge.graph @g(%m: tensor<i64>, %c: tensor<i1>, %y: tensor<1xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'ge.loop' op carries value #0 from tensor<1xf32> to tensor<2xf32>: a loop whose carried shapes change runs host-driven (runtime v2)}}
+  %r = ge.loop %m, %c, %y ({
+  ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %yi: tensor<1xf32>):
+    %n = ge.concat %yi, %yi {axis = 0 : i64} : (tensor<1xf32>, tensor<1xf32>) -> tensor<2xf32>
+    ge.yield %ci, %n : (tensor<i1>, tensor<2xf32>) -> ()
+  }) : (tensor<i64>, tensor<i1>, tensor<1xf32>) -> tensor<2xf32>
+  ge.return %r : (tensor<2xf32>) -> ()
+}
