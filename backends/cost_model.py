@@ -26,7 +26,10 @@ Durations (microseconds):
   over the cores its tiling gives it (:mod:`geir.backends.kernel_tiling`, after
   CANN's op tilings). ``compute`` is the padded work (cube ops padded to the
   cube's fractal and C0; base blocks in waves) over ``units x`` the per-core
-  rate — the cube rate times ``cube_efficiency`` for cube ops (doubled for
+  rate (cube work grows where a base block's operands stream into L1 slower
+  than the cube multiplies them, ``l1_fill_bytes_per_cycle``; cube ops on a
+  ``small_channel`` convolution pad their channels to 4, not C0) — the cube
+  rate times ``cube_efficiency`` for cube ops (doubled for
   8-bit integer ops, the FP32 cube rate when the kernel's first output is
   ``f32``), the vector rate otherwise (halved for 32-bit elements).
   ``memory`` is the DRAM bytes over ``min(units x per-core DRAM rate, sustained
@@ -75,7 +78,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from geir.backends.device_profile import DeviceProfile
-from geir.backends.kernel_tiling import Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
+from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy
 from geir.diagnostics import Diagnostic, DiagnosticError
 
@@ -221,6 +224,9 @@ class CostModel:
         self.cube_align = v["cube_align"]
         self.channel_align = v["channel_align"]
         self.min_block = v["cube_min_block"]
+        fill = v["l1_fill_bytes_per_cycle"]
+        #: how fast a core's L1 takes cube operands (None: not modelled on this device)
+        self.feed = CubeFeed(v["cube_flops_per_cycle"], fill) if fill > 0 else None
         self.vector_min_bytes = v["vector_min_bytes_per_core"]
         self.aicpu_rate = v["aicpu_gflops_per_core"] * 1e3
         self.aicpu_bw = v["aicpu_bandwidth_gbps"] * 1e3
@@ -305,7 +311,8 @@ class CostModel:
                     spatial, cin, cout = _elements(x[2:]), x[1], w[1] * groups
                 else:
                     spatial, cin, cout = _elements(out[2:]), x[1], w[0]
-                return conv_tiling(x[0], cin, cout, spatial, window, groups, cores, c0, align, self.min_block)
+                return conv_tiling(x[0], cin, cout, spatial, window, groups, cores, c0, align, self.min_block,
+                                   self.feed, _elements(x[2:]) if op != "conv_transpose" else 0)
             if op in MATMUL_OPS and len(shapes) >= 2 and shapes[0] and shapes[1] and out:
                 a, b = shapes[0], shapes[1]
                 trans_a = _int_attribute(kernel.attributes, "transA", 0)
@@ -313,7 +320,7 @@ class CostModel:
                 m = out[-2] if len(out) >= 2 else 1
                 n = out[-1]
                 batch = _elements(out[:-2])
-                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block)
+                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block, self.feed)
         except (IndexError, ZeroDivisionError):
             pass
         # any other cube op (attention, recurrent, einsum): its own FLOPs over the output's fractals

@@ -90,6 +90,8 @@ PARAMS: dict[str, ParamSpec] = {
     "cube_align": ParamSpec(int, 1, "M, N and K of a cube op are padded to this (the cube's fractal)"),
     "channel_align": ParamSpec(int, 1, "a convolution's channels are padded to this (C0 of the 5-D layout)"),
     "cube_min_block": ParamSpec(int, 1, "the smallest output block (each side) a cube kernel's tiling gives a core"),
+    "l1_fill_bytes_per_cycle": ParamSpec(float, 0, "bytes per cycle a core's L1 is filled with cube operands (0: the "
+                                                   "feed is not modelled, only cube_efficiency)"),
     "vector_min_bytes_per_core": ParamSpec(int, 1, "the fewest bytes a vector kernel's tiling gives one core"),
     "max_tasks_per_stream": ParamSpec(int, 1, "tasks one stream may hold (GE splits longer streams)"),
     "max_streams": ParamSpec(int, 1, "streams per device"),

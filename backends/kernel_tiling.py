@@ -18,7 +18,12 @@ This follows what CANN's op tilings decide, not a per-network factor:
   when M x N leaves cores idle and K is deep (GEMV: a fully connected layer at
   batch 1) K is split over the idle cores, as MatMul's multi-core split-K
   does. Blocks run in waves over the cores, so ``imbalance`` is the last
-  wave's idle share: ``ceil(blocks / units) * units / blocks``.
+  wave's idle share: ``ceil(blocks / units) * units / blocks``. A block's
+  operands stream into L1 from L2 at the core's fill rate (the platform
+  config's ``l2_read_rate``; a convolution's feature map once per window, as
+  load3d expands it in L1; a right-hand panel that fits in half of L1 once,
+  MatMul's full load): a block that loads longer than it multiplies costs the
+  load time.
 * **Vector ops** (elementwise, reductions, normalisation, data movement,
   pooling). Elementwise tilings give each core at least a minimum chunk of
   bytes (``vector_min_bytes_per_core``) and use every core above that; a
@@ -41,7 +46,7 @@ from __future__ import annotations
 from math import gcd
 from typing import NamedTuple
 
-__all__ = ["Tiling", "matmul_tiling", "conv_tiling", "vector_tiling", "rows_tiling", "FRACTAL", "C0",
+__all__ = ["Tiling", "CubeFeed", "matmul_tiling", "conv_tiling", "vector_tiling", "rows_tiling", "FRACTAL", "C0",
            "BASE_BLOCKS"]
 
 #: edge of the cube's fractal (M and N of DtypeMKN; K too for 16-bit types)
@@ -81,21 +86,29 @@ def _waves(blocks: int, units: int) -> float:
 
 
 def matmul_tiling(batch: int, m: int, n: int, k: int, cores: int, align: int = FRACTAL,
-                  k_align: int = FRACTAL, min_block: int = FRACTAL) -> Tiling:
+                  k_align: int = FRACTAL, min_block: int = FRACTAL, feed: "CubeFeed | None" = None,
+                  a_reuse: float = 1.0) -> Tiling:
     """Block dim, padded FLOPs and imbalance of a ``batch`` x (M x K @ K x N) product on
-    ``cores``; base blocks are no smaller than ``min_block`` on either side."""
+    ``cores``; base blocks are no smaller than ``min_block`` on either side. With ``feed``,
+    a block whose operands take longer to load into L1 than the cube takes to multiply
+    them costs the load time (``work`` grows by that factor); ``a_reuse`` is how many
+    times each byte of the left operand is used once loaded (a convolution's window)."""
     batch, m, n, k = max(1, batch), max(1, m), max(1, n), max(1, k)
     pm, pn, pk = _ceil_to(m, align), _ceil_to(n, align), _ceil_to(k, k_align)
     work = 2.0 * batch * pm * pn * pk
     blocks = 0
+    bm = bn = min_block
     for bm, bn in BASE_BLOCKS:
         if bm < min_block or bn < min_block:
+            bm = bn = min_block
             break
         blocks = batch * _ceil_div(pm, bm) * _ceil_div(pn, bn)
         if blocks >= cores:
             break
     if blocks == 0:
         blocks = batch * _ceil_div(pm, min_block) * _ceil_div(pn, min_block)
+    if feed is not None:
+        work *= feed.slowdown(min(bm, pm), min(bn, pn), pk, a_reuse)
     if blocks >= cores:
         return Tiling(cores, work, _waves(blocks, cores))
     # Idle cores: split K when each share stays deep enough.
@@ -104,10 +117,37 @@ def matmul_tiling(batch: int, m: int, n: int, k: int, cores: int, align: int = F
     return Tiling(max(1, units), work, 1.0)
 
 
+class CubeFeed(NamedTuple):
+    """How fast a core's cube is fed: the FLOPs it multiplies per cycle and the bytes
+    per cycle its L1 is filled from L2 (the platform config's ``l2_rate``)."""
+
+    flops_per_cycle: float
+    fill_bytes_per_cycle: float
+    #: L1's size: a right-hand panel that fits in half of it stays loaded (MatMul's
+    #: "full load" of B), so only the left panels stream
+    l1_bytes: int = 1 << 20
+    #: bytes per operand element
+    element_bytes: int = 2
+
+    def slowdown(self, bm: int, bn: int, k: int, a_reuse: float = 1.0) -> float:
+        """How much longer than its multiplications a ``bm x bn`` base block over depth
+        ``k`` takes when its operand panels stream into L1 once per block (``bm x k`` of
+        A, each byte used ``a_reuse`` times once loaded; ``k x bn`` of B unless it stays
+        in L1): >= 1."""
+        mmad = 2.0 * bm * bn * k / self.flops_per_cycle
+        b_panel = self.element_bytes * k * bn
+        streamed = self.element_bytes * k * bm / max(1.0, a_reuse) + (b_panel if 2 * b_panel > self.l1_bytes else 0)
+        fill = streamed / self.fill_bytes_per_cycle
+        return fill / mmad if fill > mmad else 1.0
+
+
 def conv_tiling(n: int, cin: int, cout: int, out_spatial: int, window: int, groups: int, cores: int,
-                c0: int = C0, align: int = FRACTAL, min_block: int = FRACTAL) -> Tiling:
+                c0: int = C0, align: int = FRACTAL, min_block: int = FRACTAL, feed: CubeFeed | None = None,
+                in_spatial: int = 0) -> Tiling:
     """Block dim, padded FLOPs and imbalance of an N x Cin -> Cout convolution with
-    ``out_spatial`` output pixels per image and a ``window`` of kh x kw, as an img2col GEMM."""
+    ``out_spatial`` output pixels per image (``in_spatial`` input pixels) and a ``window``
+    of kh x kw, as an img2col GEMM: the feature map is loaded into L1 once and expanded
+    there (load3d), so each input byte serves ``window / stride^2`` rows of the GEMM."""
     groups = max(1, groups)
     cin_g, cout_g = max(1, cin // groups), max(1, cout // groups)
     enlarge = 1
@@ -116,7 +156,9 @@ def conv_tiling(n: int, cin: int, cout: int, out_spatial: int, window: int, grou
     merged_groups = _ceil_div(groups, enlarge)
     k = _ceil_to(cin_g * enlarge, c0) * window
     cols = cout_g * enlarge
-    return matmul_tiling(n * merged_groups, out_spatial, cols, k, cores, align, align, min_block)
+    reuse = window * out_spatial / in_spatial if in_spatial > 0 else 1.0
+    return matmul_tiling(n * merged_groups, out_spatial, cols, k, cores, align, align, min_block, feed,
+                         max(1.0, reuse))
 
 
 def _lcm(a: int, b: int) -> int:

@@ -15,7 +15,7 @@ from onnx.reference import ReferenceEvaluator
 import geir
 from geir.backends.cost_model import CostModel
 from geir.backends.device_profile import load_profile
-from geir.backends.kernel_tiling import conv_tiling, matmul_tiling, rows_tiling, vector_tiling
+from geir.backends.kernel_tiling import CubeFeed, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, TensorRef
 from geir.attributes import IntegerAttr, UnitAttr
 
@@ -52,6 +52,28 @@ def test_depthwise_conv_is_merged_into_c0_groups() -> None:
     t = conv_tiling(1, 32, 32, 64, 9, 32, cores=8)
     useful = 2.0 * 64 * 32 * 9
     assert t.work == pytest.approx(useful * 16)
+
+
+def test_small_channel_pads_a_first_layer_to_four_channels() -> None:
+    # ATC's C04 layout: K = 4 x 7 x 7 = 196, padded to 208, instead of 16 x 49 = 784
+    c0 = conv_tiling(1, 3, 64, 112 * 112, 49, 1, cores=8)
+    c04 = conv_tiling(1, 3, 64, 112 * 112, 49, 1, cores=8, c0=4)
+    assert c0.work == 2 * 12544 * 64 * 784 and c04.work == 2 * 12544 * 64 * 208
+
+
+def test_a_block_that_loads_longer_than_it_multiplies_costs_the_load() -> None:
+    feed = CubeFeed(flops_per_cycle=8192, fill_bytes_per_cycle=114)
+    # a 128 x 256 block over K = 2304: 73,728 cycles of MACs, its A panel loads in 5,174: compute-bound
+    assert feed.slowdown(128, 256, 2304) == 1.0
+    # a one-row GEMV block (16 x 128, K = 9216): its 2.25 MiB B panel streams (it does not fit half of
+    # L1), 144 rows of K at 114 B/cycle against 4,608 cycles of MACs
+    assert feed.slowdown(16, 128, 9216) == pytest.approx((2 * 9216 * 144 / 114) / (2 * 16 * 128 * 9216 / 8192))
+    # a convolution's feature map serves its 3 x 3 window from L1: 9x less to stream than its img2col rows
+    assert feed.slowdown(128, 32, 64, a_reuse=9) < feed.slowdown(128, 32, 64)
+    # the feed only ever slows a tiling down, never speeds it up
+    plain = matmul_tiling(1, 1, 4096, 9216, cores=8)
+    fed = matmul_tiling(1, 1, 4096, 9216, cores=8, feed=feed)
+    assert fed.units == plain.units and fed.work > plain.work
 
 
 def test_vector_kernels_take_every_core_above_the_minimum_chunk() -> None:
