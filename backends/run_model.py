@@ -358,6 +358,9 @@ def static_task_list(module: Module, settings: RunSettings, name: str, device: s
     from geir.passes.range_shapes import unbound_input_diagnostics
     if has_gears(module):
         raise error(f"'{name}' is a gear module: several models at once run one static task list each")
+    from geir.passes.specialize_shapes import fold_static_shapes
+    for graph in [op for op in module.body.ops if op.name == "ge.graph"]:
+        fold_static_shapes(graph, module)  # dims only shape arithmetic decides: static, as for one model
     if needs_host(module):
         raise error(f"'{name}' has control flow or data-dependent sizes: several models at once run one static "
                     "task list each")

@@ -118,7 +118,9 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 
 @pytest.fixture(scope="module", params=F16_MODELS)
 def run_f16(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """``ge-run M.onnx`` at the device's default precision mode (force_fp16)."""
+    """``ge-run M.onnx`` at the device's default precision mode (force_fp16):
+    one more run per model (about 25 s for light_shufflenet, the only one by
+    default), the numerics a user of the main command gets."""
     return _ge_run(request.param, [], tmp_path_factory)
 
 

@@ -154,3 +154,22 @@ def test_f16_kernels_accumulate_in_f32_and_round_once(case: str) -> None:
     want = _f32_rounded_once(case, inputs, **attrs)
     assert np.all(np.isfinite(got)), got
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=1e-3, atol=1e-3)
+
+
+def test_several_models_at_once_fold_too(split_model: onnx.ModelProto, tmp_path: pytest.TempPathFactory) -> None:
+    """``ge-run a.onnx b.onnx`` runs one static task list per model: the
+    shape arithmetic folds there too, rather than the model being refused as
+    having data-dependent sizes."""
+    import contextlib
+    import io
+
+    from geir.tools.ge_run import main as ge_run
+    paths = []
+    for name in ("a", "b"):
+        paths.append(str(tmp_path / f"{name}.onnx"))  # type: ignore[operator]
+        onnx.save(split_model, paths[-1])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = ge_run([*paths, "--timing-only"])
+    assert code == 0, err.getvalue()
+    assert "co-run of 2 models" in out.getvalue()
