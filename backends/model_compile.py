@@ -118,10 +118,10 @@ def needs_pipeline(module: Any) -> bool:
 
 def needs_host(module: Any) -> bool:
     """Whether a graph needs the host between launches: a data-dependent size,
-    or control flow the task sink cannot run (``ge.scan``, a loop with scan
-    outputs or carried shapes that change, GE's dataflow control ops). ge-run
-    runs it as host-driven launches (runtime v2), no pipeline; static ``ge.if``
-    and ``ge.loop`` run in the task sink, as GE's runtime v1 runs static shapes."""
+    or control flow the task sink cannot run (a loop with scan outputs, carried
+    shapes that change, a scan over another axis, GE's dataflow control ops). ge-run
+    runs it as host-driven launches (runtime v2), no pipeline; static ``ge.if``,
+    ``ge.loop`` and ``ge.scan`` run in the task sink, as GE's runtime v1 runs static shapes."""
     from geir.passes.range_shapes import data_dependent_diagnostics
     return any(op.name == "ge.graph" and (sink_control_problem(op) is not None or data_dependent_diagnostics(op))
                for op in module.body.ops)

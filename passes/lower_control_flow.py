@@ -1,5 +1,5 @@
-"""Control flow in the task list: ``ge.if`` and the while form of ``ge.loop``
-lowered to label tasks on their stream, as GE's label makers build them for the
+"""Control flow in the task list: ``ge.if``, the while form of ``ge.loop`` and
+``ge.scan`` over axis 0 lowered to label tasks on their stream, as GE's label makers build them for the
 runtime v1 task sink (``compiler/graph/label/if_op_label_maker.cc``,
 ``while_op_label_maker.cc``), so a model with control flow loads once and runs
 without host round trips.
@@ -39,9 +39,15 @@ start at the same base: only one of them runs, so their buffers overlap (the
 arena holds the larger branch, not both). A loop body's buffers are reused by
 every iteration.
 
+``ge.scan`` is a counted loop (its trip count is the scan inputs' static
+length): each trip gathers slice ``t`` of every scan input (``ge.gather`` by
+the counter) and scatters each scan value into row ``t`` of its output
+(``ge.scatter_nd``, in place; the output starts as zeros).
+
 Not lowered, with a located error (the host-driven path runs them): a loop
-with scan outputs (their size is the trip count), a loop whose carried values
-change shape, ``ge.scan``, and GE's dataflow control ops.
+with scan outputs (their size is the trip count), a loop or scan whose carried
+values change shape, a scan over another axis or backwards, and GE's dataflow
+control ops.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ from geir.backends.task_list import (ARENA, Kernel, LabelGoto, LabelSet, LabelSw
                                      TensorRef, Wait, WeightBlob)
 from geir.constants import CONSTANT_OPS
 from geir.operation import Block, Operation, Value
-from geir.types import I1, I64, TensorType
+from geir.types import I1, I64, TensorType, storage_dtype
 
 if TYPE_CHECKING:
     from geir.passes.lower_to_tasks import _GraphLowering
@@ -63,7 +69,7 @@ if TYPE_CHECKING:
 __all__ = ["LOWERED_CONTROL_OPS", "control_op_problem", "ControlFlowEmitter"]
 
 #: ops with regions the lowering turns into label tasks
-LOWERED_CONTROL_OPS = frozenset({"ge.if", "ge.loop"})
+LOWERED_CONTROL_OPS = frozenset({"ge.if", "ge.loop", "ge.scan"})
 
 #: a unit of work on the emitter's stack: an op of a region, or a step to run
 _Work = tuple[Operation, int] | Callable[[], None]
@@ -75,6 +81,8 @@ def control_op_problem(op: Operation) -> str | None:
         what = "GE's dataflow control ops" if not op.regions else f"'{op.name}'"
         return (f"is not supported by lower-to-tasks: {what} run host-driven (runtime v2); the task sink "
                 "lowers ge.if and ge.loop")
+    if op.name == "ge.scan":
+        return _scan_problem(op)
     if op.name == "ge.loop":
         body = op.regions[0].blocks[0]
         carried = len(op.operands) - 2
@@ -87,6 +95,31 @@ def control_op_problem(op: Operation) -> str | None:
                 if arg.type != out.type or arg.type != op.results[k].type:
                     return (f"carries value #{k} from {arg.type} to {out.type}: a loop whose carried shapes "
                             "change runs host-driven (runtime v2)")
+    return None
+
+
+def _scan_problem(op: Operation) -> str | None:
+    num_scan = op.get_attr("num_scan_inputs")
+    if not isinstance(num_scan, int) or num_scan < 1:
+        return "has no scan input: its trip count is unknown; it runs host-driven (runtime v2)"
+    for name in ("scan_input_axes", "scan_input_directions", "scan_output_axes", "scan_output_directions"):
+        values = op.get_attr(name)
+        if isinstance(values, list) and any(v != 0 for v in values):
+            return (f"has {name} = {values}: the task sink scans axis 0 forwards; others run host-driven "
+                    "(runtime v2)")
+    states = len(op.operands) - num_scan
+    xs = [v.type for v in op.operands[states:]]
+    if any(not isinstance(t, TensorType) or not t.is_static or not t.shape for t in xs):
+        return "scans an input without a static leading dim: it runs host-driven (runtime v2)"
+    if len({t.shape[0] for t in xs}) != 1:  # type: ignore[union-attr]
+        return "scans inputs of different lengths"
+    body = op.regions[0].blocks[0]
+    ret = body.last_op
+    if ret is not None:
+        for k, (arg, out) in enumerate(zip(body.arguments[:states], ret.operands[:states])):
+            if arg.type != out.type or arg.type != op.results[k].type:
+                return (f"carries state #{k} from {arg.type} to {out.type}: a scan whose state shapes change "
+                        "runs host-driven (runtime v2)")
     return None
 
 
@@ -111,6 +144,8 @@ class ControlFlowEmitter:
                 self._push(self._if_steps(inner, s))
             elif inner.name == "ge.loop":
                 self._push(self._loop_steps(inner, s))
+            elif inner.name == "ge.scan":
+                self._push(self._scan_steps(inner, s))
             else:
                 self.lw.emit_plain(inner, s)
 
@@ -294,6 +329,91 @@ class ControlFlowEmitter:
 
         return [self._task(s, LabelSet(body_l, loc), op), *self._enter(s, t, op), start_body,
                 *self._block(body, t), yields]
+
+    # ------------------------------------------------------------ ge.scan
+    def _scan_steps(self, op: Operation, s: int) -> list[_Work]:
+        """``ge.scan`` over axis 0 as a counted loop: each trip gathers slice
+        ``t`` of every scan input into the body's argument and scatters each
+        scan value into row ``t`` of its output (the tensors a slice and a row
+        name are the same bytes as the gather's and the scatter's (1, 1, ...)
+        views, so no reshape task is needed)."""
+        lw = self.lw
+        loc = lw.loc(op)
+        body = op.regions[0].blocks[0]
+        num_scan = int(op.get_attr("num_scan_inputs"))  # type: ignore[arg-type]
+        n = len(op.operands) - num_scan
+        xs = op.operands[n:]
+        length = xs[0].type.shape[0]  # type: ignore[union-attr]
+        results = self._results(op)
+        for r in op.results:
+            lw.producer_stream[r] = s
+        states, outs = results[:n], results[n:]
+        counter = lw.fresh(TensorType((1, 1), I64))
+        zero = lw.constant(np.zeros((1, 1), np.int64), I64)
+        one = lw.constant(np.ones((1, 1), np.int64), I64)
+        limit = lw.constant(np.array(length, np.int64), I64)
+        for arg, ref in zip(body.arguments[:n], states):
+            lw.refs[arg] = ref
+        slices = [lw.fresh(arg.type) for arg in body.arguments[n:]]  # type: ignore[arg-type]
+        for arg, ref in zip(body.arguments[n:], slices):
+            lw.refs[arg] = ref
+        cond_l, body_l, exit_l = lw.new_label(), lw.new_label(), lw.new_label()
+        lw.add_task(s, Memcpy(zero, counter, loc), op.location)
+        for v, ref in zip(op.operands[:n], states):
+            self._copy(v, ref, s, op)
+        for r, ref in zip(op.results[n:], outs):
+            # the scatter reads the whole output each trip: it starts as zeros (a splat weight)
+            element = r.type.element_type  # type: ignore[union-attr]
+            zeros = np.broadcast_to(np.zeros((), storage_dtype(element)), ref.shape)
+            lw.add_task(s, Memcpy(lw.constant(zeros, element), ref, loc), op.location)
+        lw.add_task(s, LabelSet(cond_l, loc), op.location)
+        keep = lw.fresh(TensorType((1, 1), I1))
+        lw.add_task(s, Kernel("ge.less", lw.engine_of("ge.less"), [counter, limit], [keep], loc=loc), op.location)
+        lw.add_task(s, LabelSwitch(keep, [exit_l, body_l], loc), op.location)
+        base = lw.arena_end
+        t = self._region_stream(body, s)
+
+        def gather() -> None:
+            lw.arena_end = base
+            for x, ref in zip(xs, slices):
+                src = lw.refs[x]
+                assert src is not None
+                lw.add_task(t, Kernel("ge.gather", lw.engine_of("ge.gather"), [src, counter], [ref], loc=loc),
+                            op.location)
+
+        def yields() -> None:
+            ret = body.last_op
+            assert ret is not None
+            own = {a: i for i, a in enumerate(body.arguments[:n])}
+            staged: list[tuple[TensorRef, TensorRef]] = []
+            for i, (v, dst) in enumerate(zip(ret.operands[:n], states)):
+                j = own.get(v)
+                if j is not None and j != i:
+                    src = lw.refs[v]
+                    assert src is not None
+                    tmp = lw.fresh(v.type)  # type: ignore[arg-type]
+                    lw.add_task(t, Memcpy(src, tmp, lw.loc(ret)), ret.location)
+                    staged.append((tmp, dst))
+                elif j is None:
+                    self._copy(v, dst, t, ret)
+            for tmp, dst in staged:
+                lw.add_task(t, Memcpy(tmp, dst, lw.loc(ret)), ret.location)
+            for v, out in zip(ret.operands[n:], outs):
+                row = lw.refs.get(v)
+                if row is None:
+                    lw.error(ret, "yields an absent (ge.none) value")
+                    continue
+                update = TensorRef(row.space, row.offset, (1, *row.shape), row.dtype)
+                lw.add_task(t, Kernel("ge.scatter_nd", lw.engine_of("ge.scatter_nd"), [out, counter, update], [out],
+                                      loc=loc), op.location)
+            for work in self._leave(s, t, op):
+                work()  # type: ignore[operator]
+            lw.add_task(s, Kernel("ge.add", lw.engine_of("ge.add"), [counter, one], [counter], loc=loc), op.location)
+            lw.add_task(s, LabelGoto(cond_l, loc), op.location)
+            lw.add_task(s, LabelSet(exit_l, loc), op.location)
+
+        return [self._task(s, LabelSet(body_l, loc), op), *self._enter(s, t, op), gather, *self._block(body, t),
+                yields]
 
 
 def constant_weight(data: np.ndarray, element: object, name: str, offset: int) -> tuple[WeightBlob, DenseElementsAttr]:

@@ -37,15 +37,15 @@ What the lowering reads, and what it does when a decision is absent:
   priorities of the graph attribute ``ge.stream_priorities = [p0, p1, ...]``
   when present (else 0).
 
-* ``ge.if`` and the while form of ``ge.loop``: label tasks on the control op's
+* ``ge.if``, the while form of ``ge.loop`` and ``ge.scan`` over axis 0: label tasks on the control op's
   stream (``rt.label_switch`` / ``rt.label_set`` / ``rt.label_goto``), as GE's
   label makers build them for the task sink; the region's ops follow on the
   same stream, its values bump-allocated past the planned arena, the two
   branches of an ``if`` from the same base (see :mod:`.lower_control_flow`).
 
-Not lowered, with an error at the op (the host-driven path runs them):
-``ge.scan``, a loop with scan outputs or carried values that change shape, and
-GE's dataflow control ops (``ge.switch``, ``ge.merge``, frames). Dynamic shapes
+Not lowered, with an error at the op (the host-driven path runs them): a loop
+with scan outputs, carried values that change shape, a scan over another axis
+or backwards, and GE's dataflow control ops (``ge.switch``, ``ge.merge``, frames). Dynamic shapes
 are an error too: an arena plan needs every size.
 """
 

@@ -32,9 +32,9 @@ GE's rules that override the strategy, each reported as a remark on the graph:
 
 * a graph with GE's dataflow control ops (``ge.switch``, ``ge.merge``,
   ``ge.enter``, ``ge.ref_enter`` ...) or control flow the task sink cannot run
-  (``ge.scan``, a loop with scan outputs) is put on one stream, GE's safe
+  (a loop with scan outputs, a backwards scan) is put on one stream, GE's safe
   strategy for them;
-* ``ge.if`` and ``ge.loop`` are scheduled like any op (their label tasks go on
+* ``ge.if``, ``ge.loop`` and ``ge.scan`` are scheduled like any op (their label tasks go on
   the stream they get), and each of their regions gets a stream of its own, as
   GE allocates a subgraph's streams separately
   (``LogicalStreamAllocator::Assign`` runs on every subgraph) and starts them

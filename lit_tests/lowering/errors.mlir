@@ -2,12 +2,12 @@
 // RUN: ge-opt %s --split-input-file --verify-diagnostics --lower-to-tasks
 
 ge.graph @g(%s: tensor<2xf32>, %xs: tensor<3x2xf32>) -> tensor<3x2xf32> {
-  // expected-error@+1 {{'ge.scan' op is not supported by lower-to-tasks: 'ge.scan' run host-driven (runtime v2); the task sink lowers ge.if and ge.loop}}
+  // expected-error@+1 {{'ge.scan' op has scan_input_directions = [1]: the task sink scans axis 0 forwards; others run host-driven (runtime v2)}}
   %r, %z = ge.scan %s, %xs ({
   ^bb0(%si: tensor<2xf32>, %xi: tensor<2xf32>):
     %n = ge.add %si, %xi : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
     ge.yield %n, %n : (tensor<2xf32>, tensor<2xf32>) -> ()
-  }) {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  }) {num_scan_inputs = 1 : i64, scan_input_directions = [1]} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
   ge.return %z : (tensor<3x2xf32>) -> ()
 }
 
