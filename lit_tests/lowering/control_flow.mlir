@@ -1,4 +1,4 @@
-// lower-to-tasks on ge.if and the while form of ge.loop: label tasks on the
+// lower-to-tasks on ge.if, the while form of ge.loop and ge.scan: label tasks on the
 // control op's stream, as GE's label makers lay them out (If: switch on the
 // predicate over [else, then]; Loop: a condition block, a switch over
 // [exit, body], the body, the counter's increment, a goto back). The branches
@@ -51,4 +51,30 @@ ge.graph @loop(%m: tensor<i64>, %c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf
     ge.yield %ci, %n : (tensor<i1>, tensor<4xf32>) -> ()
   }) : (tensor<i64>, tensor<i1>, tensor<4xf32>) -> tensor<4xf32>
   ge.return %r : (tensor<4xf32>) -> ()
+}
+
+// ge.scan over axis 0: a counted loop over the static length; each trip
+// gathers the slice, runs the body and scatters the row; the output starts as zeros.
+// CHECK-LABEL: rt.model
+// CHECK:      rt.memcpy {dst = ["arena", [[T:[0-9]+]], tensor<1x1xi64>]
+// CHECK-NEXT: rt.memcpy {dst = ["arena", [[S:[0-9]+]], tensor<2xf32>]
+// CHECK-NEXT: rt.memcpy {dst = ["arena", [[Z:[0-9]+]], tensor<3x2xf32>]{{.*}}src = ["weights"
+// CHECK-NEXT: rt.label_set
+// CHECK-NEXT: rt.kernel {{.*}}inputs = {{\[}}["arena", [[T]], tensor<1x1xi64>], ["weights", {{[0-9]+}}, tensor<i64>]]{{.*}}op = "ge.less"
+// CHECK-NEXT: rt.label_switch
+// CHECK-NEXT: rt.label_set
+// CHECK-NEXT: rt.kernel {{.*}}inputs = {{\[}}["arena", {{[0-9]+}}, tensor<3x2xf32>], ["arena", [[T]], tensor<1x1xi64>]]{{.*}}op = "ge.gather", outputs = {{\[}}["arena", [[SL:[0-9]+]], tensor<2xf32>]]
+// CHECK-NEXT: rt.kernel {{.*}}inputs = {{\[}}["arena", [[S]], tensor<2xf32>], ["arena", [[SL]], tensor<2xf32>]]{{.*}}op = "ge.add", outputs = {{\[}}["arena", [[N:[0-9]+]], tensor<2xf32>]]
+// CHECK-NEXT: rt.memcpy {dst = ["arena", [[S]], tensor<2xf32>]{{.*}}src = ["arena", [[N]], tensor<2xf32>]
+// CHECK-NEXT: rt.kernel {{.*}}inputs = {{\[}}["arena", [[Z]], tensor<3x2xf32>], ["arena", [[T]], tensor<1x1xi64>], ["arena", [[N]], tensor<1x2xf32>]]{{.*}}op = "ge.scatter_nd", outputs = {{\[}}["arena", [[Z]], tensor<3x2xf32>]]
+// CHECK-NEXT: rt.kernel {{.*}}op = "ge.add", outputs = {{\[}}["arena", [[T]], tensor<1x1xi64>]]
+// CHECK-NEXT: rt.label_goto
+// CHECK-NEXT: rt.label_set
+ge.graph @scan(%s0: tensor<2xf32>, %xs: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %s, %z = ge.scan %s0, %xs ({
+  ^bb0(%si: tensor<2xf32>, %xi: tensor<2xf32>):
+    %n = ge.add %si, %xi : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    ge.yield %n, %n : (tensor<2xf32>, tensor<2xf32>) -> ()
+  }) {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  ge.return %z : (tensor<3x2xf32>) -> ()
 }
