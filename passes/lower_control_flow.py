@@ -9,6 +9,7 @@ without host round trips.
 
     label_switch %cond [else, then]
     label_set then      ; the then region's tasks ; copies of its yields
+                          (none for a value the branch computes: it is written in place)
     label_goto leave
     label_set else      ; the else region's tasks ; copies of its yields
     label_set leave
@@ -228,6 +229,18 @@ class ControlFlowEmitter:
             lw.arena_end = base
 
         streams = [self._region_stream(r.blocks[0], s) for r in op.regions]
+        for region in op.regions:
+            # zero-copy: a value the branch computes and yields once is written
+            # straight into the if's result (nothing in the branch can read that)
+            block = region.blocks[0]
+            ret = block.last_op
+            assert ret is not None
+            yielded = list(ret.operands)
+            for v, dst in zip(yielded, results):
+                owner = getattr(v, "op", None)
+                if (owner is not None and owner.parent is block and owner.name not in CONSTANT_OPS
+                        and owner.name != "ge.none" and yielded.count(v) == 1 and v not in lw.refs):
+                    lw.refs[v] = dst
 
         def yields(region: int) -> Callable[[], None]:
             def run() -> None:

@@ -19,7 +19,7 @@ from geir.backends.emulator import EmulatorOptions, emulate
 from geir.backends.host_control import HostDriver
 from geir.backends.model_compile import compile_module, plan_pipeline
 from geir.backends.run_model import task_list_of
-from geir.backends.task_list import Kernel, LabelGoto, LabelSet, LabelSwitch, TaskList
+from geir.backends.task_list import Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy, TaskList
 from geir.diagnostics import DiagnosticError
 from geir.onnx_importer import import_onnx
 from geir.parser import parse_module
@@ -129,19 +129,24 @@ def test_branch_buffers_share_the_arena() -> None:
         ge.yield %b : (tensor<256xf32>) -> ()
       }, {
         %c = ge.abs %x : (tensor<256xf32>) -> tensor<256xf32>
-        ge.yield %c : (tensor<256xf32>) -> ()
+        %d = ge.neg %c : (tensor<256xf32>) -> tensor<256xf32>
+        ge.yield %d : (tensor<256xf32>) -> ()
       }) : (tensor<i1>) -> tensor<256xf32>
       ge.return %r : (tensor<256xf32>) -> ()
     }
     """
     tl = task_list_of(parse_module(text))
     tasks = tl.streams[0].tasks
-    written = {t.op: t.outputs[0] for t in tasks if isinstance(t, Kernel)}
-    assert written["ge.relu"].offset == written["ge.abs"].offset  # else starts where then started
-    assert tl.arena_size == written["ge.neg"].end  # inputs, result, then's two buffers: no room for else's
+    written = [t.outputs[0] for t in tasks if isinstance(t, Kernel)]  # relu, neg | abs, neg
+    assert written[0].offset == written[2].offset  # else starts where then started
+    # a value a branch yields is written into the if's result: no copy, and the
+    # arena holds inputs, the result and one branch's temporary
+    assert written[1] == written[3] == tl.outputs[0].ref
+    assert not any(isinstance(t, Memcpy) for t in tasks)
+    assert tl.arena_size == written[0].end
     labels = [type(t) for t in tasks if isinstance(t, (LabelSet, LabelGoto, LabelSwitch))]
     assert labels == [LabelSwitch, LabelSet, LabelGoto, LabelSet, LabelSet]
-    for p, expected in ((True, -np.maximum(np.arange(256.0) - 100, 0)), (False, np.abs(np.arange(256.0) - 100))):
+    for p, expected in ((True, -np.maximum(np.arange(256.0) - 100, 0)), (False, -np.abs(np.arange(256.0) - 100))):
         out = emulate(tl, {"p": np.array(p), "x": (np.arange(256.0) - 100).astype(np.float32)})
         (result,) = out.outputs.values()
         np.testing.assert_allclose(result, expected)

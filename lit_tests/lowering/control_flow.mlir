@@ -2,27 +2,30 @@
 // control op's stream, as GE's label makers lay them out (If: switch on the
 // predicate over [else, then]; Loop: a condition block, a switch over
 // [exit, body], the body, the counter's increment, a goto back). The branches
-// start at one arena base.
+// start at one arena base, and a value a branch computes is written straight
+// into the if's result.
 // RUN: ge-opt %s --lower-to-tasks | filecheck %s
 
 // CHECK-LABEL: rt.model
 // CHECK:      rt.label_switch {index = ["arena", 0, tensor<i1>], labels = [1, 0]
 // CHECK-NEXT: rt.label_set {label = 0 : i64
 // CHECK-NEXT: rt.kernel {{.*}}op = "ge.relu", outputs = {{\[}}["arena", [[BASE:[0-9]+]], tensor<4xf32>]]
-// CHECK-NEXT: rt.memcpy {dst = ["arena", [[RES:[0-9]+]], tensor<4xf32>]{{.*}}src = ["arena", [[BASE]], tensor<4xf32>]
+// CHECK-NEXT: rt.kernel {{.*}}op = "ge.sqrt", outputs = {{\[}}["arena", [[RES:[0-9]+]], tensor<4xf32>]]
 // CHECK-NEXT: rt.label_goto {label = 2 : i64
 // CHECK-NEXT: rt.label_set {label = 1 : i64
 // CHECK-NEXT: rt.kernel {{.*}}op = "ge.neg", outputs = {{\[}}["arena", [[BASE]], tensor<4xf32>]]
-// CHECK-NEXT: rt.memcpy {dst = ["arena", [[RES]], tensor<4xf32>]
+// CHECK-NEXT: rt.kernel {{.*}}op = "ge.abs", outputs = {{\[}}["arena", [[RES]], tensor<4xf32>]]
 // CHECK-NEXT: rt.label_set {label = 2 : i64
 // CHECK-NEXT: rt.end_graph
 ge.graph @branches(%p: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   %r = ge.if %p ({
     %a = ge.relu %x : (tensor<4xf32>) -> tensor<4xf32>
-    ge.yield %a : (tensor<4xf32>) -> ()
+    %a2 = ge.sqrt %a : (tensor<4xf32>) -> tensor<4xf32>
+    ge.yield %a2 : (tensor<4xf32>) -> ()
   }, {
     %b = ge.neg %x : (tensor<4xf32>) -> tensor<4xf32>
-    ge.yield %b : (tensor<4xf32>) -> ()
+    %b2 = ge.abs %b : (tensor<4xf32>) -> tensor<4xf32>
+    ge.yield %b2 : (tensor<4xf32>) -> ()
   }) : (tensor<i1>) -> tensor<4xf32>
   ge.return %r : (tensor<4xf32>) -> ()
 }

@@ -21,12 +21,10 @@
 // CHECK-NEXT: rt.end_graph
 // CHECK:      rt.stream ({
 // CHECK-NEXT:   rt.kernel {{.*}}op = "ge.relu"
-// CHECK-NEXT:   rt.memcpy
 // CHECK-NEXT:   rt.record {event = [[E0]]
 // CHECK-NEXT: }) {id = [[THEN]] : i64
 // CHECK:      rt.stream ({
 // CHECK-NEXT:   rt.kernel {{.*}}op = "ge.neg"
-// CHECK-NEXT:   rt.memcpy
 // CHECK-NEXT:   rt.record {event = [[E1]]
 // CHECK-NEXT: }) {id = [[ELSE]] : i64
 
