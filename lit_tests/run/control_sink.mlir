@@ -4,21 +4,25 @@
 // RUN: %python -c "import numpy as np; np.savez('%t.npz', p=np.array(True), m=np.array(3, np.int64), c=np.array(True), x=np.array([1, -2, 3, -4], np.float32))"
 // RUN: ge-run %s --inputs %t.npz | filecheck %s
 // RUN: ge-run %s --inputs %t.npz --report json | filecheck %s --check-prefix=JSON
+// Host mode: the one task list is launched task by task from the host (its launches are its task runs).
+// RUN: ge-run %s --inputs %t.npz --mode host | filecheck %s --check-prefix=HOST
 // Timing only: branches and trips are assumed, and the host-driven path cannot run.
 // RUN: ge-run %s --timing-only | filecheck %s --check-prefix=TIMING
 
 // CHECK: control         5 switches, {{[0-9]+}} activations, 3 loop iterations
-// CHECK-NEXT: sink vs host    task sink {{[0-9.]+}} us, 1 launch, 0 host round trips; host-driven {{[0-9.]+}} us ({{.*}}), {{[0-9]+}} launches, 4 host round trips
+// CHECK-NEXT: sink vs host    task sink {{[0-9.]+}} us, 1 launch(es), 0 host round trips; host-driven {{[0-9.]+}} us ({{.*}}), {{[0-9]+}} launches, 4 host round trips
 // CHECK: races           none
 // relu(x) + 3x = [4, -6, 12, -12]: mean -0.5
 // CHECK: y: float32[4] mean=-0.5
+
+// HOST: sink vs host    one task list (host mode) {{[0-9.]+}} us, {{[0-9]+}} launch(es), 0 host round trips; host-driven {{[0-9.]+}} us ({{[0-9]+}} tasks, their host launches included), 4 launches, 4 host round trips
 
 // JSON: "sink_vs_host": {
 // JSON: "host_round_trips": 0
 // JSON: "host_round_trips": 4
 
 // TIMING: control         3 switches, {{[0-9]+}} activations, 1 loop iteration, {{[0-9]+}} task runs (branches assumed: timing only)
-// TIMING-NEXT: sink vs host    task sink {{[0-9.]+}} us, 1 launch; host-driven not run (timing only: the host reads predicates and trip counts from the numerics)
+// TIMING-NEXT: sink vs host    task sink {{[0-9.]+}} us, 1 launch(es); host-driven not run (timing only: the host reads predicates and trip counts from the numerics)
 
 ge.graph @main(%p: tensor<i1> {ge.name = "p"}, %m: tensor<i64> {ge.name = "m"}, %c: tensor<i1> {ge.name = "c"},
                %x: tensor<4xf32> {ge.name = "x"}) -> (tensor<4xf32> {ge.name = "y"}) {
