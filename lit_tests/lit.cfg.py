@@ -21,6 +21,51 @@ for var in ("HOME", "TMPDIR", "PYTHONPATH"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+
+
+def _start_tool_server() -> None:
+    """Serve the tools from one forking process (lit_tests/tool_server.py):
+    each RUN line's `ge-opt` or `filecheck` then skips the interpreter start and
+    the imports. GEIR_LIT_FRESH_TOOLS=1 runs every tool in a fresh interpreter."""
+    import atexit
+    import subprocess
+    import tempfile
+
+    if os.environ.get("GEIR_LIT_FRESH_TOOLS", "") not in ("", "0") or not hasattr(os, "fork"):
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    from tool_server import TOOLS
+    scratch = tempfile.mkdtemp(prefix="geir-lit-")
+    socket_path = os.path.join(scratch, "tools.sock")
+    server = subprocess.Popen([sys.executable, os.path.join(here, "tool_server.py"), socket_path],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+
+    def stop() -> None:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    atexit.register(stop)
+    if server.stdout.readline().strip() != "ready":
+        return
+    shims = os.path.join(scratch, "bin")
+    os.makedirs(shims)
+    for tool in TOOLS:
+        real = shutil.which(tool, path=config.environment["PATH"])
+        if real is None:
+            continue
+        shim = os.path.join(shims, tool)
+        with open(shim, "w") as f:
+            f.write(f"#!{sys.executable} -SE\n"
+                    f"import sys\nsys.path.insert(0, {here!r})\n"
+                    f"from tool_client import main\nmain({tool!r}, {real!r}, {socket_path!r})\n")
+        os.chmod(shim, 0o755)
+    config.environment["PATH"] = os.pathsep.join([shims, config.environment["PATH"]])
+
+
+_start_tool_server()
+
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 # The ONNX models of the importer's tests (built by import/Inputs/make_models.py).

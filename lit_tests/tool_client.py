@@ -1,0 +1,43 @@
+"""The caller side of ``tool_server.py``: a RUN line's `ge-opt` (or another
+served tool) hands its arguments, working directory, environment and standard
+streams to the server and exits with the status of the child that ran the
+tool; with no server it runs the real tool. It imports only the standard
+library and runs under ``python -S``, so it starts in a few milliseconds."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+
+def main(tool: str, real: str, server: str | None) -> None:
+    """Run ``tool`` through the server listening on ``server``, else exec ``real``."""
+    if server:
+        try:
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.connect(server)
+        except OSError:
+            conn = None
+        if conn is not None:
+            body = json.dumps({"tool": tool, "argv0": real, "args": sys.argv[1:], "cwd": os.getcwd(),
+                               "env": dict(os.environ)}).encode()
+            socket.send_fds(conn, [struct.pack("!I", len(body)) + body], [0, 1, 2])
+            reply = b""
+            while len(reply) < 4:
+                chunk = conn.recv(4 - len(reply))
+                if not chunk:
+                    break
+                reply += chunk
+            if len(reply) == 4:
+                (code,) = struct.unpack("!i", reply)
+                if code < 0:  # the child died of a signal: so do we
+                    signal.signal(-code, signal.SIG_DFL)
+                    os.kill(os.getpid(), -code)
+                os._exit(code)
+            sys.stderr.write(f"{tool}: the lit tool server closed the connection\n")
+            os._exit(70)
+    os.execv(real, [real, *sys.argv[1:]])
