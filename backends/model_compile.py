@@ -135,7 +135,8 @@ def sink_control_problem(graph: Any) -> Any:
         if op is not graph and (op.regions or (od is not None and od.has_trait("control"))):
             if control_op_problem(op) is not None:
                 return op
-            if any(not _static(r.type) for r in op.results):
+            # a region value without a static shape (a branch the bound shapes do not fit)
+            if any(not _static(r.type) for inner in op.walk() for r in inner.results):
                 return op
     return None
 
