@@ -22,17 +22,17 @@ for var in ("HOME", "TMPDIR", "PYTHONPATH"):
         config.environment[var] = os.environ[var]
 
 
-
-def _start_tool_server() -> None:
+def _start_tool_server() -> str:
     """Serve the tools from one forking process (lit_tests/tool_server.py):
     each RUN line's `ge-opt` or `filecheck` then skips the interpreter start and
-    the imports. GEIR_LIT_FRESH_TOOLS=1 runs every tool in a fresh interpreter."""
+    the imports. GEIR_LIT_FRESH_TOOLS=1 runs every tool in a fresh interpreter.
+    Returns what `%python` runs: the interpreter, or its shim when served."""
     import atexit
     import subprocess
     import tempfile
 
     if os.environ.get("GEIR_LIT_FRESH_TOOLS", "") not in ("", "0") or not hasattr(os, "fork"):
-        return
+        return sys.executable
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
     from tool_server import TOOLS
@@ -48,7 +48,7 @@ def _start_tool_server() -> None:
 
     atexit.register(stop)
     if server.stdout.readline().strip() != "ready":
-        return
+        return sys.executable
     shims = os.path.join(scratch, "bin")
     os.makedirs(shims)
     for tool in TOOLS:
@@ -62,11 +62,16 @@ def _start_tool_server() -> None:
                     f"from tool_client import main\nmain({tool!r}, {real!r}, {socket_path!r})\n")
         os.chmod(shim, 0o755)
     config.environment["PATH"] = os.pathsep.join([shims, config.environment["PATH"]])
+    python = os.path.join(scratch, "python")  # for `%python` only: not on PATH
+    with open(python, "w") as f:
+        f.write(f"#!{sys.executable} -SE\n"
+                f"import sys\nsys.path.insert(0, {here!r})\n"
+                f"from tool_client import python\npython({sys.executable!r}, {socket_path!r})\n")
+    os.chmod(python, 0o755)
+    return python
 
 
-_start_tool_server()
-
-config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%python", _start_tool_server()))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 # The ONNX models of the importer's tests (built by import/Inputs/make_models.py).
 config.substitutions.append(("%onnx", os.path.join(config.test_source_root, "import", "Inputs")))

@@ -14,8 +14,28 @@ import struct
 import sys
 
 
+#: ``python -m`` modules the server runs
+SERVED_MODULES = "geir.tools."
+
+
+def python(real: str, server: str | None) -> None:
+    """``python -m geir.tools.<module> ...`` through the server; anything else
+    (``-c``, scripts, other modules) runs ``real``, the interpreter itself."""
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "-m" and args[1].startswith(SERVED_MODULES):
+        _call(server, {"module": args[1], "args": args[2:]}, args[1])
+    os.execv(real, [real, *args])
+
+
 def main(tool: str, real: str, server: str | None) -> None:
     """Run ``tool`` through the server listening on ``server``, else exec ``real``."""
+    _call(server, {"tool": tool, "argv0": real, "args": sys.argv[1:]}, tool)
+    os.execv(real, [real, *sys.argv[1:]])
+
+
+def _call(server: str | None, request: dict, name: str) -> None:
+    """Have the server run ``request`` and exit with its status; return when no
+    server answers."""
     if server:
         try:
             conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -23,8 +43,7 @@ def main(tool: str, real: str, server: str | None) -> None:
         except OSError:
             conn = None
         if conn is not None:
-            body = json.dumps({"tool": tool, "argv0": real, "args": sys.argv[1:], "cwd": os.getcwd(),
-                               "env": dict(os.environ)}).encode()
+            body = json.dumps({**request, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
             socket.send_fds(conn, [struct.pack("!I", len(body)) + body], [0, 1, 2])
             reply = b""
             while len(reply) < 4:
@@ -38,6 +57,5 @@ def main(tool: str, real: str, server: str | None) -> None:
                     signal.signal(-code, signal.SIG_DFL)
                     os.kill(os.getpid(), -code)
                 os._exit(code)
-            sys.stderr.write(f"{tool}: the lit tool server closed the connection\n")
+            sys.stderr.write(f"{name}: the lit tool server closed the connection\n")
             os._exit(70)
-    os.execv(real, [real, *sys.argv[1:]])

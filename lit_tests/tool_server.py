@@ -8,6 +8,7 @@ the caller's arguments, working directory, environment and standard streams
 (passed as file descriptors), then exits as the interpreter would. The caller
 (``tool_client.py``, installed in lit's PATH under each tool's name) exits with
 the child's status, or runs the real tool itself when no server answers.
+``%python -m geir.tools.<module>`` is served the same way.
 
     python tool_server.py SOCKET        (started by lit.cfg.py, ends with lit)
 """
@@ -21,6 +22,7 @@ import io
 import json
 import os
 import re
+import runpy
 import select
 import signal
 import socket
@@ -122,6 +124,12 @@ def _run_child(conn: socket.socket, tools: dict[str, Callable[[], object]]) -> N
     os.environ.clear()
     os.environ.update(request["env"])
     _fresh_stdio()
+    module = request.get("module")
+    if module is not None:  # `python -m geir.tools.x`: run the module afresh as __main__
+        sys.modules.pop(module, None)
+        sys.argv = [module, *request["args"]]  # run_module puts the module's path first
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        sys.exit(0)
     sys.argv = [request["argv0"], *request["args"]]
     main = tools[request["tool"]]
     sys.exit(main())  # exceptions and exit codes unwind as in the console script
