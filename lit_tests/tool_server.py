@@ -21,6 +21,7 @@ import importlib
 import io
 import json
 import os
+import random
 import re
 import runpy
 import select
@@ -124,6 +125,9 @@ def _run_child(conn: socket.socket, tools: dict[str, Callable[[], object]]) -> N
     os.environ.clear()
     os.environ.update(request["env"])
     _fresh_stdio()
+    random.seed()  # a fresh interpreter's generators start from fresh entropy, not the server's state
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
     module = request.get("module")
     if module is not None:  # `python -m geir.tools.x`: run the module afresh as __main__
         sys.modules.pop(module, None)
