@@ -209,12 +209,22 @@ def _wait_for_rows(path: str, proc: subprocess.Popen[str], rows: int, timeout: f
         time.sleep(0.005)
 
 
+@pytest.fixture(scope="module")
+def uninterrupted_sweep(tmp_path_factory: Any) -> list[dict[str, Any]]:
+    """The rows of ``_SWEEP`` run to the end, once for both interruptions."""
+    full = str(tmp_path_factory.mktemp("sweep") / "full.csv")
+    proc = _bench(*_SWEEP, "--jobs", "1", "-o", full)
+    assert proc.communicate(timeout=300) and proc.returncode == 0
+    return _rows(full)
+
+
 @pytest.mark.parametrize("how", ["kill", "interrupt"])
-def test_an_interrupted_sweep_resumes_from_its_file(tmp_path: Any, how: str) -> None:
+def test_an_interrupted_sweep_resumes_from_its_file(tmp_path: Any, how: str,
+                                                    uninterrupted_sweep: list[dict[str, Any]]) -> None:
     """SIGKILL mid-sweep (one process), or Ctrl-C (two worker processes):
     the rerun runs only the missing rows and the file ends equal to an
     uninterrupted sweep's (timing excluded)."""
-    cut, full = str(tmp_path / "cut.csv"), str(tmp_path / "full.csv")
+    cut = str(tmp_path / "cut.csv")
     jobs = "1" if how == "kill" else "2"
     proc = _bench(*_SWEEP, "--jobs", jobs, "-o", cut)
     _wait_for_rows(cut, proc, 1)
@@ -228,9 +238,7 @@ def test_an_interrupted_sweep_resumes_from_its_file(tmp_path: Any, how: str) -> 
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert f"12 runs ({len(done)} already in {cut}); running {12 - len(done)}" in err
-    proc = _bench(*_SWEEP, "--jobs", "1", "-o", full)
-    assert proc.communicate(timeout=300) and proc.returncode == 0
-    assert _untimed(_rows(cut)) == _untimed(_rows(full))
+    assert _untimed(_rows(cut)) == _untimed(uninterrupted_sweep)
     assert all(r["speedup"] is not None for r in _rows(cut))
 
 
