@@ -28,6 +28,7 @@ def _start_tool_server() -> str:
     the imports. GEIR_LIT_FRESH_TOOLS=1 runs every tool in a fresh interpreter.
     Returns what `%python` runs: the interpreter, or its shim when served."""
     import atexit
+    import json
     import subprocess
     import tempfile
 
@@ -38,8 +39,13 @@ def _start_tool_server() -> str:
     from tool_server import TOOLS
     scratch = tempfile.mkdtemp(prefix="geir-lit-")
     socket_path = os.path.join(scratch, "tools.sock")
+    # The server starts in the RUN lines' environment; a RUN line that changes a
+    # PYTHON* variable other than PYTHONPATH (they act at interpreter start)
+    # gets a fresh interpreter.
+    from tool_client import SERVER_PYTHON_VARIABLES
+    server_env = dict(config.environment)
     server = subprocess.Popen([sys.executable, os.path.join(here, "tool_server.py"), socket_path],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, env=server_env)
 
     def stop() -> None:
         server.terminate()
@@ -62,6 +68,8 @@ def _start_tool_server() -> str:
                     f"from tool_client import main\nmain({tool!r}, {real!r}, {socket_path!r})\n")
         os.chmod(shim, 0o755)
     config.environment["PATH"] = os.pathsep.join([shims, config.environment["PATH"]])
+    config.environment[SERVER_PYTHON_VARIABLES] = json.dumps(
+        {k: v for k, v in server_env.items() if k.startswith("PYTHON") and k != "PYTHONPATH"})
     python = os.path.join(scratch, "python")  # for `%python` only: not on PATH
     with open(python, "w") as f:
         f.write(f"#!{sys.executable} -SE\n"

@@ -14,6 +14,9 @@ import struct
 import sys
 
 
+#: the environment variable holding the server's own ``PYTHON*`` variables (JSON)
+SERVER_PYTHON_VARIABLES = "GEIR_LIT_TOOL_SERVER_PYTHON"
+
 #: ``python -m`` modules the server runs
 SERVED_MODULES = "geir.tools."
 
@@ -33,9 +36,18 @@ def main(tool: str, real: str, server: str | None) -> None:
     os.execv(real, [real, *sys.argv[1:]])
 
 
+def _python_variables() -> dict[str, str]:
+    # PYTHONPATH is left out: the server's child puts it on sys.path itself
+    # (lit sets it for its out-of-process builtins such as `not`)
+    return {k: v for k, v in os.environ.items() if k.startswith("PYTHON") and k != "PYTHONPATH"}
+
+
 def _call(server: str | None, request: dict, name: str) -> None:
     """Have the server run ``request`` and exit with its status; return when no
-    server answers."""
+    server answers, or when the caller's ``PYTHON*`` variables are not the
+    server's (``env PYTHONHASHSEED=0 ge-opt``: they act at interpreter start)."""
+    if server and _python_variables() != json.loads(os.environ.get(SERVER_PYTHON_VARIABLES, "null")):
+        server = None
     if server:
         try:
             conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -124,11 +124,18 @@ def _run_child(conn: socket.socket, tools: dict[str, Callable[[], object]]) -> N
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    module = request.get("module")
+    # sys.path as the interpreter would start it: the script's folder (the
+    # working directory for -m), the caller's PYTHONPATH, then the rest
+    first = os.getcwd() if module is not None else os.path.dirname(os.path.abspath(request["argv0"]))
+    path = [first, *(os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p),
+            *_BASE_PATH]
+    sys.path[:] = list(dict.fromkeys(path))
+    importlib.invalidate_caches()
     _fresh_stdio()
     random.seed()  # a fresh interpreter's generators start from fresh entropy, not the server's state
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed()
-    module = request.get("module")
     if module is not None:  # `python -m geir.tools.x`: run the module afresh as __main__
         sys.modules.pop(module, None)
         sys.argv = [module, *request["args"]]  # run_module puts the module's path first
@@ -139,8 +146,14 @@ def _run_child(conn: socket.socket, tools: dict[str, Callable[[], object]]) -> N
     sys.exit(main())  # exceptions and exit codes unwind as in the console script
 
 
+#: the server's sys.path after its script's folder and its PYTHONPATH entries
+_BASE_PATH: list[str] = []
+
+
 def serve(path: str) -> None:
     """Accept calls on the Unix socket ``path`` until the parent (lit) exits."""
+    own = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    _BASE_PATH[:] = [p for p in sys.path[1:] if p not in own]
     parent = os.getppid()
     tools = _entry_points()
     _preload()
