@@ -185,6 +185,27 @@ class ControlFlowEmitter:
     def _task(self, stream: int, task: object, op: Operation) -> Callable[[], None]:
         return lambda: self.lw.add_task(stream, task, op.location)  # type: ignore[arg-type]
 
+    def _carry(self, arguments: list[Value], sources: list[Value], targets: list[TensorRef], t: int,
+               ret: Operation) -> None:
+        """Write a loop body's yielded ``sources`` into the carried buffers ``targets``;
+        a yield of another iteration argument is read through a temporary, so copies
+        that swap values do not overwrite what a later one reads."""
+        lw = self.lw
+        own = {a: i for i, a in enumerate(arguments)}
+        staged: list[tuple[TensorRef, TensorRef]] = []
+        for i, (v, dst) in enumerate(zip(sources, targets)):
+            j = own.get(v)
+            if j is not None and j != i:
+                src = lw.refs[v]
+                assert src is not None
+                tmp = lw.fresh(v.type)  # type: ignore[arg-type]
+                lw.add_task(t, Memcpy(src, tmp, lw.loc(ret)), ret.location)
+                staged.append((tmp, dst))
+            elif j is None:
+                self._copy(v, dst, t, ret)
+        for tmp, dst in staged:
+            lw.add_task(t, Memcpy(tmp, dst, lw.loc(ret)), ret.location)
+
     def _copy(self, src: Value, dst: TensorRef, stream: int, op: Operation) -> None:
         ref = self.lw.refs.get(src)
         if ref is None:
@@ -317,20 +338,7 @@ class ControlFlowEmitter:
             targets = [cond, *carried]
             # a yield of another iteration argument is read through a temporary,
             # so copies that swap values do not overwrite what a later one reads
-            own = {a: i for i, a in enumerate(body.arguments[1:])}
-            staged: list[tuple[TensorRef, TensorRef]] = []
-            for i, (v, dst) in enumerate(zip(sources, targets)):
-                j = own.get(v)
-                if j is not None and j != i:
-                    src = lw.refs[v]
-                    assert src is not None
-                    tmp = lw.fresh(v.type)  # type: ignore[arg-type]
-                    lw.add_task(t, Memcpy(src, tmp, lw.loc(ret)), ret.location)
-                    staged.append((tmp, dst))
-                elif j is None:
-                    self._copy(v, dst, t, ret)
-            for tmp, dst in staged:
-                lw.add_task(t, Memcpy(tmp, dst, lw.loc(ret)), ret.location)
+            self._carry(list(body.arguments[1:]), list(sources), list(targets), t, ret)
             for work in self._leave(s, t, op):
                 work()  # type: ignore[operator]
             lw.add_task(s, Kernel("ge.add", lw.engine_of("ge.add"), [counter, one], [counter], loc=loc), op.location)
@@ -397,20 +405,7 @@ class ControlFlowEmitter:
         def yields() -> None:
             ret = body.last_op
             assert ret is not None
-            own = {a: i for i, a in enumerate(body.arguments[:n])}
-            staged: list[tuple[TensorRef, TensorRef]] = []
-            for i, (v, dst) in enumerate(zip(ret.operands[:n], states)):
-                j = own.get(v)
-                if j is not None and j != i:
-                    src = lw.refs[v]
-                    assert src is not None
-                    tmp = lw.fresh(v.type)  # type: ignore[arg-type]
-                    lw.add_task(t, Memcpy(src, tmp, lw.loc(ret)), ret.location)
-                    staged.append((tmp, dst))
-                elif j is None:
-                    self._copy(v, dst, t, ret)
-            for tmp, dst in staged:
-                lw.add_task(t, Memcpy(tmp, dst, lw.loc(ret)), ret.location)
+            self._carry(list(body.arguments[:n]), list(ret.operands[:n]), list(states), t, ret)
             for v, out in zip(ret.operands[n:], outs):
                 row = lw.refs.get(v)
                 if row is None:

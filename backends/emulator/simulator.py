@@ -255,7 +255,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     dirty.append(p)
                 cur[s] = g
                 return
-            if k == RECORD:
+            if k == RECORD or k == CONTROL:
                 start[g] = t
                 fin = t + dur[g]
                 end[g] = fin
@@ -271,24 +271,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 v = version[s] + 1
                 version[s] = v
                 heappush(heap, (fin, s, v))
-                return
-            if k == CONTROL:
-                start[g] = t
-                fin = t + dur[g]
-                end[g] = fin
-                base = cp_prev[s]
-                pred = cp_prev_task[s]
-                if launch is not None and launch[g] > base:
-                    base = launch[g]
-                    pred = HOST_PRED
-                cp_end[g] = base + dur[g]
-                cp_pred[g] = pred
-                started[s] = True
-                cur[s] = g
-                v = version[s] + 1
-                version[s] = v
-                heappush(heap, (fin, s, v))
-                if checker is not None and reads[g] is not None:
+                if k == CONTROL and checker is not None and reads[g] is not None:
                     checker.reads(g, reads[g])  # type: ignore[arg-type]
                 return
             if k == WAIT:
