@@ -16,7 +16,8 @@ pieces between the control ops as subgraphs; what the task sink cannot run
   ends a segment and launches alone, as an AICPU task planned at the size the
   kernel gives (GE's range shapes, resolved at run time: the host reads the
   size back, as runtime v2 does after a data-dependent kernel);
-* ``ge.if`` reads its predicate back to the host and runs the taken region;
+* ``ge.if`` reads its predicate back to the host and runs the taken region,
+  ``ge.case`` its branch index;
   ``ge.loop`` / ``ge.scan`` iterate on the host, each body a sequence of
   launches (the same loop logic as the interpreter, which this subclasses).
 
@@ -45,7 +46,7 @@ _TERMINATORS = ("ge.return", "ge.yield")
 
 
 def has_control_flow(graph: Operation) -> bool:
-    """Whether ``graph`` holds an op with regions (``ge.if`` / ``ge.loop`` / ``ge.scan``)."""
+    """Whether ``graph`` holds an op with regions (``ge.if`` / ``ge.case`` / ``ge.loop`` / ``ge.scan``)."""
     return any(op.regions for op in graph.regions[0].blocks[0].ops)
 
 
@@ -95,8 +96,8 @@ class HostDriver(Interpreter):
             elif op.regions:
                 self._launch(pending, env)
                 pending = []
-                if op.name == "ge.if":
-                    self.round_trips += 1  # the predicate, read back
+                if op.name in ("ge.if", "ge.case"):
+                    self.round_trips += 1  # the predicate or branch index, read back
                 results = self._special[op.name](op, env)
                 env.update(zip(op.results, results))
             else:

@@ -4,7 +4,7 @@ emulator runs is compared with.
 
 Like torch.fx's ``Interpreter``, it is one loop over the ops with a method per
 op kind that is not a plain kernel call (constants, ``ge.none`` and the region
-ops ``ge.if`` / ``ge.loop`` / ``ge.scan``). An environment maps each SSA value
+ops ``ge.if`` / ``ge.case`` / ``ge.loop`` / ``ge.scan``). An environment maps each SSA value
 to its array; a value is dropped after its last reader, so a large model holds
 only its live activations.
 
@@ -25,7 +25,7 @@ from geir.module import Module
 from geir.operation import Block, Operation, Value
 from geir.types import TensorType
 
-__all__ = ["interpret", "Interpreter"]
+__all__ = ["interpret", "Interpreter", "case_branch"]
 
 Env = dict[Value, Any]
 
@@ -41,6 +41,14 @@ def interpret(module: Module, inputs: Mapping[str, np.ndarray], graph: str = "ma
     return Interpreter(module, graph).run(inputs)
 
 
+def case_branch(index: Any, branches: int) -> int:
+    """The branch ``ge.case`` runs for ``index``: an index out of range (negative
+    or past the last branch) runs the last, as GE's ``GenIndexForCase`` and TF's
+    Case do."""
+    value = int(np.asarray(index).reshape(-1)[0])
+    return value if 0 <= value < branches else branches - 1
+
+
 class Interpreter:
     """Runs one graph; kernels are prepared on first use and kept for later runs."""
 
@@ -54,7 +62,7 @@ class Interpreter:
         #: per block: for each op, the values whose last reader it is
         self._last_uses: dict[Block, dict[Operation, list[Value]]] = {}
         self._special: dict[str, Callable[[Operation, Env], list[Any]]] = {
-            "ge.none": lambda op, env: [None], "ge.if": self._if, "ge.loop": self._loop, "ge.scan": self._scan,
+            "ge.none": lambda op, env: [None], "ge.if": self._if, "ge.case": self._case, "ge.loop": self._loop, "ge.scan": self._scan,
             # what passes add for the device (stream sync, cache maintenance) changes no value
             "ge.record_event": _no_effect, "ge.wait_event": _no_effect, "ge.cmo": _no_effect,
         }
@@ -105,6 +113,9 @@ class Interpreter:
     def _if(self, op: Operation, env: Env) -> list[Any]:
         taken = op.regions[0] if bool(np.asarray(env[op.operands[0]]).reshape(-1)[0]) else op.regions[1]
         return self.run_block(taken.blocks[0], env)
+
+    def _case(self, op: Operation, env: Env) -> list[Any]:
+        return self.run_block(op.regions[case_branch(env[op.operands[0]], len(op.regions))].blocks[0], env)
 
     def _loop(self, op: Operation, env: Env) -> list[Any]:
         """ONNX Loop: ``for i in range(M) while cond``; body(i, cond, v...) ->

@@ -176,6 +176,7 @@ class OpDef:
     #: number of results, or -1 for a variadic result list
     num_results: int = 1
     attributes: Mapping[str, AttrDef] = attrs.field(factory=dict)
+    #: number of regions, or -1 for one or more (``ge.case``'s branches)
     num_regions: int = 0
     traits: frozenset[str] = frozenset()
     infer: InferFn | None = None

@@ -104,8 +104,9 @@ def _verify_structure(op: Operation, od: OpDef, c: _Collector) -> bool:
     if od.num_results >= 0 and len(op.results) != od.num_results:
         c.error(op, f"expected {od.num_results} results, but found {len(op.results)}")
         return False
-    if len(op.regions) != od.num_regions:
-        c.error(op, f"expected {od.num_regions} regions, but found {len(op.regions)}")
+    if (len(op.regions) != od.num_regions) if od.num_regions >= 0 else not op.regions:
+        want = f"{od.num_regions} regions" if od.num_regions >= 0 else "at least one region"
+        c.error(op, f"expected {want}, but found {len(op.regions)}")
         return False
     if od.has_trait("terminator") and op.parent is not None and op.next is not None:
         c.error(op, "must be the last operation in its block")

@@ -261,6 +261,15 @@ def inline_constant_control(op: Operation, rewriter: Rewriter, keep_signature: b
         terminator = block.last_op
         assert terminator is not None
         values = list(terminator.operands)
+    elif op.name == "ge.case":
+        from geir.backends.interpreter import case_branch
+        index = constant_value(op.operands[0])
+        if index is None or index.size != 1:
+            return None
+        block = op.regions[case_branch(index, len(op.regions))].blocks[0]
+        terminator = block.last_op
+        assert terminator is not None
+        values = list(terminator.operands)
     elif op.name == "ge.loop":
         trip, cond = (constant_value(v) for v in op.operands[:2])
         runs = not ((trip is not None and trip.size == 1 and int(trip.reshape(-1)[0]) <= 0)
@@ -313,7 +322,7 @@ class FoldKnownValue(RewritePattern):
 class InlineConstantControl(RewritePattern):
     """``ge.if`` on a constant is its taken branch; a loop that never runs is its initial values."""
 
-    op_names = frozenset({"ge.if", "ge.loop"})
+    op_names = frozenset({"ge.if", "ge.case", "ge.loop"})
 
     def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
         moved = inline_constant_control(op, rewriter)

@@ -1,6 +1,6 @@
-"""Control flow in the task list: ``ge.if``, the while form of ``ge.loop`` and
+"""Control flow in the task list: ``ge.if``, ``ge.case``, the while form of ``ge.loop`` and
 ``ge.scan`` over axis 0 lowered to label tasks on their stream, as GE's label makers build them for the
-runtime v1 task sink (``compiler/graph/label/if_op_label_maker.cc``,
+runtime v1 task sink (``compiler/graph/label/if_op_label_maker.cc``, ``case_op_label_maker.cc``,
 ``while_op_label_maker.cc``), so a model with control flow loads once and runs
 without host round trips.
 
@@ -12,6 +12,18 @@ without host round trips.
                           (none for a value the branch computes: it is written in place)
     label_goto leave
     label_set else      ; the else region's tasks ; copies of its yields
+    label_set leave
+
+``ge.case`` (GE's ``CaseOpLabelMaker``: one ``rtLabelSwitchByIndex`` over
+the N branch labels, in region order; the device takes the last label for an
+index out of range, as ``GenIndexForCase`` picks the last branch; a case of
+one branch has no label)::
+
+    label_switch %branch_index [b0, b1, ..., bN-1]
+    label_set b0        ; branch 0's tasks ; copies of its yields
+    label_goto leave
+    ...
+    label_set bN-1      ; the last branch's tasks ; copies of its yields
     label_set leave
 
 ``ge.loop`` (ONNX Loop: ``for i < M while cond``; GE's ``WhileOpLabelMaker``
@@ -35,9 +47,9 @@ the region's stream does not start with the model and runs once per activation.
 
 Memory: the values that live across a control op (its results, the loop's
 counter, condition and carried values) get buffers of their own; a region's
-values are bump-allocated from one base, and the two branches of an ``if``
-start at the same base: only one of them runs, so their buffers overlap (the
-arena holds the larger branch, not both). A loop body's buffers are reused by
+values are bump-allocated from one base, and the branches of an ``if`` or a
+``case`` start at the same base: only one of them runs, so their buffers overlap
+(the arena holds the largest branch, not all). A loop body's buffers are reused by
 every iteration.
 
 ``ge.scan`` is a counted loop (its trip count is the scan inputs' static
@@ -70,7 +82,7 @@ if TYPE_CHECKING:
 __all__ = ["LOWERED_CONTROL_OPS", "control_op_problem", "ControlFlowEmitter"]
 
 #: ops with regions the lowering turns into label tasks
-LOWERED_CONTROL_OPS = frozenset({"ge.if", "ge.loop", "ge.scan"})
+LOWERED_CONTROL_OPS = frozenset({"ge.if", "ge.case", "ge.loop", "ge.scan"})
 
 #: a unit of work on the emitter's stack: an op of a region, or a step to run
 _Work = tuple[Operation, int] | Callable[[], None]
@@ -81,7 +93,7 @@ def control_op_problem(op: Operation) -> str | None:
     if op.name not in LOWERED_CONTROL_OPS:
         what = "GE's dataflow control ops" if not op.regions else f"'{op.name}'"
         return (f"is not supported by lower-to-tasks: {what} run host-driven (runtime v2); the task sink "
-                "lowers ge.if and ge.loop")
+                "lowers ge.if, ge.case and ge.loop")
     if op.name == "ge.scan":
         return _scan_problem(op)
     if op.name == "ge.loop":
@@ -141,8 +153,8 @@ class ControlFlowEmitter:
                 work()
                 continue
             inner, s = work
-            if inner.name == "ge.if":
-                self._push(self._if_steps(inner, s))
+            if inner.name in ("ge.if", "ge.case"):
+                self._push(self._branch_steps(inner, s))
             elif inner.name == "ge.loop":
                 self._push(self._loop_steps(inner, s))
             elif inner.name == "ge.scan":
@@ -233,14 +245,20 @@ class ControlFlowEmitter:
             out.append(ref)
         return out
 
-    # ------------------------------------------------------------ ge.if
-    def _if_steps(self, op: Operation, s: int) -> list[_Work]:
+    # ------------------------------------------------------------ ge.if, ge.case
+    def _branch_steps(self, op: Operation, s: int) -> list[_Work]:
+        """``ge.if`` (``IfOpLabelMaker``: the switch's labels are [else, then])
+        and ``ge.case`` (``CaseOpLabelMaker``: [branch 0, ..., branch N-1]; a
+        case of one branch has no label at all): the branches laid out in
+        region order, each but the last ending in a goto past the last."""
         lw = self.lw
         results = self._results(op)
         for r in op.results:
             lw.producer_stream[r] = s
-        then_l, else_l, leave_l = lw.new_label(), lw.new_label(), lw.new_label()
-        cond = self._in_arena(op.operands[0], s, op)
+        n = len(op.regions)
+        labels = [lw.new_label() for _ in range(n)]
+        leave_l = lw.new_label()
+        index = self._in_arena(op.operands[0], s, op) if n > 1 else None
         loc = lw.loc(op)
         base = lw.arena_end
         ends: list[int] = []
@@ -252,7 +270,7 @@ class ControlFlowEmitter:
         streams = [self._region_stream(r.blocks[0], s) for r in op.regions]
         for region in op.regions:
             # zero-copy: a value the branch computes and yields once is written
-            # straight into the if's result (nothing in the branch can read that)
+            # straight into the op's result (nothing in the branch can read that)
             block = region.blocks[0]
             ret = block.last_op
             assert ret is not None
@@ -275,13 +293,19 @@ class ControlFlowEmitter:
             lw.arena_end = max([lw.arena_end, *ends])
 
         steps: list[_Work] = []
-        if cond is not None:
-            steps.append(self._task(s, LabelSwitch(cond, [else_l, then_l], loc), op))
-        steps += [self._task(s, LabelSet(then_l, loc), op), *self._enter(s, streams[0], op), start_branch,
-                  *self._block(op.regions[0].blocks[0], streams[0]), yields(0), *self._leave(s, streams[0], op),
-                  self._task(s, LabelGoto(leave_l, loc), op), self._task(s, LabelSet(else_l, loc), op),
-                  *self._enter(s, streams[1], op), start_branch, *self._block(op.regions[1].blocks[0], streams[1]),
-                  yields(1), *self._leave(s, streams[1], op), finish, self._task(s, LabelSet(leave_l, loc), op)]
+        if index is not None:
+            order = [labels[1], labels[0]] if op.name == "ge.if" else labels
+            steps.append(self._task(s, LabelSwitch(index, order, loc), op))
+        for k in range(n):
+            if n > 1:
+                steps.append(self._task(s, LabelSet(labels[k], loc), op))
+            steps += [*self._enter(s, streams[k], op), start_branch, *self._block(op.regions[k].blocks[0], streams[k]),
+                      yields(k), *self._leave(s, streams[k], op)]
+            if k + 1 < n:
+                steps.append(self._task(s, LabelGoto(leave_l, loc), op))
+        steps.append(finish)
+        if n > 1:
+            steps.append(self._task(s, LabelSet(leave_l, loc), op))
         return steps
 
     # ------------------------------------------------------------ ge.loop

@@ -291,7 +291,7 @@ class _Specializer:
                     op = moved[0] if moved else following
                     continue
                 self.regions(op)
-                if op.name == "ge.if":
+                if op.name in ("ge.if", "ge.case"):
                     _refine_if(op, errors)
                 op = following
                 continue
@@ -400,7 +400,7 @@ def _reinfer(op: Operation, errors: list[Diagnostic]) -> None:
 
 
 def _refine_if(op: Operation, errors: list[Diagnostic]) -> None:
-    """A ``ge.if`` result is static when both branches yield the same static type."""
+    """A ``ge.if`` / ``ge.case`` result is static when every branch yields the same static type."""
     yields = [r.blocks[0].last_op for r in op.regions]
     for k, r in enumerate(op.results):
         types = {y.operands[k].type for y in yields if y is not None and k < len(y.operands)}

@@ -109,7 +109,7 @@ DIALECT.define(
 DIALECT.define("return", operands=("operands*",), results=0, traits=("terminator",),
                summary="Returns the graph's outputs.")
 DIALECT.define("yield", operands=("operands*",), results=0, traits=("terminator",),
-               summary="Ends a region of ge.if / ge.loop / ge.scan with its values.")
+               summary="Ends a region of ge.if / ge.case / ge.loop / ge.scan with its values.")
 for _name in ("const", "weights"):
     DIALECT.define(
         _name, attributes=(AttrDef("value", "tensor", required=True),), traits=("constant", "pure"),
@@ -582,6 +582,10 @@ DIALECT.define("loop_cond", operands=("input",), traits=CONTROL, infer=infer.inf
 DIALECT.define("if", onnx_op="If", operands=("cond",), results=-1, regions=2, traits=CONTROL,
                infer=infer.infer_declared, verify=infer.verify_if,
                summary="ONNX If: then/else regions ending in ge.yield.")
+DIALECT.define("case", operands=("branch_index",), results=-1, regions=-1, traits=CONTROL,
+               infer=infer.infer_declared, verify=infer.verify_case,
+               summary="GE's Case (TF's Case): the i32 branch_index picks one of N branch regions, each "
+                       "ending in ge.yield; an index out of range (negative or >= N) runs the last branch.")
 DIALECT.define("loop", onnx_op="Loop", operands=("M", "cond", "v_initial*"), results=-1, regions=1,
                traits=CONTROL, infer=infer.infer_declared, verify=infer.verify_loop,
                summary="ONNX Loop (M and cond may be ge.none).")

@@ -344,6 +344,24 @@ def verify_if(op: Any) -> None:
                              f"but the op's results are {_types_text(results)}")
 
 
+def verify_case(op: Any) -> None:
+    """``ge.case`` (GE's Case): a single-element i32 ``branch_index`` and at
+    least one branch; each branch yields the op's result types (or refinements
+    of them, as for ``ge.if``)."""
+    from geir.verifier import types_compatible
+    t = op.operands[0].type
+    if not isinstance(t, TensorType) or t.element_type is not I32:
+        raise InferError(f"operand 'branch_index' must be an i32 tensor, got {t}")
+    if t.shape is not None and (len(t.shape) > 1 or product(t.shape) not in (1, None)):
+        raise InferError(f"operand 'branch_index' must hold a single element, got {t}")
+    results = [r.type for r in op.results]
+    for index in range(len(op.regions)):
+        yielded = _terminator_types(op, index, "ge.yield")
+        if len(yielded) != len(results) or not all(map(types_compatible, results, yielded)):
+            raise InferError(f"branch #{index} yields {_types_text(yielded)}, "
+                             f"but the op's results are {_types_text(results)}")
+
+
 def verify_loop(op: Any) -> None:
     """``ge.loop`` (ONNX Loop): body(iter, cond, v...) yields (cond, v..., scan outputs...)."""
     carried = [v.type for v in op.operands[2:]]
