@@ -36,7 +36,7 @@ from geir.backends.device_profile import DeviceProfile, load_profile
 from geir.backends.emulator.arena import DeviceMemory, NumericExecutor, RunOp, release_arena
 from geir.backends.emulator.deadlock import Deadlock
 from geir.backends.emulator.happens_before import Race, RaceChecker
-from geir.backends.emulator.program import Program, compile_program
+from geir.backends.emulator.program import KernelRows, Program, compile_program
 from geir.backends.emulator.progress import make_progress
 from geir.backends.emulator.report import REQUIRED_KEYS, build_report, format_text
 from geir.backends.emulator.simulator import Schedule, simulate
@@ -82,6 +82,9 @@ class EmulatorOptions:
     #: the cost model to use (its profile must be ``device``'s): runs that share
     #: one reuse the kernel costs it has memoised (a scheduler judging many plans)
     cost_model: CostModel | None = None
+    #: kernels compiled in earlier runs with ``cost_model`` (:class:`~.program.KernelRows`):
+    #: a caller emulating many task lists of the same Kernel objects passes one
+    kernel_rows: KernelRows | None = None
 
 
 @attrs.define(eq=False)
@@ -181,7 +184,7 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     profile = _profile(options)
     cost = options.cost_model if options.cost_model is not None and options.cost_model.profile is profile \
         else CostModel(profile)
-    program = compile_program(task_list, cost)
+    program = compile_program(task_list, cost, reuse=options.kernel_rows if cost is options.cost_model else None)
     if not options.share_hbm:
         program.hbm_bandwidth = float("inf")
     checker = RaceChecker(program, options.max_races) if options.check_races else None

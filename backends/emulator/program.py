@@ -10,6 +10,7 @@ are compared with the task list (warnings, not errors: GE would split streams).
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 import attrs
@@ -21,7 +22,7 @@ from geir.backends.task_list import (ARENA, CONTROL_TASKS, WEIGHTS, Kernel, Memc
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.diagnostics import error as _error
 
-__all__ = ["Program", "compile_program", "KERNEL", "RECORD", "WAIT", "END", "CONTROL", "task_label"]
+__all__ = ["Program", "KernelRows", "compile_program", "KERNEL", "RECORD", "WAIT", "END", "CONTROL", "task_label"]
 
 #: task kinds in :attr:`Program.kind` (a Memcpy is a KERNEL on the SDMA pool;
 #: CONTROL: labels, stream switches and activations, :mod:`.control`)
@@ -29,6 +30,9 @@ KERNEL, RECORD, WAIT, END, CONTROL = 0, 1, 2, 3, 4
 
 Range = tuple[int, int]
 INF = float("inf")
+#: a kernel output's and input's part of its cost memo key (attrgetter: no Python frame per ref)
+_OUTPUT_KEY = attrgetter("shape", "dtype")
+_INPUT_KEY = attrgetter("shape", "dtype", "space")
 
 
 @attrs.define(eq=False)
@@ -67,6 +71,8 @@ class Program:
     #: a kernel starts on the units that are free when fewer than it asks for are
     #: (the profile's ``block_dispatch``; else it waits for all of them)
     block_dispatch: bool = False
+    #: some task is a control task (labels, stream switches and activations)
+    has_control: bool = False
 
     @property
     def n(self) -> int:
@@ -103,11 +109,27 @@ def task_label(program: Program, g: int) -> str:
     where = f" @ {t.loc}" if t.loc else ""
     return f"stream {program.stream_ids[program.stream_of[g]]} task {program.index_in_stream(g)} ({what}{where})"
 
+@attrs.define(eq=False)
+class KernelRows:
+    """What :func:`compile_program` learned about Kernel objects it will see
+    again: a caller that emulates many task lists built from the same kernels
+    (a judge measuring plans of one graph) keeps one, so each kernel is costed
+    and its arena ranges are checked once. A row is kept by the object's
+    identity (holding the object, so the id stays its own) and is valid for one
+    cost model and one arena and weight size; the kernels must not change
+    while it is kept."""
+
+    #: id(kernel) -> (kernel, pool index, units, duration, traffic row or None, reads, writes)
+    rows: dict[int, tuple[Any, ...]] = attrs.Factory(dict)
+    cost: CostModel | None = None
+    arena_size: int = -1
+    weight_size: int = -1
 
 
-
-def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) -> Program:
-    """Flatten ``task_list`` with durations and engine units from ``cost``.
+def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
+                    reuse: KernelRows | None = None) -> Program:
+    """Flatten ``task_list`` with durations and engine units from ``cost``
+    (``reuse``: rows of kernels compiled before, see :class:`KernelRows`).
 
     Raises:
         DiagnosticError: every problem found (up to ``max_errors``), each naming its task.
@@ -136,19 +158,24 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
     sdma = pool_index[SDMA]
     # Kernels repeat (op, engine, shapes, spaces, the attributes costs read) a lot:
     # their cost and sizes are memoised.
-    cost_memo: dict[Any, tuple[int, int, float, int]] = {}
+    cost_memo: dict[Any, tuple[int, int, float, int, tuple[float, float, float, float] | None]] = {}
     known = cost.memo  # the costs themselves outlive this program (a judge compiles many)
-    size_memo: dict[tuple[tuple[int, ...], str], int] = {}
+    size_memo: dict[Any, int] = {}  # (shape, dtype, ...) -> bytes
     traffic: list[tuple[float, float, float, float]] = []
     traffic_index: dict[tuple[float, float, float, float], int] = {}
 
-    def traffic_of(c: TaskCost) -> int:
-        # the fluid-model parameters of a costed task (-1: it moves no HBM bytes)
+    def traffic_row(c: TaskCost) -> tuple[float, float, float, float] | None:
+        # the fluid-model parameters of a costed task (None: it moves no HBM bytes)
         if c.hbm_bytes <= 0 or c.hbm_rate <= 0:
-            return -1
+            return None
         alone = c.duration_us - c.overhead_us  # max(compute, memory)
         demand = c.hbm_bytes / alone if alone > 0 else c.hbm_rate
-        row = (c.overhead_us, c.hbm_bytes, min(demand, c.hbm_rate), c.hbm_rate)
+        return (c.overhead_us, c.hbm_bytes, min(demand, c.hbm_rate), c.hbm_rate)
+
+    def traffic_id_of(row: tuple[float, float, float, float] | None) -> int:
+        # the row's index in this program's traffic table (-1: none), numbered by first use
+        if row is None:
+            return -1
         i = traffic_index.get(row)
         if i is None:
             i = traffic_index[row] = len(traffic)
@@ -182,6 +209,38 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
         errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} names unknown space '{ref.space}'"))
         return None
 
+    size_get = size_memo.get
+
+    def arena_ranges(refs: list[TensorRef | None] | list[TensorRef], keys: tuple[Any, ...], s_index: int, i: int,
+                     t: Task, role: str, writing: bool) -> tuple[Range, ...] | None:
+        # the arena ranges of a kernel's inputs or outputs (keys: each ref's memo key, shape and dtype
+        # first); a ref in bounds in the arena is the common case, anything else goes through ref_range
+        found = []
+        for j, r in enumerate(refs):
+            if r is None:
+                continue
+            size_key = keys[j]
+            nbytes = size_get(size_key)
+            if nbytes is None:
+                nbytes = size_memo[size_key] = r.nbytes
+            lo = r.offset
+            hi = lo + nbytes
+            if r.space == ARENA and lo >= 0 and hi <= arena_size:
+                if hi > lo:
+                    found.append((lo, hi))
+            else:
+                x = ref_range(r, s_index, i, t, f"{role} #{j}", writing)
+                if x is not None:
+                    found.append(x)
+        return tuple(found) if found else None
+
+    reuse_get = None
+    if reuse is not None:
+        if reuse.cost is not cost or reuse.arena_size != arena_size or reuse.weight_size != weight_size:
+            reuse.rows.clear()  # checked against other limits, costed by another model
+            reuse.cost, reuse.arena_size, reuse.weight_size = cost, arena_size, weight_size
+        reuse_get = reuse.rows.get
+
     for s_index, st in enumerate(task_list.streams):
         first.append(len(tasks))
         tasks.extend(st.tasks)
@@ -193,9 +252,21 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
             k = t.kind
             if k == "kernel":
                 assert isinstance(t, Kernel)
+                if reuse is not None:
+                    known_row = reuse_get(id(t))
+                    if known_row is not None and known_row[0] is t:
+                        add((KERNEL, known_row[1], known_row[2], known_row[3], -1, known_row[5], known_row[6],
+                             traffic_id_of(known_row[4])))
+                        continue
+                failed = len(errors)
+                ins, outs = t.inputs, t.outputs
+                try:
+                    in_keys = tuple(map(_INPUT_KEY, ins))
+                except AttributeError:  # an absent optional input (None)
+                    in_keys = tuple(_INPUT_KEY(r) if r is not None else None for r in ins)
+                out_keys = tuple(map(_OUTPUT_KEY, outs))
                 attributes = t.attributes
-                key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, tuple((r.shape, r.dtype) for r in t.outputs),
-                       tuple((r.shape, r.dtype, r.space) if r is not None else None for r in t.inputs),
+                key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, out_keys, in_keys,
                        tuple((k, str(attributes[k])) for k in COST_ATTRIBUTES if k in attributes)
                        if attributes else ())
                 cached = cost_memo.get(key)
@@ -210,21 +281,14 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                     if c is not None and c.pool != GE_LOCAL and cost.capacity[c.pool] == 0:
                         errors.append(Diagnostic("error", f"{where(s_index, i, t)}: '{t.op}' runs on {c.pool}, but "
                                                           f"device '{profile.name}' has no {c.pool} units"))
-                    cached = cost_memo[key] = ((pool_index[c.pool], c.units, c.duration_us, traffic_of(c))
-                                               if c is not None else (0, 1, 0.0, -1))
-                rr = []
-                for j, r in enumerate(t.inputs):
-                    if r is not None:
-                        x = ref_range(r, s_index, i, t, f"input #{j}", False)
-                        if x is not None:
-                            rr.append(x)
-                wr = []
-                for j, r in enumerate(t.outputs):
-                    x = ref_range(r, s_index, i, t, f"output #{j}", True)
-                    if x is not None:
-                        wr.append(x)
-                add((KERNEL, cached[0], cached[1], cached[2], -1, tuple(rr) if rr else None,
-                     tuple(wr) if wr else None, cached[3]))
+                    row = traffic_row(c) if c is not None else None
+                    cached = cost_memo[key] = ((pool_index[c.pool], c.units, c.duration_us, traffic_id_of(row), row)
+                                               if c is not None else (0, 1, 0.0, -1, None))
+                rr = arena_ranges(ins, in_keys, s_index, i, t, "input", False)
+                wr = arena_ranges(outs, out_keys, s_index, i, t, "output", True)
+                add((KERNEL, cached[0], cached[1], cached[2], -1, rr, wr, cached[3]))
+                if reuse is not None and len(errors) == failed:
+                    reuse.rows[id(t)] = (t, cached[0], cached[1], cached[2], cached[4], rr, wr)
             elif k == "record" or k == "wait":
                 assert isinstance(t, (Record, Wait))
                 ev = t.event
@@ -249,7 +313,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                 r = ref_range(t.src, s_index, i, t, "source", False)
                 w = ref_range(t.dst, s_index, i, t, "destination", True)
                 add((KERNEL, sdma, 1, c.duration_us, -1, (r,) if r is not None else None,
-                     (w,) if w is not None else None, traffic_of(c)))
+                     (w,) if w is not None else None, traffic_id_of(traffic_row(c))))
             elif k == "end_graph":
                 add((END, -1, 0, 0.0, -1, None, None, -1))
             elif k in CONTROL_TASKS:
@@ -284,4 +348,4 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20) 
                    pool=pool, units=units, duration=duration, event=event, reads=reads, writes=writes,
                    pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=max_event + 1,
                    warnings=warnings, traffic_id=traffic_id, traffic=traffic, hbm_bandwidth=cost.hbm_bw,
-                   block_dispatch=profile.block_dispatch)
+                   block_dispatch=profile.block_dispatch, has_control=CONTROL in kind)

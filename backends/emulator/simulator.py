@@ -203,7 +203,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     hbm = HbmShare(program.hbm_bandwidth, S, heap, version)
     finished = 0
     executed = 0
-    control = ControlState.build(program, numerics)
+    # the control pass scans every task: only worth it when the compiler saw a control task
+    control = ControlState.build(program, numerics) if program.has_control else None
 
     def satisfy(g: int, s: int, ev: int, t: float) -> None:
         # wait task g (head of stream s) consumes the record of event ev at time t

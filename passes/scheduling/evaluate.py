@@ -9,6 +9,7 @@ from __future__ import annotations
 import attrs
 
 from geir.backends.emulator import EmulatorOptions, emulate
+from geir.backends.emulator.program import KernelRows
 from geir.backends.task_list import EndGraph, Record, Stream, Task, TaskList, Wait
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
@@ -49,17 +50,21 @@ def plan_task_list(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan) -
                     weight_size=problem.largest_tensor_bytes)
 
 
-def evaluate(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan | None = None) -> Evaluation:
+def evaluate(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan | None = None,
+             kernel_rows: KernelRows | None = None) -> Evaluation:
     """Makespan and lower bound of ``plan`` on the problem's device (of all
-    ``problem.iterations`` frames when there are several)."""
+    ``problem.iterations`` frames when there are several). ``kernel_rows``
+    keeps the problem's kernels compiled from one evaluation to the next."""
     if sync is None:
         sync = plan_sync(problem.graph.preds, plan.streams, plan.order, reuse_ids=False)
     tl = plan_task_list(problem, plan, sync)
     if problem.iterations > 1:
         from geir.backends.scenarios.iterations import unroll
         tl = unroll(tl, problem.iterations)
+        kernel_rows = None  # the frames' kernels are copies, new in every evaluation
     result = emulate(tl, None, EmulatorOptions(device=problem.model.profile, mode=problem.mode, timing_only=True,
-                                               check_races=False, progress=False, cost_model=problem.model))
+                                               check_races=False, progress=False, cost_model=problem.model,
+                                               kernel_rows=kernel_rows))
     report = result.report
     return Evaluation(float(report["makespan_us"]), float(report["lower_bound_us"]), len(sync.events),
                       len(tl.streams))

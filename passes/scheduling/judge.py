@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import attrs
 
+from geir.backends.emulator.program import KernelRows
 from geir.passes.scheduling.evaluate import evaluate
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan, dense
@@ -65,6 +66,8 @@ class Judge:
     #: emulated tasks spent so far (:attr:`cost` per new measurement)
     spent: int = 0
     _seen: dict[tuple[int, ...], Measure] = attrs.Factory(dict)
+    #: the problem's kernels as the emulator compiled them (every plan holds the same Kernel objects)
+    _rows: KernelRows = attrs.Factory(KernelRows)
 
     @property
     def cost(self) -> int:
@@ -80,7 +83,8 @@ class Judge:
         if got is None:
             self.spent += self.cost
             sync = lowered_sync(self.problem, ids, order)
-            got = Measure(evaluate(self.problem, StreamPlan(ids, order), sync).makespan_us, len(sync.events))
+            got = Measure(evaluate(self.problem, StreamPlan(ids, order), sync, self._rows).makespan_us,
+                          len(sync.events))
             self._seen[key] = got
         return got
 
