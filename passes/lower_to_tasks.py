@@ -42,10 +42,12 @@ What the lowering reads, and what it does when a decision is absent:
   label makers build them for the task sink; the region's ops follow on the
   same stream, its values bump-allocated past the planned arena, the two
   branches of an ``if`` from the same base (see :mod:`.lower_control_flow`).
+* a ``ge.switch`` / ``ge.merge`` diamond: stream switches, a stream per
+  branch and one for the merges (see :mod:`.lower_switch_merge`).
 
 Not lowered, with an error at the op (the host-driven path runs them): a loop
 with scan outputs, carried values that change shape, a scan over another axis
-or backwards, and GE's dataflow control ops (``ge.switch``, ``ge.merge``, frames). Dynamic shapes
+or backwards, loop frames, and a switch/merge that is not a diamond. Dynamic shapes
 are an error too: an arena plan needs every size.
 """
 
@@ -72,6 +74,7 @@ from geir.rewriter import Rewriter
 from geir.types import TensorType, storage_dtype
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.passes.lower_control_flow import ControlFlowEmitter, constant_weight, control_op_problem, nested_constants
+from geir.passes.lower_switch_merge import DATAFLOW_OPS, emit_switch_group, switch_groups
 
 __all__ = ["LowerToTasks", "lower_graph", "graph_task_list", "kernel_task", "loc_text"]
 
@@ -159,6 +162,9 @@ class _GraphLowering:
         self.activated: set[int] = set()
         self.next_event = 1 + max((int(op.get_attr("event")) for op in graph.walk()  # type: ignore[arg-type]
                                    if op.name in SYNC and isinstance(op.get_attr("event"), int)), default=-1)
+        #: the next stream id no op names (a switch's branches and merges get their own)
+        self.next_stream = 1 + max((s for s in (op.get_attr("stream") for op in graph.walk() if "stream" in op.attributes)
+                                    if isinstance(s, int)), default=0)
 
     # ------------------------------------------------------------ driver
     def lower(self) -> TaskList:
@@ -201,11 +207,14 @@ class _GraphLowering:
             problem = self.storable(arg.type)
             if problem is not None:
                 self.error(self.graph, f"input #{i}: {problem}")
+        dataflow = switch_groups(self.block)[1]  # a switch/merge diamond is checked as a whole
         for op in (inner for top in self.ops for inner in top.walk()):
             od = op.definition
             if op.dialect != "ge" or od is None:
                 self.error(op, "is not a registered ge op; lower-to-tasks lowers only the ge dialect")
-            elif op.regions or od.has_trait("control"):
+            elif op in dataflow:
+                self.error(op, dataflow[op])
+            elif op.regions or (od.has_trait("control") and not (op.name in DATAFLOW_OPS and op.parent is self.block)):
                 problem = control_op_problem(op)
                 if problem is not None:
                     self.error(op, problem)
@@ -254,7 +263,8 @@ class _GraphLowering:
                     self.error(self.graph, f"input #{i}: 'ge.offset' must be a non-negative integer, got {offset}")
                 else:
                     planned[arg] = offset.value
-        for op in self.ops:
+        for op in (inner for top in self.ops for inner in (top.walk() if top.regions else (top,))):
+            # reuse-memory plans region values too (their offsets lie in the control op's region buffer)
             attr = op.attributes.get("offsets")
             if attr is None or op.name in CONSTANT_OPS or op.name == "ge.none":
                 continue  # constants live in the weight space
@@ -319,6 +329,10 @@ class _GraphLowering:
     def new_event(self) -> int:
         self.next_event += 1
         return self.next_event - 1
+
+    def new_stream(self) -> int:
+        self.next_stream += 1
+        return self.next_stream - 1
 
     def new_label(self) -> int:
         self.next_label += 1
@@ -391,8 +405,16 @@ class _GraphLowering:
     def emit_tasks(self) -> None:
         streams = [self.stream_of(op) for op in self.ops]
         before, after = _neighbour_kernel_streams(self.ops, streams)
+        # a switch/merge diamond is emitted whole at its last merge (every value its branches read is ready there)
+        groups = {g.merges[-1]: g for g in switch_groups(self.block)[0]}
+        grouped = {o for g in groups.values() for o in g.ops}
         for i, op in enumerate(self.ops):
             if op.name in CONSTANT_OPS or op.name in ("ge.none", "ge.return"):
+                continue
+            if op in groups:
+                emit_switch_group(self, groups[op], streams[i])
+                continue
+            if op in grouped:
                 continue
             loc = loc_text(op.location)
             if op.name in SYNC:

@@ -8,12 +8,21 @@ only when every use of one happens before the other's producer starts under
 stream order and events (:mod:`geir.passes.memory.happens_before`) — the
 multi-stream rule GE approximates with per-stream free lists and edge tables.
 
-Writes ``offsets`` on every op with results (one per result), ``ge.offset`` on
-each graph input's argument attributes, ``ge.arena_bytes`` (the arena the plan
-needs, zero-copy I/O excluded) and ``ge.memory`` on the graph: the lower bound
-of this schedule (``lower_bound``, ``lower_bound_exact``), the single-stream
-plan of the same block order, the no-reuse total, the zero-copy bytes, the
-winning algorithm and the events memory priority added.
+The regions of ``ge.if`` / ``ge.loop`` / ``ge.scan`` are planned with the graph
+(:mod:`geir.passes.memory.region_plan`): each region's tensors reuse each
+other's bytes, the branches of an ``if`` overlap (one runs), a loop body's
+bytes serve every trip, and the control op's node holds them as one buffer.
+
+Writes ``offsets`` on every op with results (one per result), also inside
+regions, ``ge.offset`` on each graph input's argument attributes,
+``ge.arena_bytes`` (the arena the plan needs, zero-copy I/O excluded) and
+``ge.memory`` on the graph: the lower bound of this schedule
+(``lower_bound``, ``lower_bound_exact``), the single-stream plan of the same
+block order, the no-reuse total (region tensors included), the zero-copy
+bytes, the bytes of the top-level control ops' regions (``regions``, with
+control flow only), the
+winning algorithm and the events memory priority added. Each planned control
+op gets a remark with its regions' bytes, their bound and their no-reuse total.
 
 Options: ``algorithm`` (``greedy-by-size``: TFLite's best fit by size;
 ``ge-blocks``: GE's size-class reuse, the baseline; ``best``: several, the
@@ -43,9 +52,10 @@ from geir.module import Module
 from geir.operation import Operation
 from geir.passes.memory.arena_plan import ALGORITHMS, ArenaPlan, plan_arena
 from geir.passes.memory.happens_before import StreamOrder
-from geir.passes.memory.lifetimes import MemoryProblem, align, tensor_bytes
-from geir.passes.memory.memory_bound import MemoryBound, lower_bound
-from geir.passes.memory.memory_plan_table import format_plan, value_name
+from geir.passes.memory.lifetimes import MemoryProblem, Nesting, align, tensor_bytes
+from geir.passes.memory.memory_bound import MemoryBound
+from geir.passes.memory.memory_plan_table import buffer_name, format_plan
+from geir.passes.memory.region_plan import ControlMemory, bound_with_regions, plan_regions
 from geir.passes.memory.memory_priority import fit_budget, offsets_by_value, transfer
 from geir.passes.pass_base import ModulePass, PassContext, option
 
@@ -64,6 +74,12 @@ class GraphMemory:
     single_stream_bytes: int
     events_added: int = 0
     slowdown: float = 0.0  # memory priority's measured makespan growth
+    regions: ControlMemory = attrs.Factory(ControlMemory)
+
+    @property
+    def no_reuse_bytes(self) -> int:
+        """Every tensor its own bytes, the regions' included."""
+        return self.regions.nested_no_reuse(self.problem)
 
     @property
     def problem(self) -> MemoryProblem:
@@ -110,9 +126,10 @@ class ReuseMemory(ModulePass):
             p = result.plan
             ctx.remark(graph, f"arena {p.arena_bytes} B ({p.algorithm}), lower bound {result.bound.bytes} B, "
                               f"single-stream {result.single_stream_bytes} B, no reuse "
-                              f"{result.problem.no_reuse_bytes} B, zero-copy I/O {p.zero_copy_bytes} B")
+                              f"{result.no_reuse_bytes} B, zero-copy I/O {p.zero_copy_bytes} B")
+            remark_regions(result.regions, ctx)
             if self.print_plan:
-                sys.stderr.write(format_plan(p, result.bound, result.single_stream_bytes, name))
+                sys.stderr.write(format_plan(p, result.bound, result.single_stream_bytes, name, result.no_reuse_bytes))
 
     def check_options(self) -> None:
         def bad(message: str) -> DiagnosticError:
@@ -136,7 +153,7 @@ class ReuseMemory(ModulePass):
             return
         bufs = result.problem.buffers
         live = sorted(result.bound.live, key=lambda k: -bufs[k].size)
-        names = ", ".join(f"{value_name(bufs[k].values[0])} ({bufs[k].size} B)" for k in live[:SHOWN_LIVE])
+        names = ", ".join(f"{buffer_name(bufs[k])} ({bufs[k].size} B)" for k in live[:SHOWN_LIVE])
         more = f" and {len(live) - SHOWN_LIVE} more" if len(live) > SHOWN_LIVE else ""
         raise DiagnosticError(Diagnostic(
             "error", f"reuse-memory: the plan needs {total} B (arena {p.arena_bytes} B, zero-copy I/O "
@@ -151,10 +168,11 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
     """Plan ``graph``'s arena under its current schedule (adding events first in
     memory-priority mode). The IR is changed only by those events."""
     block = graph.regions[0].blocks[0]
+    regions = plan_regions(graph, algorithm, in_place, alignment)
 
     def build(single: bool = False) -> MemoryProblem:
         order = StreamOrder.build(list(block.ops), single_stream=single)
-        return MemoryProblem.build(graph, order, alignment, in_place, zero_copy)
+        return MemoryProblem.build(graph, order, alignment, in_place, zero_copy, Nesting(regions.scratch))
 
     single = plan_arena(build(single=True), algorithm)
     extra: list[tuple[str, list[int]]] = []
@@ -171,7 +189,7 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
             if offsets is not None:
                 extra.append((f"{plan_name(algorithm)}+{name}", offsets))
     plan = plan_arena(problem, algorithm, extra)
-    bound = lower_bound(problem)
+    bound = bound_with_regions(problem, regions.bound)
     if memory_priority and ctx is not None:
         cost = f"{added} added events (measured makespan {100 * slowdown:+.1f}%)"
         if plan.arena_bytes > target:
@@ -180,28 +198,46 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
                                f"lower bound {bound.bytes} B")
         elif added:
             ctx.remark(graph, f"memory priority: {cost} to fit {target} B")
-    return GraphMemory(plan, bound, single.arena_bytes, added, slowdown)
+    return GraphMemory(plan, bound, single.arena_bytes, added, slowdown, regions)
 
 
 def plan_name(algorithm: str) -> str:
     return "plan" if algorithm == "best" else algorithm
 
 
+def remark_regions(regions: ControlMemory, ctx: PassContext) -> None:
+    """A remark per planned control op: its regions' bytes, their bound and no-reuse total."""
+    for op, scratch in regions.scratch.items():
+        sizes = ", ".join(f"{r.plan.arena_bytes} B" for r in regions.of(op))
+        ctx.remark(op, f"regions {scratch} B ({sizes}), lower bound {regions.bound[op]} B, no reuse "
+                       f"{regions.no_reuse[op]} B")
+
+
 def write_plan(graph: Operation, result: GraphMemory) -> None:
-    """Put the plan on the IR: ``offsets`` per op, ``ge.offset`` per input, the report on the graph."""
+    """Put the plan on the IR: ``offsets`` per op (in regions too), ``ge.offset``
+    per input, the report on the graph."""
     problem = result.problem
     plan = result.plan
     io_index = {id(b): k for k, b in enumerate(problem.io)}
+    top: dict[object, int] = {}
+    bases = {}
+    for b in problem.buffers:
+        if b.region_op is not None:
+            bases[b.region_op] = plan.offsets[b.id]
+    for v, b in problem.of_value.items():
+        k = io_index.get(id(b))
+        top[v] = plan.io_offsets[k] if k is not None else plan.offsets[b.id]
+    offsets = result.regions.offsets(top, bases)  # type: ignore[arg-type]
 
     def offset(v: object) -> int:
-        b = problem.of_value[v]  # type: ignore[index]
-        k = io_index.get(id(b))
-        return plan.io_offsets[k] if k is not None else plan.offsets[b.id]
+        return offsets[v]  # type: ignore[index]
 
     block = graph.regions[0].blocks[0]
-    for op in block.ops:
-        if op.results and op.name not in CONSTANT_OPS and op.name != "ge.none" and op.results[0] in problem.of_value:
-            op.attributes["offsets"] = ArrayAttr(tuple(IntegerAttr(offset(r)) for r in op.results))
+    for top_op in block.ops:
+        for op in top_op.walk() if top_op.regions else (top_op,):
+            if (op.results and op.name not in CONSTANT_OPS and op.name != "ge.none"
+                    and all(r in offsets for r in op.results)):
+                op.attributes["offsets"] = ArrayAttr(tuple(IntegerAttr(offset(r)) for r in op.results))
     args = block.arguments
     dicts = attribute_dicts(graph.attributes.get("arg_attrs"))
     dicts += [{} for _ in range(len(args) - len(dicts))]
@@ -210,12 +246,15 @@ def write_plan(graph: Operation, result: GraphMemory) -> None:
     if args:
         graph.attributes["arg_attrs"] = ArrayAttr(tuple(DictionaryAttr.from_dict(d) for d in dicts))
     graph.attributes["ge.arena_bytes"] = IntegerAttr(plan.arena_bytes)
-    graph.attributes["ge.memory"] = DictionaryAttr.from_dict({
+    figures: dict[str, object] = {
         "algorithm": StringAttr(plan.algorithm),
         "lower_bound": IntegerAttr(result.bound.bytes),
         "lower_bound_exact": BoolAttr(result.bound.exact),
         "single_stream": IntegerAttr(result.single_stream_bytes),
-        "no_reuse": IntegerAttr(problem.no_reuse_bytes),
+        "no_reuse": IntegerAttr(result.no_reuse_bytes),
         "zero_copy": IntegerAttr(plan.zero_copy_bytes),
         "events_added": IntegerAttr(result.events_added),
-    })
+    }
+    if result.regions.scratch:  # a graph with planned control flow: its top-level regions' bytes
+        figures["regions"] = IntegerAttr(sum(b.size for b in problem.buffers if b.region_op is not None))
+    graph.attributes["ge.memory"] = DictionaryAttr.from_dict(figures)  # type: ignore[arg-type]

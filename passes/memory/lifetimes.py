@@ -16,6 +16,15 @@ finds every conflicting pair, in time proportional to their number.
 Graph inputs and outputs are *zero-copy* with ``zero_copy``: they live in
 buffers of their own after the arena (GE's ``AssignZeroCopyMemory``), never
 shared, so the plan does not see them.
+
+A control op (an op with regions) is one node of its block: its regions run
+between its start and its end, so what its regions need is one more buffer of
+the node, its *region buffer* (:class:`Nesting` gives the sizes; see
+:mod:`.region_plan`), and a value its regions read from outside is used by the
+node. The same build serves a region's block (``Nesting.block``): its
+arguments belong to the control op, its yielded values live to the region's
+end, and a value written straight into the control op's result is no buffer
+of its own.
 """
 
 from __future__ import annotations
@@ -29,11 +38,11 @@ from geir.backends.task_list import element_bytes
 from geir.constants import CONSTANT_OPS
 from geir.diagnostics import error_at
 from geir.dialects.ge import BINARY, UNARY
-from geir.operation import BlockArgument, Operation, OpResult, Value
+from geir.operation import Block, BlockArgument, Operation, OpResult, Value
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
-__all__ = ["Buffer", "MemoryProblem", "IN_PLACE_OPS", "align", "tensor_bytes"]
+__all__ = ["Buffer", "MemoryProblem", "Nesting", "IN_PLACE_OPS", "align", "tensor_bytes", "captured_values"]
 
 #: elementwise ops whose result may overwrite an operand of the same type (the
 #: kernel reads its inputs before it writes its output)
@@ -69,10 +78,51 @@ class Buffer:
     live_out: bool  # a graph output: live until the end
     stream: int  # the dense stream of the defining node (0 for inputs)
     free: list[int] = attrs.Factory(list)  # per stream: first queue position after every use
+    #: the control op whose regions this buffer holds (then ``values`` is empty)
+    region_op: Operation | None = None
 
     @property
     def is_input(self) -> bool:
         return self.define == HOST
+
+    @property
+    def key(self) -> object:
+        """What names the buffer across rebuilds of a problem: its first tensor, or its control op."""
+        return self.values[0] if self.values else self.region_op
+
+
+@attrs.define(eq=False)
+class Nesting:
+    """How control ops and regions enter a block's memory problem: ``scratch``
+    holds the bytes the regions of each control op of the block need (absent
+    or 0: none planned); ``block`` is the region block to plan (None: the
+    graph's); ``aliased`` are values of that block that live in a buffer of
+    the enclosing block (written straight into the control op's result)."""
+
+    scratch: dict[Operation, int] = attrs.Factory(dict)
+    block: Block | None = None
+    aliased: frozenset[Value] = frozenset()
+
+
+def captured_values(op: Operation) -> list[Value]:
+    """The values ``op``'s regions read that are defined outside ``op``."""
+    inner: set[int] = set()
+    for nested in op.walk():
+        inner.add(id(nested))
+        for region in nested.regions:
+            for block in region.blocks:
+                inner.add(id(block))
+    out: list[Value] = []
+    seen: set[int] = set()
+    for nested in op.walk():
+        if nested is op:
+            continue
+        for v in nested.operands:
+            owner = v.op if isinstance(v, OpResult) else getattr(v, "block", None)
+            if id(owner) not in inner and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
 
 
 @attrs.define(eq=False)
@@ -94,10 +144,15 @@ class MemoryProblem:
 
     @classmethod
     def build(cls, graph: Operation, order: StreamOrder, alignment: int = 512, in_place: bool = False,
-              zero_copy: bool = False) -> "MemoryProblem":
-        block = graph.regions[0].blocks[0]
+              zero_copy: bool = False, nesting: Nesting | None = None) -> "MemoryProblem":
+        """The problem of ``graph``'s block (or of ``nesting.block``, a region
+        inside it) under ``order``."""
+        nesting = nesting or Nesting()
+        block = nesting.block or graph.regions[0].blocks[0]
+        in_region = nesting.block is not None
+        zero_copy = zero_copy and not in_region  # a region's yields are not the graph's outputs
         ret = block.last_op
-        returned = set(ret.operands) if ret is not None and ret.name == "ge.return" else set()
+        returned = set(ret.operands) if ret is not None and ret.name in ("ge.return", "ge.yield") else set()
         of_value: dict[Value, Buffer] = {}
         uses: dict[Value, list[int]] = {}
         arena: list[Buffer] = []
@@ -127,11 +182,17 @@ class MemoryProblem:
         for op, i in nodes:  # every read first: in place needs to know the *last* reader
             for v in op.operands:
                 uses.setdefault(v, []).append(i)
-        for arg in block.arguments:
-            new_buffer(arg, HOST, 0)
+            if op.regions:
+                for v in captured_values(op):
+                    uses.setdefault(v, []).append(i)
+        if not in_region:  # a region's arguments are the control op's buffers
+            for arg in block.arguments:
+                new_buffer(arg, HOST, 0)
         for op, i in nodes:
             target = _in_place_target(op, i, order, of_value, uses, returned, zero_copy) if in_place else None
             for r in op.results:
+                if r in nesting.aliased:
+                    continue
                 if target is not None:
                     b = of_value[target]
                     b.values.append(r)
@@ -141,6 +202,10 @@ class MemoryProblem:
                     pairs.append((op, target))
                 else:
                     new_buffer(r, i, order.stream[i])
+            scratch = nesting.scratch.get(op, 0) if op.regions else 0
+            if scratch > 0:
+                b = Buffer(len(arena), [], align(scratch, alignment), i, [i], False, order.stream[i], region_op=op)
+                arena.append(b)
         for v, us in uses.items():
             if v in of_value:
                 of_value[v].uses.extend(us)

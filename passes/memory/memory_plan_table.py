@@ -8,7 +8,7 @@ from geir.passes.memory.arena_plan import ArenaPlan
 from geir.passes.memory.lifetimes import Buffer
 from geir.passes.memory.memory_bound import MemoryBound
 
-__all__ = ["format_plan", "value_name"]
+__all__ = ["format_plan", "value_name", "buffer_name"]
 
 
 def value_name(v: Value) -> str:
@@ -20,16 +20,27 @@ def value_name(v: Value) -> str:
     return f"%{v.op.name}#{v.index}"  # type: ignore[attr-defined]
 
 
+def buffer_name(b: Buffer) -> str:
+    """A buffer by its first tensor, or a region buffer by its control op's first result."""
+    if b.values:
+        return value_name(b.values[0])
+    op = b.region_op
+    assert op is not None
+    return f"regions of {value_name(op.results[0])}" if op.results else f"regions of '{op.name}'"
+
+
 def _lifetime(plan: ArenaPlan, b: Buffer) -> str:
     start = "in" if b.is_input else str(b.define)
     end = "out" if b.live_out else (str(max(b.uses)) if b.uses else "in")
     return f"{start}..{end}"
 
 
-def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_name: str) -> str:
+def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_name: str,
+                no_reuse: int | None = None) -> str:
     """The table and the summary line. Lifetimes are node indices in block
     order (``in``: a graph input, ``out``: live to the end); ``zero-copy`` rows
-    are outside the arena."""
+    are outside the arena; a ``region buffer`` row holds a control op's regions.
+    ``no_reuse`` counts region tensors one by one (default: the problem's buffers)."""
     problem = plan.problem
     order = problem.order
     rows = [("tensor", "offset", "size", "lifetime", "stream", "note")]
@@ -42,6 +53,9 @@ def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_n
                 note = "zero-copy" if io else ("in place of " + value_name(b.values[j - 1]) if j else "")
                 entries.append((b.define, len(entries), (value_name(v), str(offset), str(b.size),
                                                          _lifetime(plan, b), stream, note)))
+            if b.region_op is not None:
+                entries.append((b.define, len(entries), (buffer_name(b), str(offset), str(b.size),
+                                                         _lifetime(plan, b), stream, "region buffer")))
     rows.extend(e[2] for e in sorted(entries))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = [f"memory plan of @{graph_name} ({plan.algorithm}):"]
@@ -49,5 +63,6 @@ def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_n
         lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
     lines.append(f"  arena {plan.arena_bytes} B, lower bound {bound.bytes} B"
                  f"{'' if bound.exact else ' (block order)'}, single-stream {single_stream} B, "
-                 f"no reuse {problem.no_reuse_bytes} B, zero-copy I/O {plan.zero_copy_bytes} B")
+                 f"no reuse {problem.no_reuse_bytes if no_reuse is None else no_reuse} B, "
+                 f"zero-copy I/O {plan.zero_copy_bytes} B")
     return "\n".join(lines) + "\n"

@@ -127,16 +127,20 @@ def node_durations(graph: Operation, device: str) -> tuple[list[float], float]:
     return problem.durations, problem.sync_us
 
 
-def offsets_by_value(problem: MemoryProblem, offsets: Sequence[int]) -> dict[Value, int]:
-    """A plan keyed by tensor, so it survives rebuilding the problem."""
-    return {v: offsets[b.id] for b in problem.buffers for v in b.values}
+def offsets_by_value(problem: MemoryProblem, offsets: Sequence[int]) -> dict[object, int]:
+    """A plan keyed by tensor (a region buffer by its control op), so it survives rebuilding the problem."""
+    out: dict[object, int] = {v: offsets[b.id] for b in problem.buffers for v in b.values}
+    for b in problem.buffers:
+        if b.region_op is not None:
+            out[b.region_op] = offsets[b.id]
+    return out
 
 
-def transfer(problem: MemoryProblem, plan: Mapping[Value, int]) -> list[int] | None:
+def transfer(problem: MemoryProblem, plan: Mapping[object, int]) -> list[int] | None:
     """``plan`` as offsets of ``problem``'s buffers (None when a tensor is missing)."""
     out = []
     for b in problem.buffers:
-        o = plan.get(b.values[0])
+        o = plan.get(b.key)
         if o is None:
             return None
         out.append(o)
