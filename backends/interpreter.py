@@ -3,8 +3,10 @@ the numpy kernels. No streams, no memory plan: the oracle every schedule the
 emulator runs is compared with.
 
 Like torch.fx's ``Interpreter``, it is one loop over the ops with a method per
-op kind that is not a plain kernel call (constants, ``ge.none`` and the region
-ops ``ge.if`` / ``ge.case`` / ``ge.loop`` / ``ge.scan``). An environment maps each SSA value
+op kind that is not a plain kernel call (constants, ``ge.none``, the region
+ops ``ge.if`` / ``ge.case`` / ``ge.loop`` / ``ge.scan``, and GE's ``ge.switch`` /
+``ge.merge``: the untaken switch output is a dead value, as in TF, which every
+op reading it passes on and a merge skips). An environment maps each SSA value
 to its array; a value is dropped after its last reader, so a large model holds
 only its live activations.
 
@@ -49,6 +51,17 @@ def case_branch(index: Any, branches: int) -> int:
     return value if 0 <= value < branches else branches - 1
 
 
+class _Dead:
+    """The value of an untaken ``ge.switch`` output and of every op that reads one."""
+
+    def __repr__(self) -> str:
+        return "DEAD"
+
+
+#: the dead value (TF's dead tensor): an op reading it does not run, a merge skips it
+DEAD = _Dead()
+
+
 class Interpreter:
     """Runs one graph; kernels are prepared on first use and kept for later runs."""
 
@@ -62,7 +75,9 @@ class Interpreter:
         #: per block: for each op, the values whose last reader it is
         self._last_uses: dict[Block, dict[Operation, list[Value]]] = {}
         self._special: dict[str, Callable[[Operation, Env], list[Any]]] = {
-            "ge.none": lambda op, env: [None], "ge.if": self._if, "ge.case": self._case, "ge.loop": self._loop, "ge.scan": self._scan,
+            "ge.none": lambda op, env: [None], "ge.if": self._if, "ge.case": self._case, "ge.loop": self._loop,
+            "ge.scan": self._scan,
+            "ge.switch": self._switch, "ge.merge": self._merge,
             # what passes add for the device (stream sync, cache maintenance) changes no value
             "ge.record_event": _no_effect, "ge.wait_event": _no_effect, "ge.cmo": _no_effect,
         }
@@ -74,6 +89,11 @@ class Interpreter:
         env: Env = {arg: values[b.name] for arg, b in zip(block.arguments, self.signature.inputs)}
         with np.errstate(all="ignore"):  # ONNX semantics: inf and nan propagate silently
             results = self.run_block(block, env)
+        dead = [b.name for b, r in zip(self.signature.outputs, results) if r is DEAD]
+        if dead:
+            ret = block.last_op
+            raise DiagnosticError(Diagnostic("error", f"output '{dead[0]}' comes from a ge.switch branch that did not "
+                                                      "run (no ge.merge joins it)", op_position(ret)))
         # an output may be a weight (a read-only view of the module's blob): hand out copies
         return {b.name: (r if r.flags.writeable else r.copy())
                 for b, r in zip(self.signature.outputs, map(np.asarray, results))}
@@ -88,7 +108,10 @@ class Interpreter:
             if op.name in ("ge.return", "ge.yield"):
                 return [env[v] for v in op.operands]
             special = self._special.get(op.name)
-            results = special(op, env) if special is not None else self.call_kernel(op, env)
+            if op.name != "ge.merge" and any(env.get(v) is DEAD for v in op.operands):
+                results = [DEAD] * len(op.results)  # TF's dead tensors: an untaken switch branch does not run
+            else:
+                results = special(op, env) if special is not None else self.call_kernel(op, env)
             for r, value in zip(op.results, results):
                 env[r] = value
             for v in last_uses.get(op, ()):
@@ -113,6 +136,19 @@ class Interpreter:
     def _if(self, op: Operation, env: Env) -> list[Any]:
         taken = op.regions[0] if bool(np.asarray(env[op.operands[0]]).reshape(-1)[0]) else op.regions[1]
         return self.run_block(taken.blocks[0], env)
+
+    def _switch(self, op: Operation, env: Env) -> list[Any]:
+        """GE's Switch: the data on output_true (#1) or output_false (#0); the other output is dead."""
+        data = env[op.operands[0]]
+        taken = bool(np.asarray(env[op.operands[1]]).reshape(-1)[0])
+        return [DEAD, data] if taken else [data, DEAD]
+
+    def _merge(self, op: Operation, env: Env) -> list[Any]:
+        """GE's Merge: the first input that is not dead, and its index."""
+        for index, v in enumerate(op.operands):
+            if env[v] is not DEAD:
+                return [env[v], np.array(index, np.int32)]
+        return [DEAD, DEAD]
 
     def _case(self, op: Operation, env: Env) -> list[Any]:
         return self.run_block(op.regions[case_branch(env[op.operands[0]], len(op.regions))].blocks[0], env)

@@ -90,10 +90,14 @@ _Work = tuple[Operation, int] | Callable[[], None]
 
 def control_op_problem(op: Operation) -> str | None:
     """Why ``op`` (an op with regions or a control op) cannot become label tasks, or None."""
+    if op.name in ("ge.switch", "ge.merge") and op.parent is not None and op.parent_op is not None \
+            and op.parent_op.name == "ge.graph":
+        from geir.passes.lower_switch_merge import switch_groups
+        return switch_groups(op.parent)[1].get(op)
     if op.name not in LOWERED_CONTROL_OPS:
         what = "GE's dataflow control ops" if not op.regions else f"'{op.name}'"
         return (f"is not supported by lower-to-tasks: {what} run host-driven (runtime v2); the task sink "
-                "lowers ge.if, ge.case and ge.loop")
+                "lowers ge.if, ge.case, ge.loop and a switch/merge diamond")
     if op.name == "ge.scan":
         return _scan_problem(op)
     if op.name == "ge.loop":

@@ -163,8 +163,8 @@ class _GraphLowering:
         self.next_event = 1 + max((int(op.get_attr("event")) for op in graph.walk()  # type: ignore[arg-type]
                                    if op.name in SYNC and isinstance(op.get_attr("event"), int)), default=-1)
         #: the next stream id no op names (a switch's branches and merges get their own)
-        self.next_stream = 1 + max((s for s in (op.get_attr("stream") for op in graph.walk() if "stream" in op.attributes)
-                                    if isinstance(s, int)), default=0)
+        streams = (op.get_attr("stream") for op in graph.walk() if "stream" in op.attributes)
+        self.next_stream = 1 + max((s for s in streams if isinstance(s, int)), default=0)
 
     # ------------------------------------------------------------ driver
     def lower(self) -> TaskList:

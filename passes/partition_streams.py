@@ -30,10 +30,13 @@ GE's single-stream mode refuses it, and a dynamic-shape graph still needs
 
 GE's rules that override the strategy, each reported as a remark on the graph:
 
-* a graph with GE's dataflow control ops (``ge.switch``, ``ge.merge``,
-  ``ge.enter``, ``ge.ref_enter`` ...) or control flow the task sink cannot run
-  (a loop with scan outputs, a backwards scan) is put on one stream, GE's safe
-  strategy for them;
+* a graph with GE's dataflow control ops the task sink cannot run (loop
+  frames: ``ge.enter``, ``ge.ref_enter`` ...; a switch/merge that is not a
+  diamond) or control flow it cannot run (a loop with scan outputs, a
+  backwards scan) is put on one stream, GE's safe strategy for them;
+* the ops of a ``ge.switch`` / ``ge.merge`` diamond go on the stream of its
+  last merge, where ``lower-to-tasks`` issues its stream switches (each
+  branch and the merges then run on a stream of their own);
 * ``ge.if``, ``ge.loop`` and ``ge.scan`` are scheduled like any op (their label tasks go on
   the stream they get), and each of their regions gets a stream of its own, as
   GE allocates a subgraph's streams separately
@@ -197,6 +200,7 @@ class PartitionStreams(ModulePass):
             ctx.remark(graph, note)
         _apply(og, plan)
         self._place_regions(graph, ctx, strategy)
+        _place_switch_groups(graph, ctx)
 
     def _place_regions(self, graph: Operation, ctx: PassContext, strategy: str) -> None:
         """A stream per region of each ge.if / ge.loop (nested ones too, with
@@ -256,9 +260,9 @@ class PartitionStreams(ModulePass):
         from geir.passes.lower_control_flow import control_op_problem
         for op in og.ops:
             od = op.definition
-            sinkable = op.regions and all(control_op_problem(o) is None for o in op.walk()
-                                          if o.regions or (o.definition is not None
-                                                           and o.definition.has_trait("control")))
+            sinkable = (op.regions or op.name in ("ge.switch", "ge.merge")) and all(
+                control_op_problem(o) is None for o in op.walk()
+                if o.regions or (o.definition is not None and o.definition.has_trait("control")))
             if not sinkable and (op.regions or (od is not None and od.has_trait("control"))):
                 return f"the graph has control flow ('{op.name}'), which GE runs on a safe single stream"
         if not (self.dynamic_shape_multi_stream or _dynamic_multi_stream_default()):
@@ -322,3 +326,20 @@ def _apply(og: OpGraph, plan: StreamPlan) -> None:
         rewriter.move_before(op, terminator)
     for i in plan.order:
         rewriter.move_before(og.ops[i], terminator)
+
+
+def _place_switch_groups(graph: Operation, ctx: PassContext) -> None:
+    """A switch/merge diamond's ops on the stream of its last merge: lower-to-tasks
+    issues its stream switches there and gives each branch and the merges a
+    stream of their own, as GE labels each switch branch and merge with a
+    stream label (``SetSwitchBranchNodeLabel``) and so a stream of its own."""
+    from geir.passes.lower_switch_merge import switch_groups
+    for group in switch_groups(graph.regions[0].blocks[0])[0]:
+        sid = group.merges[-1].get_attr("stream", 0)
+        for o in group.ops:
+            o.attributes["stream"] = IntegerAttr(sid)  # type: ignore[arg-type]
+        ctx.remark(group.switches[0], f"partition-streams: the {len(group.switches)} switch(es) on this predicate, "
+                                      f"their branches and {len(group.merges)} merge(s) on stream {sid}; "
+                                      "lower-to-tasks runs each branch and the merges on a stream of their own, "
+                                      "started by stream-switch and stream-active tasks (GE's "
+                                      "SwitchToStreamSwitchPass, MergeToStreamMergePass)")

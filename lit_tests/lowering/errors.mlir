@@ -14,11 +14,11 @@ ge.graph @g(%s: tensor<2xf32>, %xs: tensor<3x2xf32>) -> tensor<3x2xf32> {
 // -----
 
 ge.graph @g(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
-  // expected-error@+1 {{'ge.switch' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven}}
-  %f, %t = ge.switch %x, %p : (tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>)
-  // expected-error@+1 {{'ge.merge' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven}}
-  %m, %i = ge.merge %f, %t : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<i32>)
-  ge.return %m : (tensor<2xf32>) -> ()
+  // expected-error@+1 {{'ge.enter' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven}}
+  %e = ge.enter %x {frame_name = "loop"} : (tensor<2xf32>) -> tensor<2xf32>
+  // expected-error@+1 {{'ge.exit' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven}}
+  %o = ge.exit %e : (tensor<2xf32>) -> tensor<2xf32>
+  ge.return %o : (tensor<2xf32>) -> ()
 }
 
 // -----
