@@ -190,10 +190,14 @@ def test_ge_run_runs_the_diamond_in_the_sink() -> None:
     np.testing.assert_allclose(report.outputs["out"], expected[0], rtol=1e-3)
 
 
-def test_timing_only_marks_the_branches_assumed(diamond: Any) -> None:
+def test_timing_only_assumes_the_true_branch(diamond: Any) -> None:
+    """Both stream switches read the one assumed predicate: one branch runs, no race."""
     _, _, task_list = diamond
     result = emulate(task_list, None, EmulatorOptions(timing_only=True))
-    assert result.report["control"]["branches_assumed"] and result.deadlock is None
+    control = result.report["control"]
+    assert control["branches_assumed"] and result.deadlock is None and result.races == []
+    assert [t["counts"] for t in control["taken"]] == [{"1": 1}, {"0": 1}]  # ne 0 holds, eq 0 does not
+    assert control["activations"] == 2 and control["lost_activations"] == 0
 
 
 _CHAIN = st.lists(st.sampled_from(sorted(OPS)), min_size=1, max_size=3)

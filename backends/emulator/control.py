@@ -18,8 +18,9 @@ as GE's runtime v1 task sink runs ``If`` / ``While`` / ``Case`` without the host
 
 Without numerics (timing only) the values a switch reads are unknown: the
 first execution of each switch takes its last label (``If``: then, ``While``:
-the body, ``Case``: the last branch; a stream switch: true) and every later one
-its first (``While``: exit), so a loop runs one iteration. The report marks
+the body, ``Case``: the last branch; a stream switch reads 1, so of a switch/merge diamond's two
+stream switches on one predicate the true branch's holds) and every later one
+its first (``While``: exit; a stream switch reads 0), so a loop runs one iteration. The report marks
 such runs as assumed.
 """
 
@@ -135,10 +136,11 @@ class ControlState:
             value = self._read(g, t.cond)
             counts = self.taken.setdefault(g, {})
             if value is None:
+                # the value assumed, not the outcome: two switches on one predicate
+                # (a switch/merge diamond's ne 0 and eq 0) then start one branch
                 self.assumed = True
-                holds = not counts
-            else:
-                holds = bool(_COMPARE[t.condition](value, t.value))
+                value = 1 if not counts else 0
+            holds = bool(_COMPARE[t.condition](value, t.value))
             counts[int(holds)] = counts.get(int(holds), 0) + 1
             self.switches += 1
             if holds:
