@@ -265,14 +265,17 @@ def compile_module(module: Any, passes: list[Any], allow_unregistered: bool = Fa
 def graph_bound(graph: Any, device: str) -> dict[str, Any] | None:
     """The lower bound of any stream plan for ``graph`` on ``device``
     (:func:`~geir.passes.schedule_stats.scheduled_graph_bound`): ``bound_us``,
-    ``bound_by``, ``streams``. None when the graph's ops have no engines yet."""
+    ``bound_by``, ``streams``, the trips counted per loop (``trips``) and the
+    loops counted once for a trip count that is a value (``per_trip``: then the
+    bound is per trip). None when the graph's ops have no engines yet."""
     from geir.passes.schedule_stats import scheduled_graph_bound
     from geir.passes.scheduling.op_graph import OpGraph
     og = OpGraph.build(graph)
     if not all(op.get_attr("engine") for op in og.ops):
         return None
     bound, budget = scheduled_graph_bound(og, device)
-    return {"bound_us": round(bound.bound_us, 3), "bound_by": bound.binding, "streams": budget}
+    return {"bound_us": round(bound.bound_us, 3), "bound_by": bound.binding, "streams": budget,
+            "trips": dict(bound.trips), "per_trip": list(bound.per_trip)}
 
 
 def _memory_of(module: Any) -> dict[str, Any] | None:

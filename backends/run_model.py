@@ -466,9 +466,7 @@ def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileRepo
     report["graph_lower_bound"] = bound
     if bound is not None and bound["bound_us"] > 0:
         # the emulator's bound is of the program that ran; this one holds for any plan
-        after.setdefault("makespan / LB", []).append(
-            f"graph bound             {bound['bound_us']:.3f} us  ({bound['bound_by']}; any plan on "
-            f"{bound['streams']} streams): makespan {makespan / bound['bound_us']:.3f}x it\n")
+        after.setdefault("makespan / LB", []).append(_graph_bound_line(bound, makespan))
     memory = compiled.memory
     if memory is not None:
         arena, lower = memory["arena_bytes"], memory["lower_bound"]
@@ -479,7 +477,11 @@ def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileRepo
                                  "single_stream_bytes": memory["single_stream"], "no_reuse_bytes": memory["no_reuse"],
                                  "zero_copy_bytes": memory["zero_copy"], "events_added": memory["events_added"]}
         exact = "exact" if memory["lower_bound_exact"] else "block-order peak"
-        after["arena"] = [f"memory plan     {_bytes(arena)} without I/O; lower bound {_bytes(lower)}, {exact}: "
+        regions = memory.get("regions")
+        report["memory_plan"]["region_bytes"] = regions
+        # a control op's regions are one buffer of its node: say how much of the plan they hold
+        held = f", control-flow regions {_bytes(regions)} of it" if regions is not None else ""
+        after["arena"] = [f"memory plan     {_bytes(arena)} without I/O{held}; lower bound {_bytes(lower)}, {exact}: "
                           f"{f'{ratio:.3f}x' if ratio is not None else 'n/a'} ({memory['algorithm']}; single-stream "
                           f"plan {memory['single_stream']} B, no reuse {memory['no_reuse']} B)\n"]
     else:
@@ -494,6 +496,20 @@ def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileRepo
     for rest in after.values():  # a line the text did not have: at the end
         out += rest
     return "".join(out)
+
+
+def _graph_bound_line(bound: dict[str, Any], makespan: float) -> str:
+    """The report's graph-bound line: loops counted at their trips, or the
+    bound per trip (no ratio) when a loop's trip count is a value."""
+    trips = bound.get("trips") or {}
+    per_trip = bound.get("per_trip") or []
+    counted = f"; loops at {', '.join(str(t) for t in trips.values())} trips" if trips else ""
+    head = (f"graph bound             {bound['bound_us']:.3f} us{' per trip' if per_trip else ''}  "
+            f"({bound['bound_by']}; any plan on {bound['streams']} streams{counted})")
+    if per_trip:
+        return (f"{head}: one trip of each loop whose trip count is a value ({', '.join(per_trip)}), "
+                f"not a bound of the run\n")
+    return f"{head}: makespan {makespan / bound['bound_us']:.3f}x it\n"
 
 
 def _run_gears(module: Module, settings: RunSettings) -> RunReport:

@@ -247,7 +247,7 @@ def _lowered(text: str, pipeline: str) -> TaskList:
     return task_list_of(module)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(text=control_graphs(), streams=st.booleans(), in_place=st.booleans(), p=st.booleans(),
        m=st.integers(0, 3), c=st.booleans(), seed=st.integers(0, 3))
 def test_region_plans_run_race_free_equal_to_the_interpreter_in_no_more_bytes(
@@ -265,3 +265,64 @@ def test_region_plans_run_race_free_equal_to_the_interpreter_in_no_more_bytes(
     np.testing.assert_array_equal(result.outputs["y"], expected)
     assert result.races == [] and not result.report["uninitialised_reads"]
     assert planned.arena_size <= fresh.arena_size
+
+
+# ---------------------------------------------------------------- the graph bound counts trips
+
+def _bound(text: str) -> Any:
+    from geir.passes.scheduling.lower_bound import graph_lower_bound
+    from geir.passes.scheduling.op_graph import OpGraph
+    from geir.passes.scheduling.problem import ScheduleProblem
+    module = parse_module(text)
+    _run(module, "assign-engines")
+    return graph_lower_bound(ScheduleProblem.build(OpGraph.build(_graph(module)), 8))
+
+
+def _constant_trips(text: str, trips: int) -> str:
+    """``text`` with every loop's trip count and condition made constants (its condition yielded back)."""
+    consts = (f'  %trips = ge.const {{value = dense<{trips}> : tensor<i64>}} : () -> tensor<i64>\n'
+              f'  %always = ge.const {{value = dense<true> : tensor<i1>}} : () -> tensor<i1>\n')
+    head, body = text.split("{\n", 1)
+    return head + "{\n" + consts + body.replace("ge.loop %m, %c,", "ge.loop %trips, %always,")
+
+
+def test_the_graph_bound_counts_every_trip_of_a_constant_loop() -> None:
+    few, more, many = (_bound(_constant_trips(LOOP_TEXT, t)) for t in (8, 16, 64))
+    assert [list(b.trips.values()) for b in (few, more, many)] == [[8], [16], [64]]
+    assert few.per_trip == more.per_trip == many.per_trip == ()
+    # the ops around the loop count once, each trip its body: 56 trips weigh 7 times 8
+    assert many.bound_us - few.bound_us == pytest.approx(7 * (more.bound_us - few.bound_us), rel=1e-6)
+    assert more.bound_us > few.bound_us
+
+
+def test_a_loop_whose_trip_count_is_a_value_makes_the_bound_per_trip() -> None:
+    bound = _bound(LOOP_TEXT)
+    assert bound.trips == {} and len(bound.per_trip) == 1 and bound.bound_us > 0
+
+
+def test_an_if_counts_the_lighter_branch() -> None:
+    both = _bound(IF_TEXT)
+    light = _bound(IF_TEXT.replace("%d = ge.sigmoid %c", "%d = ge.sigmoid %x"))
+    lighter = _bound(IF_TEXT.replace("%e = ge.tanh %x : ({T}) -> {T}\n    %f = ge.neg %e".replace("{T}", T),
+                                     "%f = ge.neg %x"))
+    assert light.bound_us == pytest.approx(both.bound_us)  # the then branch is not the lighter one
+    assert lighter.bound_us < both.bound_us
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(text=control_graphs(), trips=st.integers(0, 3), p=st.booleans())
+def test_the_sink_never_beats_the_graph_bound_of_its_trips(text: str, trips: int, p: bool) -> None:
+    """Loops of a constant trip count: whatever branches run, the emulated sink
+    takes at least the graph bound, which counts every trip."""
+    from geir.backends.model_compile import graph_bound
+    text = _constant_trips(text, trips)
+    module = parse_module(text)
+    _run(module, "assign-engines,partition-streams{strategy=ge},insert-events")
+    bound = graph_bound(_graph(module), "910B2")
+    assert bound is not None
+    _run(module, "reuse-memory,lower-to-tasks")
+    feeds = {"p": np.array(p), "m": np.array(trips, np.int64), "c": np.array(True),
+             "x": np.linspace(-1, 1, 128).astype(np.float32)}
+    makespan = emulate(task_list_of(module), feeds).report["makespan_us"]
+    if not bound["per_trip"]:
+        assert makespan >= bound["bound_us"] - 1e-6

@@ -53,6 +53,17 @@ It is the largest of these terms, each a bound on its own:
 
 Heads, tails and windows use the durations a kernel takes alone: sharing HBM
 only stretches them.
+
+A control op (``ge.if``, ``ge.case``, ``ge.loop``, ``ge.scan``) is one node
+whose time is its regions': its trips run one after another, each at least its
+region's critical path, and its regions' kernels add their work to the pools,
+the streams and HBM (:func:`region_work`). A loop counts its trips where they
+are known statically — a constant trip count with a condition that stays true
+(absent, or a constant true the body yields back unchanged), a scan's length —
+and once per loop where they are values: the bound is then one *per trip*
+(:attr:`GraphBound.per_trip` names those loops), not a bound of the run, as
+zero trips may run. Of an if's (a case's) branches the bound takes the least,
+term by term: one of them runs.
 """
 
 from __future__ import annotations
@@ -62,10 +73,13 @@ from heapq import heappop, heappush
 import attrs
 import numpy as np
 
-from geir.backends.cost_model import GE_LOCAL
-from geir.passes.scheduling.problem import ScheduleProblem
+from geir.backends.cost_model import GE_LOCAL, TaskCost
+from geir.constants import CONSTANT_OPS
+from geir.operation import Block, Operation, OpResult
+from geir.passes.scheduling.problem import ScheduleProblem, node_kernel
 
-__all__ = ["GraphBound", "graph_lower_bound", "sync_heads", "sync_tails", "spread_delays"]
+__all__ = ["GraphBound", "RegionWork", "graph_lower_bound", "region_work", "static_trips", "sync_heads",
+           "sync_tails", "spread_delays"]
 
 #: producers (consumers) per node whose sharing of its stream is tried one set
 #: at a time; beyond them the bound takes the weaker "latest one done"
@@ -95,6 +109,11 @@ class GraphBound:
     window_us: dict[str, float] = attrs.field(factory=dict)
     #: per pool: the kernels that cannot overlap, run one at a time
     exclusion_us: dict[str, float] = attrs.field(factory=dict)
+    #: the loops whose trip count is a value, counted once each (their locations):
+    #: the bound is then per trip, not a bound of the run
+    per_trip: tuple[str, ...] = ()
+    #: the trips counted of each loop whose trip count is known (location -> trips)
+    trips: dict[str, int] = attrs.field(factory=dict)
 
     @property
     def terms(self) -> dict[str, float]:
@@ -308,10 +327,174 @@ def _exclusion_bound(problem: ScheduleProblem, pool: str, heads: list[float], ta
     return best
 
 
+@attrs.frozen
+class RegionWork:
+    """What a control op's regions take at least: ``duration_us`` (its trips,
+    each its region's critical path), ``work`` per pool (duration x units),
+    ``stream_us`` (durations on streams), ``hbm_bytes``; ``per_trip`` and
+    ``trips`` as in :class:`GraphBound`."""
+
+    duration_us: float
+    work: dict[str, float]
+    stream_us: float
+    hbm_bytes: float
+    per_trip: tuple[str, ...] = ()
+    trips: dict[str, int] = attrs.field(factory=dict)
+
+
+#: control ops the bound looks into, and those of which one region runs
+REGION_OPS = frozenset({"ge.if", "ge.case", "ge.loop", "ge.scan"})
+BRANCH_OPS = frozenset({"ge.if", "ge.case"})
+
+
+def _constant_value(v: object) -> object:
+    """The scalar a constant operand holds, or None."""
+    if not isinstance(v, OpResult) or v.op.name not in CONSTANT_OPS:
+        return None
+    try:
+        from geir.backends.rt_module import weight_array
+        data = weight_array(v.op.attributes["value"])  # type: ignore[arg-type]
+    except Exception:  # an elided or absent weight: not known
+        return None
+    return data.reshape(-1)[0].item() if data.size == 1 else None
+
+
+def static_trips(op: Operation) -> int | None:
+    """The trips ``op`` (a ``ge.loop`` or ``ge.scan``) runs, when known before
+    it runs: a scan's length; a loop's constant trip count when its condition
+    stays true (absent or a constant true, and the body yields it back or a
+    constant true). None otherwise."""
+    if op.name == "ge.scan":
+        num_scan = op.get_attr("num_scan_inputs")
+        if isinstance(num_scan, int) and num_scan >= 1:
+            t = op.operands[len(op.operands) - num_scan].type
+            shape = getattr(t, "shape", None)
+            if shape and isinstance(shape[0], int) and shape[0] >= 0:
+                return shape[0]
+        return None
+    if op.name != "ge.loop":
+        return None
+    trip, cond = op.operands[0], op.operands[1]
+    m = _constant_value(trip)
+    if not isinstance(m, int):
+        return None
+    absent = isinstance(cond, OpResult) and cond.op.name == "ge.none"
+    if not absent and _constant_value(cond) is not True:
+        return None
+    body = op.regions[0].blocks[0]
+    ret = body.last_op
+    if ret is None or not ret.operands:
+        return None
+    again = ret.operands[0]
+    if again is not body.arguments[1] and _constant_value(again) is not True:
+        return None
+    return max(0, m)
+
+
+def _location(op: Operation) -> str:
+    """Where a report names ``op``: its location, else where it was parsed, else its name."""
+    from geir.diagnostics import op_position
+    from geir.passes.lower_to_tasks import loc_text
+    return loc_text(op.location) or loc_text(op_position(op)) or op.name
+
+
+def region_work(op: Operation, problem: ScheduleProblem) -> RegionWork:
+    """What the regions of control op ``op`` take at least (see the module doc),
+    nested control ops included, innermost first (no recursion per level)."""
+    controls = [inner for inner in op.walk() if inner.regions and inner.name in REGION_OPS]
+    done: dict[int, RegionWork] = {}
+    for c in reversed(controls):  # pre-order reversed: nested ones first
+        per_block = [_block_work(region.blocks[0], problem, done) for region in c.regions]
+        if not per_block:
+            done[id(c)] = RegionWork(0.0, {}, 0.0, 0.0)
+            continue
+        per_trip = tuple(x for w in per_block for x in w.per_trip)
+        trips_seen = {k: v for w in per_block for k, v in w.trips.items()}
+        if c.name in BRANCH_OPS:  # one branch runs: the least of each term
+            pools = set.intersection(*(set(w.work) for w in per_block))
+            done[id(c)] = RegionWork(min(w.duration_us for w in per_block),
+                                     {p: min(w.work[p] for w in per_block) for p in pools},
+                                     min(w.stream_us for w in per_block), min(w.hbm_bytes for w in per_block),
+                                     per_trip, trips_seen)
+            continue
+        w = per_block[0]
+        trips = static_trips(c)
+        if trips is None:
+            per_trip += (_location(c),)
+            trips = 1
+        else:
+            trips_seen[_location(c)] = trips
+        done[id(c)] = RegionWork(trips * w.duration_us, {p: trips * v for p, v in w.work.items()},
+                                 trips * w.stream_us, trips * w.hbm_bytes, per_trip, trips_seen)
+    return done[id(op)]
+
+
+def _block_work(block: Block, problem: ScheduleProblem, done: dict[int, RegionWork]) -> RegionWork:
+    """One region block: its critical path, and its work summed."""
+    finish: dict[int, float] = {}
+    inner_of: dict[int, int] = {}  # an op nested in a node of this block -> that node
+    work: dict[str, float] = {}
+    stream_us = hbm = 0.0
+    per_trip: tuple[str, ...] = ()
+    trips: dict[str, int] = {}
+    longest = 0.0
+    for op in block.ops:
+        if op.name in CONSTANT_OPS or op.name in ("ge.none", "ge.yield", "ge.record_event", "ge.wait_event"):
+            continue
+        nested = done.get(id(op))
+        if nested is not None:
+            duration = nested.duration_us
+            for p, v in nested.work.items():
+                work[p] = work.get(p, 0.0) + v
+            stream_us += nested.stream_us
+            hbm += nested.hbm_bytes
+            per_trip += nested.per_trip
+            trips.update(nested.trips)
+            for inner in op.walk():
+                inner_of[id(inner)] = id(op)
+            reads = [v for inner in op.walk() for v in inner.operands]
+        else:
+            cost: TaskCost = problem.model.kernel(node_kernel(op))
+            duration = cost.duration_us
+            if cost.pool != GE_LOCAL:
+                work[cost.pool] = work.get(cost.pool, 0.0) + duration * max(1, cost.units)
+                stream_us += duration
+            if cost.hbm_rate > 0:
+                hbm += cost.hbm_bytes
+            reads = list(op.operands)
+        start = 0.0
+        for v in reads:
+            if isinstance(v, OpResult):
+                f = finish.get(inner_of.get(id(v.op), id(v.op)))
+                if f is not None and f > start:
+                    start = f
+        finish[id(op)] = start + duration
+        longest = max(longest, start + duration)
+    return RegionWork(longest, work, stream_us, hbm, per_trip, trips)
+
+
+def _with_regions(problem: ScheduleProblem) -> tuple[ScheduleProblem, dict[int, RegionWork]]:
+    """``problem`` with each control op's node costing its regions' time (its
+    work is added by the caller), and the regions' work by node."""
+    regions = {i: region_work(op, problem) for i, op in enumerate(problem.graph.ops)
+               if op.regions and op.name in REGION_OPS}
+    if not regions:
+        return problem, regions
+    costs = list(problem.costs)
+    for i, w in regions.items():
+        # the control op is no kernel of a pool: its regions' kernels are (added below)
+        costs[i] = TaskCost(GE_LOCAL, 1, w.duration_us)
+    return attrs.evolve(problem, costs=costs, pools=[c.pool for c in costs]), regions
+
+
 def graph_lower_bound(problem: ScheduleProblem, heads: list[float] | None = None,
                       tails: list[float] | None = None) -> GraphBound:
     """The schedule-independent lower bound of ``problem`` (``heads`` and
-    ``tails``: :func:`sync_heads` and :func:`sync_tails` when the caller has them)."""
+    ``tails``: :func:`sync_heads` and :func:`sync_tails` when the caller has them;
+    recomputed when a control op's regions change its nodes' costs)."""
+    problem, regions = _with_regions(problem)
+    if regions:
+        heads = tails = None
     dur = problem.durations
     finish = [0.0] * problem.n
     for i in range(problem.n):
@@ -328,22 +511,33 @@ def graph_lower_bound(problem: ScheduleProblem, heads: list[float] | None = None
     for c in problem.costs:
         if c.pool != GE_LOCAL:
             work[c.pool] = work.get(c.pool, 0.0) + c.duration_us * max(1, c.units)
+    for w in regions.values():
+        for p, v in w.work.items():
+            work[p] = work.get(p, 0.0) + v
     pool_work = {p: w / problem.capacity(p) for p, w in work.items()}
     # only flows with a rate pass through the emulator's shared HBM
     moved = np.array([c.hbm_bytes if c.hbm_rate > 0 else 0.0 for c in problem.costs])
+    for i, w in regions.items():
+        moved[i] += w.hbm_bytes
     hbm = float(moved.sum()) / problem.model.hbm_bw if problem.model.hbm_bw > 0 else 0.0
     streams = problem.max_streams + len({lb for lb in problem.labels if lb is not None})
     on_stream = np.array([c.duration_us if c.pool != GE_LOCAL else 0.0 for c in problem.costs])
+    for i, w in regions.items():
+        on_stream[i] += w.stream_us
     stream_us = float(on_stream.sum()) / max(1, streams)
     h, t = np.array(heads), np.array(tails)
     windows = {STREAMS: _window_bound(h, t, on_stream / max(1, streams))}
     for pool in work:
         share = np.array([c.duration_us * max(1, c.units) / problem.capacity(pool) if c.pool == pool else 0.0
                           for c in problem.costs])
+        for i, w in regions.items():
+            share[i] += w.work.get(pool, 0.0) / problem.capacity(pool)
         windows[pool] = _window_bound(h, t, share)
     if problem.model.hbm_bw > 0:
         windows[HBM] = _window_bound(h, t, moved / problem.model.hbm_bw)
     exclusion = {pool: _exclusion_bound(problem, pool, heads, tails) for pool in work}
     exclusion = {p: v for p, v in exclusion.items() if v > 0}
     bound = max([critical, sync_path, hbm, stream_us, *pool_work.values(), *windows.values(), *exclusion.values()])
-    return GraphBound(bound, critical, pool_work, hbm, stream_us, sync_path, windows, exclusion)
+    per_trip = tuple(x for w in regions.values() for x in w.per_trip)
+    trips = {k: v for w in regions.values() for k, v in w.trips.items()}
+    return GraphBound(bound, critical, pool_work, hbm, stream_us, sync_path, windows, exclusion, per_trip, trips)
