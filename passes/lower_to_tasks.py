@@ -40,8 +40,10 @@ What the lowering reads, and what it does when a decision is absent:
 * ``ge.if``, the while form of ``ge.loop`` and ``ge.scan`` over axis 0: label tasks on the control op's
   stream (``rt.label_switch`` / ``rt.label_set`` / ``rt.label_goto``), as GE's
   label makers build them for the task sink; the region's ops follow on the
-  same stream, its values bump-allocated past the planned arena, the two
-  branches of an ``if`` from the same base (see :mod:`.lower_control_flow`).
+  same stream, its values at the offsets ``reuse-memory`` planned in the
+  control op's region buffer (unplanned: bump-allocated past the planned
+  arena), the two branches of an ``if`` from the same base (see
+  :mod:`.lower_control_flow`).
 * a ``ge.switch`` / ``ge.merge`` diamond: stream switches, a stream per
   branch and one for the merges (see :mod:`.lower_switch_merge`).
 
