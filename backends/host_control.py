@@ -17,7 +17,9 @@ pieces between the control ops as subgraphs; what the task sink cannot run
   kernel gives (GE's range shapes, resolved at run time: the host reads the
   size back, as runtime v2 does after a data-dependent kernel);
 * ``ge.if`` reads its predicate back to the host and runs the taken region,
-  ``ge.case`` its branch index;
+  ``ge.case`` its branch index; ``ge.switch`` its predicate, and the ops of the
+  untaken branch (dead values, as in TF) are not launched; ``ge.merge`` takes
+  the input that is not dead;
   ``ge.loop`` / ``ge.scan`` iterate on the host, each body a sequence of
   launches (the same loop logic as the interpreter, which this subclasses).
 
@@ -34,7 +36,7 @@ import attrs
 import numpy as np
 
 from geir.attributes import ArrayAttr, DictionaryAttr, StringAttr, TypeAttr
-from geir.backends.interpreter import Env, Interpreter
+from geir.backends.interpreter import DEAD, Env, Interpreter
 from geir.module import Module
 from geir.constants import CONSTANT_OPS
 from geir.operation import Block, IRMapping, OpResult, Operation, Region, Value
@@ -43,11 +45,14 @@ from geir.types import FunctionType, TensorType, element_type_from_numpy
 __all__ = ["has_control_flow", "HostDriver", "Launch"]
 
 _TERMINATORS = ("ge.return", "ge.yield")
+#: GE's dataflow control ops the host runs (TF v1's cond): a switch reads its predicate back
+_DATAFLOW = ("ge.switch", "ge.merge")
 
 
 def has_control_flow(graph: Operation) -> bool:
-    """Whether ``graph`` holds an op with regions (``ge.if`` / ``ge.case`` / ``ge.loop`` / ``ge.scan``)."""
-    return any(op.regions for op in graph.regions[0].blocks[0].ops)
+    """Whether ``graph`` holds an op with regions (``ge.if`` / ``ge.case`` / ``ge.loop`` / ``ge.scan``)
+    or a ``ge.switch``."""
+    return any(op.regions or op.name == "ge.switch" for op in graph.regions[0].blocks[0].ops)
 
 
 @attrs.define
@@ -75,6 +80,8 @@ class HostDriver(Interpreter):
         self.round_trips = 0
         self._segments: dict[tuple[int, ...], str] = {}
         self._lowered: dict[tuple[Any, ...], Any] = {}
+        #: switch predicate -> the value the host last read back for it
+        self._read: dict[Value, Any] = {}
 
     # ----------------------------------------------------------- blocks
     def run_block(self, block: Block, env: Env) -> list[Any]:
@@ -93,11 +100,16 @@ class HostDriver(Interpreter):
             elif op.name in CONSTANT_OPS:
                 # the host has the weights; a segment that reads one holds its own copy
                 env[op.results[0]] = self.call_kernel(op, env)[0]
-            elif op.regions:
+            elif any(env.get(v) is DEAD for v in op.operands) and op.name != "ge.merge":
+                env.update((r, DEAD) for r in op.results)  # in an untaken switch branch: not launched
+            elif op.regions or op.name in _DATAFLOW:
                 self._launch(pending, env)
                 pending = []
-                if op.name in ("ge.if", "ge.case"):
+                if op.name in ("ge.if", "ge.case") or (op.name == "ge.switch"
+                                                        and self._read.get(op.operands[1]) is not env[op.operands[1]]):
                     self.round_trips += 1  # the predicate or branch index, read back
+                    if op.name == "ge.switch":  # the switches on one predicate read it once
+                        self._read[op.operands[1]] = env[op.operands[1]]
                 results = self._special[op.name](op, env)
                 env.update(zip(op.results, results))
             else:

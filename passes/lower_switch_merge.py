@@ -24,13 +24,14 @@ branch's value; the merge stream is started by whichever branch ran (GE's
 ``StreamActive`` after each merge input, ``SetActiveLabelList``). The two
 branches' buffers start at one arena base: only one runs.
 
-Refused, with a located error (the host-driven path lowers its segments the
-same way, so it does not run them either): a merge whose inputs
+Refused, with a located error (``ge-run`` runs them host-driven, as GE's
+runtime v2 does: :mod:`geir.backends.host_control`): a merge whose inputs
 are not one value from each branch of one switch group, a branch value read
 outside its branch except by a merge, a switch nested in another's branch,
-an op with regions in a branch, a group no merge joins, and loop frames
-(``ge.enter`` / ``ge.exit`` / ``ge.next_iteration`` / ``ge.loop_cond``, refused
-by :func:`~geir.passes.lower_control_flow.control_op_problem`).
+an op with regions in a branch, and a group no merge joins. Loop frames
+(``ge.enter`` / ``ge.exit`` / ``ge.next_iteration`` / ``ge.loop_cond``) are
+refused by :func:`~geir.passes.lower_control_flow.control_op_problem`; nothing
+runs them.
 """
 
 from __future__ import annotations
@@ -111,13 +112,13 @@ def switch_groups(block: Block) -> tuple[list[SwitchGroup], dict[Operation, str]
         if not reads:
             continue
         if op.name == "ge.switch":
-            refuse(op, _REFUSED + "a ge.switch inside another switch's branch (a nested conditional) is not lowered",
+            refuse(op, _REFUSED + "a ge.switch inside another switch's branch (a nested conditional) runs host-driven (runtime v2)",
                    reads)
         elif len(reads) > 1:
             refuse(op, "reads values of both branches of a ge.switch: only a ge.merge joins them; lower-to-tasks "
                        "lowers a switch/merge diamond", reads)
         elif op.regions:
-            refuse(op, _REFUSED + "an op with regions inside a ge.switch branch is not lowered", reads)
+            refuse(op, _REFUSED + "an op with regions inside a ge.switch branch runs host-driven (runtime v2)", reads)
         else:
             where = next(iter(reads))
             owner[op] = where

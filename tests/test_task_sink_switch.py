@@ -177,17 +177,63 @@ def test_a_diamond_runs_in_the_sink_and_loop_frames_stay_host_driven() -> None:
     assert needs_host(frames)
 
 
-def test_ge_run_runs_the_diamond_in_the_sink() -> None:
+def test_ge_run_runs_the_diamond_in_the_sink_and_compares_the_host_driven_path() -> None:
     from geir.backends.run_model import RunSettings, run_model
     module = parse_module(diamond_text(*CHAINS))
     inputs = feeds(False, X, Y)
-    report = run_model(module, RunSettings(inputs=inputs, compare=False,
+    report = run_model(module, RunSettings(inputs=inputs,
                                            pipeline="assign-engines,partition-streams{strategy=ge},insert-events,"
                                                     "reuse-memory,lower-to-tasks"))
     assert "control_flow" not in report.fields  # one task list, not host-driven
     assert report.result is not None and report.result.races == []
     expected = ReferenceEvaluator(if_model(*CHAINS)).run(None, inputs)
     np.testing.assert_allclose(report.outputs["out"], expected[0], rtol=1e-3)
+    compared = report.fields["sink_vs_host"]
+    assert compared["sink"]["host_round_trips"] == 0 and compared["host"]["host_round_trips"] == 1
+    assert compared["host"]["outputs_max_abs_diff"] == 0.0
+
+
+@pytest.mark.parametrize("p", [True, False])
+def test_the_host_driven_path_reads_the_predicate_and_launches_only_the_taken_branch(p: bool) -> None:
+    from geir.backends.host_control import HostDriver
+    chains = (["Neg"], ["Relu", "Add", "Abs", "Mul"])
+    module, model = parse_module(diamond_text(*chains)), if_model(*chains)
+    inputs = feeds(p, X, Y)
+    driver = HostDriver(module)
+    outputs = driver.run(inputs)
+    for name, want in zip(("out", "m2", "i"), ReferenceEvaluator(model).run(None, inputs)):
+        np.testing.assert_array_equal(outputs[name], want)
+    assert driver.round_trips == 1
+    launched = sum(launch.tasks for launch in driver.launches)
+    other = HostDriver(module)
+    other.run(feeds(not p, X, Y))
+    # each run launches its own branch's kernels (the false one also merge #2's -y), not the other's
+    branch_kernels = {True: len(chains[1]), False: len(chains[0]) + 1}
+    assert launched - sum(launch.tasks for launch in other.launches) == branch_kernels[p] - branch_kernels[not p]
+
+
+def test_a_nested_conditional_runs_host_driven_equal_to_the_interpreter() -> None:
+    from geir.backends.model_compile import needs_host
+    from geir.backends.run_model import RunSettings, run_model
+    module = parse_module(f"""
+    ge.graph @main(%p: tensor<i1> {{ge.name = "p"}}, %q: tensor<i1> {{ge.name = "q"}}, %x: {T4} {{ge.name = "x"}})
+        -> ({T4} {{ge.name = "y"}}) {{
+      %f, %t = ge.switch %x, %p : ({T4}, tensor<i1>) -> {PAIR}
+      %f2, %t2 = ge.switch %t, %q : ({T4}, tensor<i1>) -> {PAIR}
+      %n = ge.neg %t2 : ({T4}) -> {T4}
+      %m2, %i2 = ge.merge %f2, %n : {PAIR} -> ({T4}, tensor<i32>)
+      %a = ge.abs %f : ({T4}) -> {T4}
+      %m, %i = ge.merge %a, %m2 : {PAIR} -> ({T4}, tensor<i32>)
+      ge.return %m : ({T4}) -> ()
+    }}""")
+    assert needs_host(module)
+    x = np.array(X, np.float32)
+    for p, q, want in ((True, True, -x), (True, False, x), (False, True, np.abs(x))):
+        inputs = {"p": np.array(p), "q": np.array(q), "x": x}
+        report = run_model(module.clone(), RunSettings(inputs=inputs))
+        assert report.fields["control_flow"].startswith("host-driven")
+        np.testing.assert_array_equal(report.outputs["y"], want)
+        np.testing.assert_array_equal(Interpreter(module).run(inputs)["y"], want)
 
 
 def test_timing_only_assumes_the_true_branch(diamond: Any) -> None:

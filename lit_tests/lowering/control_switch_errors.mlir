@@ -1,5 +1,6 @@
 // lower-to-tasks on GE's dataflow control ops that do not form a switch/merge
-// diamond it lowers: one located error per op.
+// diamond it lowers: one located error per op (ge-run runs them host-driven,
+// as GE's runtime v2 does).
 // RUN: ge-opt %s --split-input-file --lower-to-tasks --verify-diagnostics
 
 ge.graph @stray_merge(%x: tensor<2xf32>) -> tensor<2xf32> {
@@ -67,7 +68,7 @@ ge.graph @both(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
 ge.graph @nested(%x: tensor<2xf32>, %p: tensor<i1>, %q: tensor<i1>) -> tensor<2xf32> {
   // expected-error@+1 {{'ge.switch' op is not supported by lower-to-tasks: its diamond cannot be lowered}}
   %f, %t = ge.switch %x, %p : (tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>)
-  // expected-error@+1 {{'ge.switch' op is not supported by lower-to-tasks: a ge.switch inside another switch's branch (a nested conditional) is not lowered}}
+  // expected-error@+1 {{'ge.switch' op is not supported by lower-to-tasks: a ge.switch inside another switch's branch (a nested conditional) runs host-driven (runtime v2)}}
   %f2, %t2 = ge.switch %t, %q : (tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>)
   %m2, %i2 = ge.merge %f2, %t2 : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<i32>)
   // expected-error@+1 {{'ge.merge' op is not supported by lower-to-tasks: it merges 2 inputs (0 from the true branch, 1 from the false branch)}}
@@ -80,7 +81,7 @@ ge.graph @nested(%x: tensor<2xf32>, %p: tensor<i1>, %q: tensor<i1>) -> tensor<2x
 ge.graph @regions(%x: tensor<2xf32>, %p: tensor<i1>, %q: tensor<i1>) -> tensor<2xf32> {
   // expected-error@+1 {{'ge.switch' op is not supported by lower-to-tasks: its diamond cannot be lowered}}
   %f, %t = ge.switch %x, %p : (tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>)
-  // expected-error@+1 {{'ge.if' op is not supported by lower-to-tasks: an op with regions inside a ge.switch branch is not lowered}}
+  // expected-error@+1 {{'ge.if' op is not supported by lower-to-tasks: an op with regions inside a ge.switch branch runs host-driven (runtime v2)}}
   %r = ge.if %q ({
     %n = ge.neg %t : (tensor<2xf32>) -> tensor<2xf32>
     ge.yield %n : (tensor<2xf32>) -> ()
