@@ -22,7 +22,8 @@ block order, the no-reuse total (region tensors included), the zero-copy
 bytes, the bytes of the top-level control ops' regions (``regions``, with
 control flow only), the
 winning algorithm and the events memory priority added. Each planned control
-op gets a remark with its regions' bytes, their bound and their no-reuse total.
+op gets a remark with its regions' bytes, their bound and their no-reuse total;
+one left unplanned (the task sink cannot lower it) a remark saying why.
 
 Options: ``algorithm`` (``greedy-by-size``: TFLite's best fit by size;
 ``ge-blocks``: GE's size-class reuse, the baseline; ``best``: several, the
@@ -211,6 +212,8 @@ def remark_regions(regions: ControlMemory, ctx: PassContext) -> None:
         sizes = ", ".join(f"{r.plan.arena_bytes} B" for r in regions.of(op))
         ctx.remark(op, f"regions {scratch} B ({sizes}), lower bound {regions.bound[op]} B, no reuse "
                        f"{regions.no_reuse[op]} B")
+    for op, why in regions.skipped:
+        ctx.remark(op, f"regions not planned (the lowering gives their values fresh bytes): {why}")
 
 
 def write_plan(graph: Operation, result: GraphMemory) -> None:

@@ -133,21 +133,25 @@ def test_every_region_plan_is_valid_and_no_larger_than_its_tensors() -> None:
         assert result.bound.bytes <= result.plan.arena_bytes <= result.no_reuse_bytes
 
 
-def test_a_loop_the_sink_cannot_run_keeps_its_regions_unplanned() -> None:
+def test_a_scan_the_sink_cannot_run_keeps_its_regions_unplanned() -> None:
+    """A backwards scan runs host-driven: its body gets no offsets, and a remark says why."""
     text = f"""
-    ge.graph @main(%m: tensor<i64>, %x: {T}) -> ({T}, tensor<?x128xf32>) {{
-      %c = ge.const {{value = dense<true> : tensor<i1>}} : () -> tensor<i1>
-      %l, %s = ge.loop %m, %c, %x ({{
-      ^bb0(%i: tensor<i64>, %ci: tensor<i1>, %v: {T}):
-        %a = ge.neg %v : ({T}) -> {T}
-        ge.yield %ci, %a, %a : (tensor<i1>, {T}, {T}) -> ()
-      }}) : (tensor<i64>, tensor<i1>, {T}) -> ({T}, tensor<?x128xf32>)
-      ge.return %l, %s : ({T}, tensor<?x128xf32>) -> ()
+    ge.graph @main(%s0: {T}, %xs: tensor<3x128xf32>) -> ({T}, tensor<3x128xf32>) {{
+      %s, %z = ge.scan %s0, %xs ({{
+      ^bb0(%si: {T}, %xi: {T}):
+        %n = ge.add %si, %xi : ({T}, {T}) -> {T}
+        %q = ge.neg %n : ({T}) -> {T}
+        ge.yield %q, %q : ({T}, {T}) -> ()
+      }}) {{num_scan_inputs = 1 : i64, scan_input_directions = [1]}} : ({T}, tensor<3x128xf32>) -> ({T}, tensor<3x128xf32>)
+      ge.return %s, %z : ({T}, tensor<3x128xf32>) -> ()
     }}
     """
-    graph = _graph(parse_module(text))
-    regions = plan_regions(graph)
-    assert not regions.scratch and "scan outputs" in regions.skipped[0][1]
+    module = parse_module(text)
+    regions = plan_regions(_graph(module))
+    assert not regions.scratch and "scan_input_directions" in regions.skipped[0][1]
+    ctx = _run(module, "reuse-memory")
+    assert not any("offsets" in op.attributes for op in _graph(module).walk() if op.name in ("ge.add", "ge.neg"))
+    assert any(d.message.startswith("regions not planned") for d in ctx.diagnostics)
 
 
 def test_memory_priority_moves_region_buffers_with_their_control_op() -> None:
