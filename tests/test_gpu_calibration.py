@@ -230,3 +230,31 @@ def test_block_dispatch_starts_a_kernel_on_the_free_sms(block_dispatch: bool) ->
         assert sched.end[second] - sched.start[second] == pytest.approx(alone)
     # no more SMs were ever held than the GPU has: the work done equals the work asked
     assert sched.pool_work[0] == pytest.approx(program.duration[first] * wide + alone * rest)
+
+
+@pytest.mark.parametrize("device", ["V100", "910B2"])
+def test_a_gpu_kernels_fixed_cost_holds_no_sms(device: str) -> None:
+    """On a GPU (block_dispatch) a kernel's fixed cost is latency: its stream
+    waits it out before the kernel takes its SMs, so two kernels that each fill
+    the device overlap one's latency with the other's work. Ascend's gang
+    scheduling keeps the cost on the cores."""
+    from geir.backends.task_list import EndGraph, Stream
+    profile = load_profile(device)
+    cost = CostModel(profile)
+    probe = Kernel(op="ge.relu", engine="AICore", inputs=[], outputs=[], block_dim=2, flops=1e9)
+    cores = cost.capacity[cost.kernel(probe).pool]  # the pool relu runs on (vector cores on 910B2)
+    kernels = [Kernel(op="ge.relu", engine="AICore", inputs=[], outputs=[], block_dim=cores, flops=1e9)
+               for _ in range(2)]
+    tl = TaskList(streams=[Stream(i, 0, [k, EndGraph()]) for i, k in enumerate(kernels)], arena_size=0,
+                  num_events=0, name="two full kernels")
+    c = cost.kernel(kernels[0])
+    assert c.units == cores and c.overhead_us > 0
+    body = c.duration_us - c.overhead_us
+    r = emulate(tl, None, EmulatorOptions(device=device, timing_only=True, progress=False))
+    makespan = r.report["makespan_us"]
+    if profile.block_dispatch:
+        assert makespan == pytest.approx(c.overhead_us + 2 * body, abs=1e-3)
+        # the SMs are held only for the kernels' bodies
+        assert sum(r.schedule.pool_work) == pytest.approx(2 * body * cores, rel=1e-6)
+    else:
+        assert makespan == pytest.approx(2 * c.duration_us, abs=1e-3)

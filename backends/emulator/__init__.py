@@ -40,7 +40,7 @@ from geir.backends.emulator.program import KernelRows, Program, compile_program
 from geir.backends.emulator.progress import make_progress
 from geir.backends.emulator.report import REQUIRED_KEYS, build_report, format_text
 from geir.backends.emulator.simulator import Schedule, simulate
-from geir.backends.task_list import ARENA, TaskList
+from geir.backends.task_list import ARENA, Kernel, TaskList
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 if TYPE_CHECKING:
@@ -178,6 +178,12 @@ def emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None = None,
             gc.enable()
 
 
+def _kernel_latency(program: Program, cost: CostModel) -> list[float]:
+    """Per task, a kernel's fixed overhead: on a GPU it is latency, not SM time
+    (:func:`~.simulator.simulate`'s ``latency``)."""
+    return [cost.kernel(t).overhead_us if isinstance(t, Kernel) else 0.0 for t in program.tasks]
+
+
 def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, options: EmulatorOptions) -> EmulationResult:
     if options.mode not in MODES:
         raise DiagnosticError(Diagnostic("error", f"unknown emulator mode '{options.mode}' (expected sink or host)"))
@@ -205,7 +211,8 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
                 checker.host_write(b.ref.offset, b.ref.end)
     progress = make_progress(program.n, options.progress)
     try:
-        schedule = simulate(program, options.mode, cost.launch_us, checker, numerics, progress)
+        schedule = simulate(program, options.mode, cost.launch_us, checker, numerics, progress,
+                            _kernel_latency(program, cost) if profile.block_dispatch else None)
     finally:
         if progress is not None:
             progress.close()

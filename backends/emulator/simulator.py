@@ -17,7 +17,10 @@ Rules (one device, times in microseconds):
   queue that finds fewer units free than it asks for starts on those, its
   compute and its bytes stretched by the ratio (its blocks in more waves; it
   gains no units freed later), as a GPU's block scheduler hands a grid's blocks
-  to whatever SMs have room instead of waiting for all of them. All tasks that
+  to whatever SMs have room instead of waiting for all of them; there a
+  kernel's fixed cost (launch, block dispatch, the last wave's tail) is
+  latency: its stream waits it out before the kernel takes its SMs, which other
+  streams' kernels use meanwhile. All tasks that
   become ready at one instant are queued before any is served, so priorities
   decide ties exactly.
 * **Records** take ``event_record_us`` on their stream, then set their event.
@@ -139,11 +142,13 @@ def host_launch_times(program: Program, sink: Schedule, launch_us: float) -> lis
 
 def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
              checker: "RaceChecker | None" = None, numerics: "NumericExecutor | None" = None,
-             progress: "ProgressBar | None" = None) -> Schedule:
-    """Run ``program`` in simulated time (see the module doc for the rules)."""
+             progress: "ProgressBar | None" = None, latency: list[float] | None = None) -> Schedule:
+    """Run ``program`` in simulated time (see the module doc for the rules).
+    ``latency`` (a GPU profile's, per task): the part of a kernel's duration that
+    is latency — its fixed cost — spent on its stream before it takes its units."""
     launch: list[float] | None = None
     if mode == "host":
-        sink = simulate(program, "sink")
+        sink = simulate(program, "sink", latency=latency)
         launch = host_launch_times(program, sink, launch_us)
     elif mode != "sink":
         raise ValueError(f"unknown mode '{mode}'")
@@ -187,6 +192,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     lost: list[tuple[int, int]] = []
 
     free = list(capacity)
+    # a kernel whose latency is spent waits for its units (reset when it takes them: loops)
+    latency_spent = [False] * n if latency is not None else None
     block_dispatch = program.block_dispatch
     granted = list(units)  # units a kernel holds (fewer than it asked for under block dispatch)
     stretch = [1.0] * S  # how much longer the head kernel of a stream runs on the units it got
@@ -246,8 +253,20 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 heappush(heap, (launch[g], s, v))
                 return
             k = kind[g]
-            ready[g] = t
-            executed += 1
+            if latency_spent is not None and k == KERNEL and latency[g] > 0.0:  # type: ignore[index]
+                if not latency_spent[g]:
+                    # the kernel's fixed cost holds no units: its stream waits, then it queues
+                    latency_spent[g] = True
+                    ready[g] = t
+                    executed += 1
+                    cur[s] = g
+                    v = version[s] + 1
+                    version[s] = v
+                    heappush(heap, (t + latency[g], s, v))  # type: ignore[index]
+                    return
+            else:
+                ready[g] = t
+                executed += 1
             if k == KERNEL:
                 p = pool[g]
                 heappush(queues[p], (prio[s], t, g))
@@ -322,9 +341,13 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 start[g] = t
                 s = stream_of[g]
                 stretch[s] = units[g] / u if u else 1.0
-                fin = t + d * stretch[s]
+                held = d
+                if latency_spent is not None:
+                    latency_spent[g] = False
+                    held = d - latency[g]  # type: ignore[index]
+                fin = t + held * stretch[s]
                 end[g] = fin
-                min_work[p] += d * units[g]
+                min_work[p] += held * units[g]
                 ntasks[p] += 1
                 base = cp_prev[s]
                 pred = cp_prev_task[s]
@@ -337,6 +360,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 tid = traffic_id[g]
                 if tid >= 0:
                     overhead, nbytes, demand, peak = traffic[tid]
+                    if latency_spent is not None:
+                        overhead = 0.0  # spent as latency before the kernel took its units
                     if overhead > 0.0:
                         in_overhead[s] = True
                         fin = t + overhead

@@ -1,6 +1,6 @@
 // The V100 profile: 80 SMs are the AICore pool, 900 GB/s HBM (810 sustained at
 // dram_efficiency 0.9); an f32 matmul runs at the CUDA cores' FP32 rate (128
-// FLOP/cycle/SM), an f16 one on the tensor cores (1024), each at cube_efficiency
+// FLOP/cycle/SM), an f16 one on the tensor cores (1024), each at matmul_efficiency
 // 0.7. No fractal padding (cube_align 1); blocks are at least 64 x 64
 // (cube_min_block), so a 256x256 output makes 16 blocks: 16 SMs (K = 256 is too
 // shallow to split). Operands come from the 6 MiB L2 unless it is switched off.
@@ -8,26 +8,29 @@
 // RUN: ge-run %s --timing-only --device v100 --pipeline lower-to-tasks --report json | filecheck %s --check-prefix=JSON
 // RUN: ge-run %s --timing-only --device V100 --pipeline lower-to-tasks --device-param l2_bytes=0 | filecheck %s --check-prefix=DRAM
 
-// f32: 2 us + max(33.55 MFLOP / (16 x 1530 x 128 x 0.7 FLOP/us), 786432 B / (16 x 1530 x 32 B/us of L2))
-//      = 2 + max(15.298, 1.004) = 17.298 us;
-// f16: 2 us + max(33.55 MFLOP / (16 x 1530 x 1024 x 0.7), 393216 B / (16 x 1530 x 32)) = 2 + 1.912 = 3.912 us
+// f32: 6 us + max(33.55 MFLOP / (16 x 1530 x 128 x 0.7 FLOP/us), 786432 B / (16 x 1530 x 32 B/us of L2))
+//      = 6 + max(15.298, 1.004) = 21.298 us (matmul_efficiency 0.7);
+// f16: 6 us + max(33.55 MFLOP / (16 x 1530 x 1024 x 0.7), 393216 B / (16 x 1530 x 32)) = 6 + 1.912 = 7.912 us
 // CHECK: emulated 'main' on V100 (sink mode): 3 tasks (2 kernels,
-// CHECK-NEXT: makespan {{ +}}21.21{{[0-9]}} us
+// CHECK-NEXT: makespan {{ +}}29.21{{[0-9]}} us
 // CHECK-NOT: HBM
-// CHECK: AICore {{ +}}80 {{ +}}21.21{{[0-9]}}
+// The SMs are busy 15.298 + 1.912 us: on a GPU (block_dispatch) a kernel's 6 us
+// fixed cost is latency its stream waits out before the kernel takes its SMs.
+// CHECK: AICore {{ +}}80 {{ +}}17.21{{[0-9]}}
 // CHECK: idle: HCCL, SDMA
 
 // Without L2 the operands stream from DRAM at min(16 x 1530 x 16 B/us, 810 GB/s):
 // 2.008 us (f32) and 1.004 us (f16), still under the compute; 1179648 B / 810 GB/s = 1.456 us
-// DRAM: makespan {{ +}}21.21{{[0-9]}} us
+// DRAM: makespan {{ +}}29.21{{[0-9]}} us
 // DRAM: HBM {{ +}}1179648 B (1.12 MiB) at 810 GB/s: 1.456 us
 
 // JSON: "device": "V100",
+// (a task's time on its SMs, after its 6 us latency)
 // JSON: "longest": [
 // JSON: "op": "ge.matmul",
-// JSON: "duration_us": 17.298
+// JSON: "duration_us": 15.298
 // JSON: "op": "ge.matmul",
-// JSON: "duration_us": 3.912
+// JSON: "duration_us": 1.912
 
 ge.graph @main(%x: tensor<256x256xf32> {ge.name = "x"}, %w: tensor<256x256xf32> {ge.name = "w"},
                %h: tensor<256x256xf16> {ge.name = "h"}) -> (tensor<256x256xf32> {ge.name = "y"}, tensor<256x256xf16> {ge.name = "z"}) {
