@@ -9,8 +9,9 @@ read a branch's values (its *branch*: forward from the switches' false #0 or
 true #1 results up to the merges) and the ``ge.merge`` ops that join one value
 of each branch. Lowered, on the stream of the group's last merge::
 
-    stream_switch %pred ne 0 -> T      (GE: StreamSwitch_t, the predicate cast to i32)
-    stream_switch %pred eq 0 -> F      (StreamSwitch_f)
+    cast %pred -> %p32                 (GE's Cast of the predicate to i32)
+    stream_switch %p32 ne 0 -> T       (GE: StreamSwitch_t)
+    stream_switch %p32 eq 0 -> F       (StreamSwitch_f)
     wait merged
     T: the true branch's tasks ; each merge input into the merge's slot ;
        its index (constant) into value_index ; stream_active M
@@ -41,9 +42,10 @@ from typing import TYPE_CHECKING
 import attrs
 import numpy as np
 
-from geir.backends.task_list import ARENA, Memcpy, Record, StreamActive, StreamSwitch, Wait
+from geir.attributes import TypeAttr
+from geir.backends.task_list import Kernel, Memcpy, Record, StreamActive, StreamSwitch, Wait
 from geir.operation import Block, Operation, Value
-from geir.types import I32
+from geir.types import I32, TensorType
 
 if TYPE_CHECKING:
     from geir.passes.lower_to_tasks import _GraphLowering
@@ -183,12 +185,15 @@ def emit_switch_group(lw: "_GraphLowering", group: SwitchGroup, s: int) -> None:
     of its own, the merges on a third, and ``s`` waiting for the merges."""
     op = group.merges[-1]
     loc = lw.loc(group.switches[0])
-    pred = lw.refs.get(group.pred)
-    assert pred is not None
-    if pred.space != ARENA:  # a stream switch reads the arena
-        dst = lw.fresh(group.pred.type)  # type: ignore[arg-type]
-        lw.add_task(s, Memcpy(pred, dst, loc), op.location)
-        pred = dst
+    src = lw.refs.get(group.pred)
+    assert src is not None
+    # GE casts the predicate to i32 for its stream switches: a buffer of their
+    # own, which nothing the branches start can overwrite while the second
+    # switch still reads it (the planned one may be reused after the switch ops)
+    pred_t = TensorType(group.pred.type.shape, I32)  # type: ignore[union-attr]
+    pred = lw.fresh(pred_t)
+    lw.add_task(s, Kernel("ge.cast", lw.engine_of("ge.cast"), [src], [pred], {"to": TypeAttr(I32)}, loc=loc,
+                          name=f"{lw.loc(group.switches[0])}:cast"), group.switches[0].location)
     for sw in group.switches:  # bypassed: a branch reads the switch's data
         lw.refs[sw.results[0]] = lw.refs[sw.results[1]] = lw.refs.get(sw.operands[0])
     true_s, false_s, merge_s = (lw.new_stream() for _ in range(3))

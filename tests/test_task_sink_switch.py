@@ -266,3 +266,47 @@ def test_generated_diamonds_in_the_sink_equal_the_interpreter_and_the_reference(
         np.testing.assert_array_equal(result.outputs[name], want)
     assert result.races == [] and not result.report["uninitialised_reads"]
     assert result.report["control"]["lost_activations"] == 0
+
+#: two diamonds in sequence (the second switches on what the first merged) feeding a
+#: ge.case on the second merge's index: the memory plan reuses bytes across them
+_CHAINED = """
+ge.graph @main(%x: tensor<4xf32> {ge.name = "x"}, %y: tensor<4xf32> {ge.name = "y"}, %m: tensor<i64> {ge.name = "m"}) -> (tensor<4xf32> {ge.name = "out"}) {
+  %zero = ge.const {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %s = ge.reduce_sum %x {keepdims = 0 : i64} : (tensor<4xf32>) -> tensor<f32>
+  %p = ge.less %s, %zero : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  %f, %t = ge.switch %x, %p : (tensor<4xf32>, tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>)
+  %a = ge.neg %t : (tensor<4xf32>) -> tensor<4xf32>
+  %b = ge.add %f, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %m1, %i1 = ge.merge %b, %a : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<i32>)
+  %s2 = ge.reduce_sum %m1 {keepdims = 0 : i64} : (tensor<4xf32>) -> tensor<f32>
+  %q = ge.less %zero, %s2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  %f2, %t2 = ge.switch %m1, %q : (tensor<4xf32>, tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>)
+  %c = ge.mul %t2, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %m2, %i2 = ge.merge %f2, %c : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<i32>)
+  %k = ge.cast %i2 {to = i64} : (tensor<i32>) -> tensor<i64>
+  %idx = ge.add %k, %m : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %idx32 = ge.cast %idx {to = i32} : (tensor<i64>) -> tensor<i32>
+  %r = ge.case %idx32 ({
+    %u = ge.relu %m2 : (tensor<4xf32>) -> tensor<4xf32>
+    ge.yield %u : (tensor<4xf32>) -> ()
+  }, {
+    %v = ge.sigmoid %m2 : (tensor<4xf32>) -> tensor<4xf32>
+    ge.yield %v : (tensor<4xf32>) -> ()
+  }, {
+    ge.yield %m2 : (tensor<4xf32>) -> ()
+  }) : (tensor<i32>) -> tensor<4xf32>
+  ge.return %r : (tensor<4xf32>) -> ()
+}
+"""
+
+
+@pytest.mark.parametrize("x,y,m", [([1, -2, 3, -4], [1, 1, 1, 1], 0), ([5, 2, 3, 4], [1, 1, 1, 1], 1)])
+def test_chained_diamonds_and_a_case_through_ge_default_are_race_free(x: list[float], y: list[float],
+                                                                     m: int) -> None:
+    from geir.backends.run_model import RunSettings, run_model
+    module = parse_module(_CHAINED)
+    inputs = {"x": np.array(x, np.float32), "y": np.array(y, np.float32), "m": np.array(m, np.int64)}
+    report = run_model(module.clone(), RunSettings(inputs=inputs))
+    assert report.result is not None and report.result.races == [] and report.result.deadlock is None
+    np.testing.assert_array_equal(report.outputs["out"], Interpreter(module).run(inputs)["out"])
+    assert report.fields["sink_vs_host"]["host"]["outputs_max_abs_diff"] == 0.0

@@ -1,7 +1,7 @@
 // lower-to-tasks on a ge.switch / ge.merge diamond (TF v1's cond), as GE's
 // SwitchToStreamSwitchPass and MergeToStreamMergePass lower it: the switch is
 // bypassed (a branch reads its data), two rt.stream_switch tasks on the
-// predicate start the true or the false branch's stream, each branch writes its
+// predicate (cast to i32) start the true or the false branch's stream, each branch writes its
 // value into the merge's slot and its index into value_index and starts the
 // merge stream (rt.stream_active), whose memcpy (GE's StreamMerge) writes the
 // merge's result and records the event the switching stream waits for.
@@ -10,9 +10,11 @@
 // RUN: ge-opt %s --pass-pipeline='assign-engines,partition-streams{strategy=ge},insert-events,lower-to-tasks' -o /dev/null
 
 // CHECK-LABEL: rt.model
+// The predicate cast to i32 (GE's Cast), a buffer only the switches read.
 // CHECK:      rt.stream ({
-// CHECK-NEXT:   rt.stream_switch {cond = ["arena", [[P:[0-9]+]], tensor<i1>], condition = "ne"{{.*}}true_stream = [[T:[0-9]+]] : i64, value = 0 : i64}
-// CHECK-NEXT:   rt.stream_switch {cond = ["arena", [[P]], tensor<i1>], condition = "eq"{{.*}}true_stream = [[F:[0-9]+]] : i64, value = 0 : i64}
+// CHECK-NEXT:   rt.kernel {attrs = {to = i32}{{.*}}inputs = {{\[}}["arena", 0, tensor<i1>]]{{.*}}op = "ge.cast", outputs = {{\[}}["arena", [[P:[0-9]+]], tensor<i32>]]
+// CHECK-NEXT:   rt.stream_switch {cond = ["arena", [[P]], tensor<i32>], condition = "ne"{{.*}}true_stream = [[T:[0-9]+]] : i64, value = 0 : i64}
+// CHECK-NEXT:   rt.stream_switch {cond = ["arena", [[P]], tensor<i32>], condition = "eq"{{.*}}true_stream = [[F:[0-9]+]] : i64, value = 0 : i64}
 // CHECK-NEXT:   rt.wait {event = [[E:[0-9]+]]
 // CHECK-NEXT:   rt.kernel {{.*}}inputs = {{\[}}["arena", [[M:[0-9]+]], tensor<4xf32>], ["arena", [[X:[0-9]+]], tensor<4xf32>]]{{.*}}op = "ge.mul"
 // CHECK-NEXT:   rt.end_graph
