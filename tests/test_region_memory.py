@@ -120,6 +120,41 @@ def test_region_buffers_are_remarked_with_their_bound() -> None:
                        f"no reuse {4 * SIZE} B"]
 
 
+def test_the_branches_of_a_case_share_one_base_and_run_equal_to_the_interpreter() -> None:
+    text = f"""
+    ge.graph @main(%i: tensor<i32> {{ge.name = "i"}}, %x: {T} {{ge.name = "x"}}) -> ({T} {{ge.name = "y"}}) {{
+      %r = ge.case %i ({{
+        %a = ge.relu %x : ({T}) -> {T}
+        %a2 = ge.neg %a : ({T}) -> {T}
+        ge.yield %a2 : ({T}) -> ()
+      }}, {{
+        %b = ge.neg %x : ({T}) -> {T}
+        %b2 = ge.abs %b : ({T}) -> {T}
+        %b3 = ge.tanh %b2 : ({T}) -> {T}
+        ge.yield %b3 : ({T}) -> ()
+      }}, {{
+        ge.yield %x : ({T}) -> ()
+      }}) : (tensor<i32>) -> {T}
+      %y = ge.add %r, %x : ({T}, {T}) -> {T}
+      ge.return %y : ({T}) -> ()
+    }}
+    """
+    module = parse_module(text)
+    _run(module, "reuse-memory")
+    ops = _ops(module)
+    assert _offset(ops["a"]) == _offset(ops["b"])  # one base for every branch
+    assert _offset(ops["a2"]) == _offset(ops["b3"]) == _offset(ops["r"])  # computed yields: the result
+    assert dict(_graph(module).get_attr("ge.memory"))["regions"] == 2 * SIZE  # type: ignore[arg-type]
+    _run(module, "lower-to-tasks")
+    tl = task_list_of(module)
+    x = np.linspace(-2, 2, 128, dtype=np.float32)
+    for index in (0, 1, 2, 7):
+        feeds = {"i": np.array(index, np.int32), "x": x}
+        out = emulate(tl, feeds)
+        np.testing.assert_array_equal(out.outputs["y"], Interpreter(parse_module(text)).run(feeds)["y"])
+        assert out.races == [] and not out.report["uninitialised_reads"]
+
+
 def test_every_region_plan_is_valid_and_no_larger_than_its_tensors() -> None:
     for text in (IF_TEXT, LOOP_TEXT):
         graph = _graph(parse_module(text))

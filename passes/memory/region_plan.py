@@ -48,7 +48,7 @@ __all__ = ["RegionMemory", "ControlMemory", "plan_regions", "bound_with_regions"
 #: control ops of which one region runs per execution: their regions share a base
 EXCLUSIVE_REGION_OPS = frozenset({"ge.if", "ge.case"})
 #: control ops whose lowering writes a value a region computes and yields once into the result
-YIELDS_IN_PLACE_OPS = frozenset({"ge.if"})
+YIELDS_IN_PLACE_OPS = frozenset({"ge.if", "ge.case"})
 
 
 @attrs.define(eq=False)
