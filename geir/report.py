@@ -310,12 +310,17 @@ class RunReport:
     @property
     def graph_bound(self) -> dict[str, Any] | None:
         """The graph's lower bound over any stream plan: ``bound_us``,
-        ``bound_by``, ``streams`` (None when no pipeline ran)."""
+        ``bound_by``, ``streams``, ``trips`` (the trips counted per loop
+        location) and ``per_trip`` (the loops whose trip count is a value,
+        counted once: then the bound is per trip, not of the run); None when
+        no pipeline ran."""
         return self.fields.get("graph_lower_bound")
 
     @property
     def memory_plan(self) -> dict[str, Any] | None:
-        """``reuse-memory``'s arena against its lower bound (None without it)."""
+        """``reuse-memory``'s arena against its lower bound, with
+        ``region_bytes`` the part control-flow regions hold (None without
+        control flow); None without reuse-memory."""
         return self.fields.get("memory_plan")
 
     @property
