@@ -63,7 +63,11 @@ are known statically — a constant trip count with a condition that stays true
 and once per loop where they are values: the bound is then one *per trip*
 (:attr:`GraphBound.per_trip` names those loops), not a bound of the run, as
 zero trips may run. Of an if's (a case's) branches the bound takes the least,
-term by term: one of them runs.
+term by term: one of them runs. In the task sink a control op's own tasks are
+on its stream too, one after another with its regions (GE's label makers): each
+trip a label switch and a goto, and one more switch that leaves the loop; an
+if or a case one switch (the last branch needs no goto). Their profile
+durations add to the control op's time and to the streams' work.
 """
 
 from __future__ import annotations
@@ -398,10 +402,19 @@ def _location(op: Operation) -> str:
     return loc_text(op.location) or loc_text(op_position(op)) or op.name
 
 
+def _control_us(problem: ScheduleProblem, kind: str) -> float:
+    """A control task's duration on the problem's device (0 when its profile has none)."""
+    try:
+        return float(problem.model.profile[f"{kind}_us"])
+    except (KeyError, TypeError):
+        return 0.0
+
+
 def region_work(op: Operation, problem: ScheduleProblem) -> RegionWork:
     """What the regions of control op ``op`` take at least (see the module doc),
     nested control ops included, innermost first (no recursion per level)."""
     controls = [inner for inner in op.walk() if inner.regions and inner.name in REGION_OPS]
+    switch_us, goto_us = _control_us(problem, "label_switch"), _control_us(problem, "label_goto")
     done: dict[int, RegionWork] = {}
     for c in reversed(controls):  # pre-order reversed: nested ones first
         per_block = [_block_work(region.blocks[0], problem, done) for region in c.regions]
@@ -412,10 +425,11 @@ def region_work(op: Operation, problem: ScheduleProblem) -> RegionWork:
         trips_seen = {k: v for w in per_block for k, v in w.trips.items()}
         if c.name in BRANCH_OPS:  # one branch runs: the least of each term
             pools = set.intersection(*(set(w.work) for w in per_block))
-            done[id(c)] = RegionWork(min(w.duration_us for w in per_block),
+            switch = switch_us if len(per_block) > 1 else 0.0  # a case of one branch has no label
+            done[id(c)] = RegionWork(switch + min(w.duration_us for w in per_block),
                                      {p: min(w.work[p] for w in per_block) for p in pools},
-                                     min(w.stream_us for w in per_block), min(w.hbm_bytes for w in per_block),
-                                     per_trip, trips_seen)
+                                     switch + min(w.stream_us for w in per_block),
+                                     min(w.hbm_bytes for w in per_block), per_trip, trips_seen)
             continue
         w = per_block[0]
         trips = static_trips(c)
@@ -424,8 +438,9 @@ def region_work(op: Operation, problem: ScheduleProblem) -> RegionWork:
             trips = 1
         else:
             trips_seen[_location(c)] = trips
-        done[id(c)] = RegionWork(trips * w.duration_us, {p: trips * v for p, v in w.work.items()},
-                                 trips * w.stream_us, trips * w.hbm_bytes, per_trip, trips_seen)
+        control = trips * (switch_us + goto_us) + switch_us  # each trip's switch and goto, and the exit
+        done[id(c)] = RegionWork(trips * w.duration_us + control, {p: trips * v for p, v in w.work.items()},
+                                 trips * w.stream_us + control, trips * w.hbm_bytes, per_trip, trips_seen)
     return done[id(op)]
 
 
