@@ -13,6 +13,8 @@ older one there, since one byte cannot hold two values.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from geir.backends.emulator.simulator import INF, Schedule
@@ -23,53 +25,65 @@ __all__ = ["peak_live_bytes"]
 def peak_live_bytes(schedule: Schedule) -> tuple[int, float]:
     """(peak live bytes, the time it is first reached)."""
     program = schedule.program
-    start, end = schedule.start, schedule.end
-    alloc: list[float] = []
-    free: list[float] = []
-    size: list[int] = []
-    live: dict[tuple[int, int], int] = {}
-    for b in program.task_list.inputs:
-        if b.ref.space == "arena" and b.ref.nbytes:
-            live[(b.ref.offset, b.ref.end)] = len(alloc)
-            alloc.append(0.0)
-            free.append(0.0)
-            size.append(b.ref.nbytes)
-    touching = [g for g, (r, w) in enumerate(zip(program.reads, program.writes)) if (r or w) and start[g] != INF]
-    starts = np.asarray([start[g] for g in touching])
-    order = [touching[i] for i in np.argsort(starts, kind="stable")]
-    reads_of, writes_of = program.reads, program.writes
-    live_get = live.get
-    alloc_add, free_add, size_add = alloc.append, free.append, size.append
-    for g in order:
-        reads = reads_of[g]
-        if reads:
-            e = end[g]
-            for key in reads:
-                i = live_get(key)
-                if i is not None and free[i] < e:
-                    free[i] = e
-        writes = writes_of[g]
-        if writes:
-            s = start[g]
-            e = end[g]
-            for key in writes:
-                old = live_get(key)
-                if old is not None and free[old] > s:
-                    free[old] = s
-                live[key] = len(size)
-                alloc_add(s)
-                free_add(e)
-                size_add(key[1] - key[0])
-    for b in program.task_list.outputs:
-        i = live.get((b.ref.offset, b.ref.end))
-        if i is not None:
-            free[i] = max(free[i], schedule.makespan)
-    if not size:
+    n = program.n
+    inputs = [(b.ref.offset, b.ref.end) for b in program.task_list.inputs if b.ref.space == "arena" and b.ref.nbytes]
+    # Every access, flattened: the arena ranges each task reads, then those it writes. Tasks are taken
+    # in order of start time (ties: task number), a task's reads before its writes, as they happen.
+    reads, writes = program.reads, program.writes
+    n_reads = np.fromiter(map(len, (r or () for r in reads)), np.int64, n)
+    n_writes = np.fromiter(map(len, (w or () for w in writes)), np.int64, n)
+    read_ranges = np.fromiter(chain.from_iterable(chain.from_iterable(filter(None, reads))), np.int64)
+    write_ranges = np.fromiter(chain.from_iterable(chain.from_iterable(filter(None, writes))), np.int64)
+    start = np.fromiter(schedule.start, np.float64, n)
+    end = np.fromiter(schedule.end, np.float64, n)
+    rank = np.empty(n, np.int64)
+    rank[np.argsort(start, kind="stable")] = np.arange(n)
+    tasks = np.concatenate([np.repeat(np.arange(n), n_reads), np.repeat(np.arange(n), n_writes)])
+    lo = np.concatenate([read_ranges[0::2], write_ranges[0::2]])
+    hi = np.concatenate([read_ranges[1::2], write_ranges[1::2]])
+    is_write = np.concatenate([np.zeros(len(read_ranges) // 2, bool), np.ones(len(write_ranges) // 2, bool)])
+    ran = start[tasks] != INF
+    tasks, lo, hi, is_write = tasks[ran], lo[ran], hi[ran], is_write[ran]
+    # the graph inputs: written by the host at time 0, before everything
+    k = len(inputs)
+    seq = np.concatenate([np.arange(-k, 0), rank[tasks] * 2 + is_write])
+    lo = np.concatenate([np.asarray([a for a, _ in inputs], np.int64), lo])
+    hi = np.concatenate([np.asarray([b for _, b in inputs], np.int64), hi])
+    is_write = np.concatenate([np.ones(k, bool), is_write])
+    at = np.concatenate([np.zeros(k), start[tasks]])
+    until = np.concatenate([np.zeros(k), end[tasks]])
+    # A value is one write of one exact range; group the accesses by range, in the order they happen
+    # (a stable sort keeps a task's accesses in their order).
+    order = np.lexsort((seq, hi, lo))
+    lo, hi, is_write, at, until = lo[order], hi[order], is_write[order], at[order], until[order]
+    if not is_write.any():
         return 0, 0.0
-    times = np.concatenate([np.asarray(alloc), np.asarray(free)])
-    deltas = np.concatenate([np.asarray(size, dtype=np.int64), -np.asarray(size, dtype=np.int64)])
+    new_range = np.ones(len(lo), bool)
+    new_range[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+    written = np.cumsum(is_write)
+    # a read extends the value last written to its range, if any (nothing before the range's first write)
+    before = np.maximum.accumulate(np.where(new_range, written - is_write, 0))
+    counts = (~is_write) & (written > before)
+    w = np.flatnonzero(is_write)
+    # a value lives from its writer's start to the last end among its writer and readers ...
+    free = np.maximum.reduceat(np.where(is_write | counts, until, -INF), w)
+    # ... but no longer than the next write of the same bytes
+    group = np.cumsum(new_range)[w]
+    follows = np.zeros(len(w), bool)
+    follows[:-1] = group[1:] == group[:-1]
+    free[follows] = np.minimum(free[follows], at[w[1:]][follows[:-1]])
+    alloc = at[w]
+    size = hi[w] - lo[w]
+    # graph outputs live to the end (the last value of their range)
+    last = ~follows
+    for b in program.task_list.outputs:
+        hit = np.flatnonzero(last & (lo[w] == b.ref.offset) & (hi[w] == b.ref.end))
+        if len(hit):
+            free[hit[0]] = max(free[hit[0]], schedule.makespan)
+    times = np.concatenate([alloc, free])
+    deltas = np.concatenate([size, -size])
     # at equal times frees (negative deltas) come first: a buffer released as another is taken is not both live
     order_idx = np.lexsort((deltas, times))
     running = np.cumsum(deltas[order_idx])
-    k = int(np.argmax(running))
-    return int(running[k]), float(times[order_idx][k])
+    j = int(np.argmax(running))
+    return int(running[j]), float(times[order_idx][j])

@@ -119,14 +119,15 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
 
     # per-stream and per-kind sums with numpy: a Python loop over every task would
     # cost as much as the simulation itself
-    kind = np.asarray(program.kind, dtype=np.int8)
-    stream_of = np.asarray(program.stream_of, dtype=np.int64)
-    start = np.asarray(schedule.start)
-    end = np.asarray(schedule.end)
-    ready = np.asarray(schedule.ready)
-    ran = end != INF
+    # (fromiter with the length known, bytes for the small kinds: the cheapest conversions of long lists)
+    kind = np.frombuffer(bytes(program.kind), dtype=np.int8)
     nstreams = program.num_streams
-    is_copy = np.asarray(program.pool, dtype=np.int64) == program.pool_names.index(SDMA)
+    stream_of = np.repeat(np.arange(nstreams, dtype=np.int64), np.diff(program.first))  # streams are contiguous
+    start = np.fromiter(schedule.start, np.float64, n)
+    end = np.fromiter(schedule.end, np.float64, n)
+    ready = np.fromiter(schedule.ready, np.float64, n)
+    ran = end != INF
+    is_copy = np.fromiter(program.pool, np.int64, n) == program.pool_names.index(SDMA)
     is_kernel = (kind == KERNEL) & ~is_copy
     counts = {"kernel": int(is_kernel.sum()), "memcpy": int(((kind == KERNEL) & is_copy).sum()),
               "record": int((kind == RECORD).sum()), "wait": int((kind == WAIT).sum()),

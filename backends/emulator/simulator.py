@@ -120,7 +120,7 @@ class Schedule:
         launch before its first task)."""
         if not self.program.n:
             return [], False
-        g = max(range(self.program.n), key=self.cp_end.__getitem__)
+        g = self.cp_end.index(max(self.cp_end))  # the first task to end the longest path
         path = []
         seen: set[int] = set()
         while g >= 0 and g not in seen:  # a loop's tasks ran more than once: their last run ends the walk
