@@ -79,10 +79,13 @@ from geir.types import I1, I64, TensorType, storage_dtype
 if TYPE_CHECKING:
     from geir.passes.lower_to_tasks import _GraphLowering
 
-__all__ = ["LOWERED_CONTROL_OPS", "control_op_problem", "ControlFlowEmitter"]
+__all__ = ["LOWERED_CONTROL_OPS", "LOOP_FRAME_OPS", "control_op_problem", "ControlFlowEmitter"]
 
 #: ops with regions the lowering turns into label tasks
 LOWERED_CONTROL_OPS = frozenset({"ge.if", "ge.case", "ge.loop", "ge.scan"})
+
+#: GE's loop-frame ops (TF v1's while): nothing runs them
+LOOP_FRAME_OPS = frozenset({"ge.enter", "ge.ref_enter", "ge.exit", "ge.next_iteration", "ge.loop_cond"})
 
 #: a unit of work on the emitter's stack: an op of a region, or a step to run
 _Work = tuple[Operation, int] | Callable[[], None]
@@ -94,6 +97,9 @@ def control_op_problem(op: Operation) -> str | None:
             and op.parent_op.name == "ge.graph":
         from geir.passes.lower_switch_merge import switch_groups
         return switch_groups(op.parent)[1].get(op)
+    if op.name in LOOP_FRAME_OPS:
+        return ("is not supported by lower-to-tasks: GE's loop frames (TF v1's while) run neither in the task sink "
+                "nor host-driven; ge.loop is the loop both run")
     if op.name not in LOWERED_CONTROL_OPS:
         what = "GE's dataflow control ops" if not op.regions else f"'{op.name}'"
         return (f"is not supported by lower-to-tasks: {what} run host-driven (runtime v2); the task sink "

@@ -96,9 +96,9 @@ ge.graph @regions(%x: tensor<2xf32>, %p: tensor<i1>, %q: tensor<i1>) -> tensor<2
 // -----
 
 ge.graph @frames(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'ge.enter' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven (runtime v2)}}
+  // expected-error@+1 {{'ge.enter' op is not supported by lower-to-tasks: GE's loop frames (TF v1's while) run neither in the task sink nor host-driven; ge.loop is the loop both run}}
   %e = ge.enter %x {frame_name = "while"} : (tensor<2xf32>) -> tensor<2xf32>
-  // expected-error@+1 {{'ge.next_iteration' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven (runtime v2)}}
+  // expected-error@+1 {{'ge.next_iteration' op is not supported by lower-to-tasks: GE's loop frames (TF v1's while) run neither in the task sink nor host-driven; ge.loop is the loop both run}}
   %n = ge.next_iteration %e : (tensor<2xf32>) -> tensor<2xf32>
   ge.return %n : (tensor<2xf32>) -> ()
 }

@@ -14,9 +14,9 @@ ge.graph @g(%s: tensor<2xf32>, %xs: tensor<3x2xf32>) -> tensor<3x2xf32> {
 // -----
 
 ge.graph @g(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
-  // expected-error@+1 {{'ge.enter' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven}}
+  // expected-error@+1 {{'ge.enter' op is not supported by lower-to-tasks: GE's loop frames (TF v1's while) run neither in the task sink nor host-driven}}
   %e = ge.enter %x {frame_name = "loop"} : (tensor<2xf32>) -> tensor<2xf32>
-  // expected-error@+1 {{'ge.exit' op is not supported by lower-to-tasks: GE's dataflow control ops run host-driven}}
+  // expected-error@+1 {{'ge.exit' op is not supported by lower-to-tasks: GE's loop frames (TF v1's while) run neither in the task sink nor host-driven}}
   %o = ge.exit %e : (tensor<2xf32>) -> tensor<2xf32>
   ge.return %o : (tensor<2xf32>) -> ()
 }
