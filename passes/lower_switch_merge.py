@@ -114,8 +114,8 @@ def switch_groups(block: Block) -> tuple[list[SwitchGroup], dict[Operation, str]
         if not reads:
             continue
         if op.name == "ge.switch":
-            refuse(op, _REFUSED + "a ge.switch inside another switch's branch (a nested conditional) runs host-driven (runtime v2)",
-                   reads)
+            refuse(op, _REFUSED + "a ge.switch inside another switch's branch (a nested conditional) runs "
+                                  "host-driven (runtime v2)", reads)
         elif len(reads) > 1:
             refuse(op, "reads values of both branches of a ge.switch: only a ge.merge joins them; lower-to-tasks "
                        "lowers a switch/merge diamond", reads)
@@ -145,12 +145,12 @@ def switch_groups(block: Block) -> tuple[list[SwitchGroup], dict[Operation, str]
             false_at = next(i for i, w in enumerate(found) if w is not None and w[1] == 0)
             merges.setdefault(named.pop(), []).append((op, (false_at, 1 - false_at)))
     order = {op: i for i, op in enumerate(block.ops)}
+    all_branches: list[tuple[list[Operation], list[Operation]]] = [([], []) for _ in candidates]
+    for op, (g, k) in owner.items():  # in block order: owner was filled walking the block
+        all_branches[g][k].append(op)
     groups: list[SwitchGroup] = []
     for g, (pred, switches) in enumerate(candidates):
-        branches: tuple[list[Operation], list[Operation]] = ([], [])
-        for op in block.ops:
-            if owner.get(op, (None,))[0] == g:
-                branches[owner[op][1]].append(op)
+        branches = all_branches[g]
         joined = merges.get(g, [])
         members = {*switches, *branches[0], *branches[1], *(m for m, _ in joined)}
         bad = list(touched.get(g, [])) + [op for op in switches if op in problems]
