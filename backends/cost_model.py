@@ -27,9 +27,12 @@ Durations (microseconds):
   CANN's op tilings). ``compute`` is the padded work (cube ops padded to the
   cube's fractal and C0; base blocks in waves) over ``units x`` the per-core
   rate (cube work grows where a base block's operands stream into L1 slower
-  than the cube multiplies them, ``l1_fill_bytes_per_cycle``; cube ops on a
+  than the cube multiplies them, ``l1_fill_bytes_per_cycle``, and by each
+  block's drain out of L0C and fixed cost, ``cube_drain_cycles_per_element``
+  and ``cube_block_overhead_cycles``; cube ops on a
   ``small_channel`` convolution pad their channels to 4, not C0) — the cube
-  rate times ``cube_efficiency`` for cube ops (doubled for
+  rate times ``cube_efficiency`` for cube ops (``matmul_efficiency`` for the
+  MatMul family; doubled for
   8-bit integer ops, the FP32 cube rate when the kernel's first output is
   ``f32``), the vector rate otherwise (halved for 32-bit elements).
   ``memory`` is the DRAM bytes over ``min(units x per-core DRAM rate, sustained
@@ -103,7 +106,7 @@ MATMUL_OPS = frozenset({"matmul", "batch_matmul", "gemm", "matmul_integer", "qli
 #: ops GE runs without a device task (GE_LOCAL "no task" ops: the output aliases the input)
 NO_TASK_OPS = frozenset({"reshape", "flatten", "squeeze", "unsqueeze", "identity"})
 # A concat whose inputs GE places back to back in the output needs no task either
-# (GE's no-task concat: continuous input memory); see _contiguous_concat.
+# (GE's no-task concat: continuous input memory); see _no_task_concat.
 #: vector ops whose tiling splits independent rows (one per output element), never a row
 ROW_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_l1",
                      "reduce_l2", "reduce_log_sum", "reduce_log_sum_exp", "reduce_sum_square", "arg_max", "arg_min",
@@ -113,7 +116,7 @@ PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice",
 
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
 COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "_op_aicore_num", "axis", "group", "transA",
-                   "small_channel")
+                   "small_channel", "strided_write")
 #: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
 C04 = 4
 
@@ -168,9 +171,12 @@ def _io_bytes(kernel: Kernel) -> float:
     return float(sum(r.nbytes for r in kernel.inputs if r is not None) + sum(r.nbytes for r in kernel.outputs))
 
 
-def _contiguous_concat(kernel: Kernel) -> bool:
-    """Whether GE lays the concat's inputs out back to back so it needs no task: every
-    dim before the axis is 1 (its inputs are contiguous slices of the output)."""
+def _no_task_concat(kernel: Kernel) -> bool:
+    """Whether the concat needs no task: its producers write into its channel slices
+    (``strided_write``, GE's ConvConcatFusionPass), or GE lays its inputs out back to
+    back — every dim before the axis is 1 (its inputs are contiguous slices of the output)."""
+    if kernel.attributes and "strided_write" in kernel.attributes:
+        return True
     if not kernel.outputs:
         return False
     shape = kernel.outputs[0].shape
@@ -215,6 +221,8 @@ class CostModel:
         cube_eff = v["cube_efficiency"]
         self.cube_rate = mhz * v["cube_flops_per_cycle"] * cube_eff
         self.cube_fp32_rate = mhz * v["cube_fp32_flops_per_cycle"] * cube_eff
+        #: MatMul's share of the same peaks (its ND operands are not the convolution's 5-D layout)
+        self.matmul_share = v["matmul_efficiency"] / cube_eff
         self.vector_rate = mhz * v["vector_flops_per_cycle"]
         self.core_bw = mhz * v["core_ddr_bytes_per_cycle"]
         self.core_l2_bw = mhz * v["core_l2_bytes_per_cycle"]
@@ -226,7 +234,8 @@ class CostModel:
         self.min_block = v["cube_min_block"]
         fill = v["l1_fill_bytes_per_cycle"]
         #: how fast a core's L1 takes cube operands (None: not modelled on this device)
-        self.feed = CubeFeed(v["cube_flops_per_cycle"], fill) if fill > 0 else None
+        self.feed = CubeFeed(v["cube_flops_per_cycle"], fill, drain_cycles_per_element=v["cube_drain_cycles_per_element"],
+                             block_overhead_cycles=v["cube_block_overhead_cycles"]) if fill > 0 else None
         self.vector_min_bytes = v["vector_min_bytes_per_core"]
         self.aicpu_rate = v["aicpu_gflops_per_core"] * 1e3
         self.aicpu_bw = v["aicpu_bandwidth_gbps"] * 1e3
@@ -256,7 +265,7 @@ class CostModel:
                 "error", f"kernel '{kernel.name or kernel.op}' ({kernel.loc or 'no location'}) runs on unknown "
                          f"engine '{kernel.engine}'").attach_note(f"known engines: {', '.join(known)}"))
         op = _op_name(kernel.op)
-        if pool in (AICORE, VECTOR) and (op in NO_TASK_OPS or (op == "concat" and _contiguous_concat(kernel))):
+        if pool in (AICORE, VECTOR) and (op in NO_TASK_OPS or (op == "concat" and _no_task_concat(kernel))):
             return GE_LOCAL
         if pool == AICORE and self.split and op not in CUBE_OPS:
             # 910B splits cube and vector cores: a vector kernel runs on the AIV cores.
@@ -384,6 +393,8 @@ class CostModel:
                     rate = self.cube_fp32_rate
                 else:
                     rate = self.cube_rate
+                if op in MATMUL_OPS:
+                    rate *= self.matmul_share
             else:
                 # the vector unit's lanes hold half as many 32-bit elements as 16-bit ones
                 rate = self.vector_rate if wide <= 2 else self.vector_rate * 0.5

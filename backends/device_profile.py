@@ -87,11 +87,17 @@ PARAMS: dict[str, ParamSpec] = {
     "core_l2_bytes_per_cycle": ParamSpec(float, 1e-9, "bytes per cycle one core reads from L2"),
     "dram_efficiency": ParamSpec(float, 1e-9, "the fraction of hbm_bandwidth_gbps streaming kernels sustain"),
     "cube_efficiency": ParamSpec(float, 1e-9, "the fraction of the cube's peak a core sustains on aligned tiles"),
+    "matmul_efficiency": ParamSpec(float, 1e-9, "the fraction of the cube's peak MatMul, GEMM and batch MatMul "
+                                                "sustain on aligned tiles", default_from="cube_efficiency"),
     "cube_align": ParamSpec(int, 1, "M, N and K of a cube op are padded to this (the cube's fractal)"),
     "channel_align": ParamSpec(int, 1, "a convolution's channels are padded to this (C0 of the 5-D layout)"),
     "cube_min_block": ParamSpec(int, 1, "the smallest output block (each side) a cube kernel's tiling gives a core"),
     "l1_fill_bytes_per_cycle": ParamSpec(float, 0, "bytes per cycle a core's L1 is filled with cube operands (0: the "
                                                    "feed is not modelled, only cube_efficiency)"),
+    "cube_drain_cycles_per_element": ParamSpec(float, 0, "cycles per output element a cube base block spends "
+                                                         "after its multiplications moving its result out of L0C "
+                                                         "(0: not modelled)"),
+    "cube_block_overhead_cycles": ParamSpec(float, 0, "fixed cycles of each cube base block"),
     "vector_min_bytes_per_core": ParamSpec(int, 1, "the fewest bytes a vector kernel's tiling gives one core"),
     "max_tasks_per_stream": ParamSpec(int, 1, "tasks one stream may hold (GE splits longer streams)"),
     "max_streams": ParamSpec(int, 1, "streams per device"),

@@ -23,7 +23,12 @@ This follows what CANN's op tilings decide, not a per-network factor:
   config's ``l2_read_rate``; a convolution's feature map once per window, as
   load3d expands it in L1; a right-hand panel that fits in half of L1 once,
   MatMul's full load): a block that loads longer than it multiplies costs the
-  load time.
+  load time. After its multiplications a block's accumulators leave L0C
+  through UB (the platform config's ``l0_c_to_ub_rate`` and ``ub_to_l2_rate``,
+  not overlapped with the next block: an assumption the measured rows favour)
+  and each block pays a fixed cost, so thin blocks (a depthwise convolution's
+  16 merged channels, a 1 x 1 convolution over few channels) run further
+  from the cube's peak than deep ones.
 * **Vector ops** (elementwise, reductions, normalisation, data movement,
   pooling). Elementwise tilings give each core at least a minimum chunk of
   bytes (``vector_min_bytes_per_core``) and use every core above that; a
@@ -128,17 +133,24 @@ class CubeFeed(NamedTuple):
     l1_bytes: int = 1 << 20
     #: bytes per operand element
     element_bytes: int = 2
+    #: cycles per output element a base block spends after its multiplications
+    #: moving its accumulators out of L0C and writing them back
+    drain_cycles_per_element: float = 0.0
+    #: fixed cycles of each base block (pipeline start and barriers)
+    block_overhead_cycles: float = 0.0
 
     def slowdown(self, bm: int, bn: int, k: int, a_reuse: float = 1.0) -> float:
         """How much longer than its multiplications a ``bm x bn`` base block over depth
         ``k`` takes when its operand panels stream into L1 once per block (``bm x k`` of
         A, each byte used ``a_reuse`` times once loaded; ``k x bn`` of B unless it stays
-        in L1): >= 1."""
+        in L1), its ``bm x bn`` result drains out of L0C after the multiplications, and
+        the block pays its fixed cost: >= 1."""
         mmad = 2.0 * bm * bn * k / self.flops_per_cycle
         b_panel = self.element_bytes * k * bn
         streamed = self.element_bytes * k * bm / max(1.0, a_reuse) + (b_panel if 2 * b_panel > self.l1_bytes else 0)
         fill = streamed / self.fill_bytes_per_cycle
-        return fill / mmad if fill > mmad else 1.0
+        drain = self.drain_cycles_per_element * bm * bn
+        return (max(mmad, fill) + drain + self.block_overhead_cycles) / mmad
 
 
 def conv_tiling(n: int, cin: int, cout: int, out_spatial: int, window: int, groups: int, cores: int,

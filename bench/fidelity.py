@@ -15,7 +15,8 @@ the vendor compiled with it — lowered and emulated in sink mode, one launch, a
 times ``NPU_compute_time``. Printed per row: measured and emulated ms, their
 ratio and error; then the mean absolute percentage error (MAPE), the worst
 ratio, how many rows lie within 1.5x, and per model the throughput ratio
-between its largest and smallest measured batch, emulated against measured.
+between its largest and smallest measured batch (per sequence length; a
+configuration measured twice at its mean time), emulated against measured.
 
 Nothing is fitted here: the device profile's numbers are used as they are
 (``bench/fit_calibration.py`` fits the free ones). Never asserts.
@@ -29,7 +30,7 @@ import math
 import os
 import sys
 import time
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import attrs
 
@@ -188,7 +189,8 @@ class Summary:
     worst_ratio: float
     within_1_5x: int
     rows: int
-    #: per model: (measured, emulated) throughput ratio of its largest to smallest batch
+    #: per model (and sequence length): (measured, emulated) throughput ratio of its
+    #: largest to smallest batch
     batch_scaling: dict[str, tuple[float, float]]
 
 
@@ -197,21 +199,23 @@ def summarize(results: Sequence[Result]) -> Summary:
     ratios = sorted(r.ratio for r in results)
     worst = max(ratios, key=lambda x: max(x, 1 / x))
     scaling: dict[str, tuple[float, float]] = {}
-    by_model: dict[str, list[Result]] = {}
+    by_model: dict[tuple[str, int | None], list[Result]] = {}
     for r in results:
-        by_model.setdefault(r.row.model, []).append(r)
-    for model, rs in by_model.items():
-        lo = min(rs, key=lambda r: (r.row.batch, r.row.seq or 0))
-        hi = max(rs, key=lambda r: (r.row.batch, r.row.seq or 0))
-        if lo is hi or (lo.row.batch, lo.row.seq) == (hi.row.batch, hi.row.seq):
+        by_model.setdefault((r.row.model, r.row.seq), []).append(r)
+    for (model, seq), rs in by_model.items():
+        lo_batch = min(r.row.batch for r in rs)
+        hi_batch = max(r.row.batch for r in rs)
+        if lo_batch == hi_batch:
             continue
 
-        def throughput(r: Result, ms: float) -> float:
-            return r.row.batch / ms
+        def throughput(batch: int, ms: Callable[[Result], float]) -> float:
+            # a configuration measured twice counts once, at its mean time
+            times = [ms(r) for r in rs if r.row.batch == batch]
+            return batch * len(times) / sum(times)
 
-        measured = throughput(hi, hi.row.measured_ms) / throughput(lo, lo.row.measured_ms)
-        emulated = throughput(hi, hi.emulated_ms) / throughput(lo, lo.emulated_ms)
-        scaling[model] = (measured, emulated)
+        measured = throughput(hi_batch, lambda r: r.row.measured_ms) / throughput(lo_batch, lambda r: r.row.measured_ms)
+        emulated = throughput(hi_batch, lambda r: r.emulated_ms) / throughput(lo_batch, lambda r: r.emulated_ms)
+        scaling[model if seq is None else f"{model} seq {seq}"] = (measured, emulated)
     return Summary(sum(r.error for r in results) / len(results), ratios[len(ratios) // 2], worst,
                    sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling)
 

@@ -2,12 +2,14 @@
 squares over every row of the calibration table, one parameter set per
 device, nothing per network.
 
-    python bench/fit_calibration.py [--data DIR] [--device 310P3] [--params cube_efficiency,dram_efficiency,kernel_overhead_us]
+    python bench/fit_calibration.py [--data DIR] [--device 310P3] [--params cube_efficiency,kernel_overhead_us]
 
 The free parameters are the ones no public figure fixes (the profile marks
-them ``"fitted": true``): by default the share of the cube's peak a core
-sustains and the fixed cost of a kernel (the DRAM rate is sourced; any other
-parameter with bounds here can be named with ``--params``). Every row is compiled once (``bench/fidelity.py``'s
+them ``"fitted": true``): by default the five the 310P3 profile was fitted
+with — the share of the cube's peak a core sustains on convolutions and on
+MatMul, the fixed cost of a kernel and of a cube base block, and the share of
+the DRAM bandwidth streaming kernels sustain (any other parameter with bounds
+here can be named with ``--params``). Every row is compiled once (``bench/fidelity.py``'s
 way: graph-only export, the device's default precision mode, GE's default
 stream allocation); the fit then re-emulates the task lists with the
 parameters as profile overrides and minimises the squared log of
@@ -34,9 +36,13 @@ import fidelity  # noqa: E402
 
 from geir.backends.device_profile import PARAMS, load_profile  # noqa: E402
 
-#: the default free parameters and their bounds
+#: the free parameters fitted unless ``--params`` names others
+DEFAULT_PARAMS = ("cube_efficiency", "matmul_efficiency", "kernel_overhead_us", "dram_efficiency",
+                  "cube_block_overhead_cycles")
+#: the parameters that may be fitted, and their bounds
 BOUNDS = {"cube_efficiency": (0.3, 1.0), "dram_efficiency": (0.3, 1.0), "kernel_overhead_us": (0.0, 20.0),
-          "vector_min_bytes_per_core": (512, 262144), "core_ddr_bytes_per_cycle": (4.0, 128.0)}
+          "vector_min_bytes_per_core": (512, 262144), "core_ddr_bytes_per_cycle": (4.0, 128.0), "cube_block_overhead_cycles": (0.0, 2000.0),
+          "matmul_efficiency": (0.2, 1.0)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--device", default="310P3")
     p.add_argument("--strategy", default="ge")
     p.add_argument("--models", default="")
-    p.add_argument("--params", default="cube_efficiency,kernel_overhead_us")
+    p.add_argument("--params", default=",".join(DEFAULT_PARAMS))
     args = p.parse_args(argv)
     names = [n for n in args.params.split(",") if n]
     for n in names:

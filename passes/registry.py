@@ -17,6 +17,7 @@ PASSES: dict[str, str] = {
     "canonicalize": "geir.passes.canonicalize:Canonicalize",
     "cse": "geir.passes.cse:CSE",
     "fuse-graph": "geir.passes.fuse_graph:FuseGraph",
+    "fuse-conv-concat": "geir.passes.fuse_conv_concat:FuseConvConcat",
     "fuse-ub": "geir.passes.fuse_ub:FuseUB",
     "insert-events": "geir.passes.insert_events:InsertEvents",
     "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",

@@ -76,6 +76,21 @@ def test_a_block_that_loads_longer_than_it_multiplies_costs_the_load() -> None:
     assert fed.units == plain.units and fed.work > plain.work
 
 
+def test_a_block_drains_its_result_and_pays_its_fixed_cost_after_multiplying() -> None:
+    feed = CubeFeed(flops_per_cycle=8192, fill_bytes_per_cycle=114, drain_cycles_per_element=0.025,
+                    block_overhead_cycles=200)
+    # a deep 128 x 256 block (K = 4608: 36,864 cycles of MACs, its panels load in 31,044) hardly
+    # notices its 819 cycles of drain and 200 fixed
+    assert feed.slowdown(128, 256, 4608) == pytest.approx((36864 + 0.025 * 128 * 256 + 200) / 36864)
+    # a depthwise convolution's merged block (128 x 16 over K = 144, a 3 x 3 window served from L1):
+    # 72 cycles of MACs, 51 of drain, 200 fixed
+    assert feed.slowdown(128, 16, 144, a_reuse=9) == pytest.approx((72 + 0.025 * 128 * 16 + 200) / 72)
+    # so thin blocks run further from the cube's peak than deep ones
+    assert feed.slowdown(128, 64, 64, 9) > feed.slowdown(128, 64, 576, 9) > feed.slowdown(128, 64, 4608, 9) > 1
+    # without a drain or a block cost the feed is what it was
+    assert CubeFeed(8192, 114).slowdown(128, 256, 4608) == 1.0
+
+
 def test_vector_kernels_take_every_core_above_the_minimum_chunk() -> None:
     assert vector_tiling(1024, 0, cores=8, min_bytes_per_core=8192).units == 1
     assert vector_tiling(3 * 8192, 0, cores=8, min_bytes_per_core=8192).units == 3
@@ -159,6 +174,10 @@ def test_no_task_ops_take_no_time() -> None:
                          attributes={"axis": IntegerAttr(1)})
     assert cost.kernel(back_to_back).duration_us == 0
     assert cost.kernel(interleaved).duration_us > 0
+    # producers that write into the concat's channel slices (GE's StridedWrite) leave it nothing to do
+    strided = Kernel("ge.concat", "AICore", interleaved.inputs, interleaved.outputs,
+                     attributes={"axis": IntegerAttr(1), "strided_write": UnitAttr()})
+    assert cost.kernel(strided).duration_us == 0
 
 
 def test_block_dim_and_the_core_cap_win_over_the_tiling() -> None:

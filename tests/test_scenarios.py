@@ -35,8 +35,8 @@ def ref(offset: int, n: int = 512) -> TensorRef:
 
 def stage_kernel(cost: CostModel, op: str, engine: str, units: int, us: float, src: int, dst: int) -> Kernel:
     """A kernel of ``us`` microseconds alone under ``cost`` (the device's kernel
-    overhead + flops at ``units x`` the cube rate for a matmul, the vector rate otherwise)."""
-    rate = cost.cube_rate if op == "ge.matmul" else cost.vector_rate
+    overhead + flops at ``units x`` MatMul's cube rate for a matmul, the vector rate otherwise)."""
+    rate = cost.cube_rate * cost.matmul_share if op == "ge.matmul" else cost.vector_rate
     return Kernel(op, engine, [ref(src)], [ref(dst)], block_dim=units,
                   flops=(us - cost.kernel_overhead) * units * rate,
                   bytes=64.0)

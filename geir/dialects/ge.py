@@ -38,6 +38,8 @@ COMMON_ATTRIBUTES = (
     AttrDef("fused_bytes", "int", doc="bytes the ops fused after this one read besides the chain (UB fusion)"),
     AttrDef("small_channel", "unit", doc="a convolution reads its at most four input channels in the C04 layout "
                                          "(ATC's --enable_small_channel)"),
+    AttrDef("strided_write", "unit", doc="a concat whose producers write into its channel slices (GE's "
+                                         "ConvConcatFusionPass): it needs no task"),
 )
 
 DIALECT = Dialect("ge", common_attributes=COMMON_ATTRIBUTES)
