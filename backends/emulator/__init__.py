@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import attrs
 import numpy as np
 
-from geir.backends.cost_model import CostModel
+from geir.backends.cost_model import AICORE, VECTOR, CostModel
 from geir.backends.device_profile import DeviceProfile, load_profile
 from geir.backends.emulator.arena import DeviceMemory, NumericExecutor, RunOp, release_arena
 from geir.backends.emulator.deadlock import Deadlock
@@ -179,9 +179,15 @@ def emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None = None,
 
 
 def _kernel_latency(program: Program, cost: CostModel) -> list[float]:
-    """Per task, a kernel's fixed overhead: on a GPU it is latency, not SM time
-    (:func:`~.simulator.simulate`'s ``latency``)."""
-    return [cost.kernel(t).overhead_us if isinstance(t, Kernel) else 0.0 for t in program.tasks]
+    """Per task, a core kernel's fixed overhead (the cost model's
+    ``kernel_overhead_us``; none for a kernel fused into its producer): on a GPU
+    it is latency, not SM time (:func:`~.simulator.simulate`'s ``latency``)."""
+    cores = (program.pool_names.index(AICORE), program.pool_names.index(VECTOR))
+    fixed = cost.kernel_overhead
+    pool, duration = program.pool, program.duration
+    return [fixed if pool[g] in cores and duration[g] > 0.0 and isinstance(t, Kernel)
+            and not (t.attributes and "fused_operand" in t.attributes) else 0.0
+            for g, t in enumerate(program.tasks)]
 
 
 def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, options: EmulatorOptions) -> EmulationResult:
