@@ -858,9 +858,8 @@ def run(tl: TaskList | HostSynced, device: str, mode: str, params: list[str], sh
 #: the device going idle to the host thread running again (the next launch is
 #: ``host_launch_us`` on top). Assumed: CUDA.jl measured a small kernel launched
 #: and then synchronised at 7.1 us blocking, 4.7 us spinning (JuliaGPU/CUDA.jl
-#: pull request 896, 2021); of those 7.1 us the emulator already charges
-#: ``host_launch_us`` (5) and ``kernel_overhead_us`` (2) to the launch and the
-#: kernel, so the sync's own wake-up is taken as 2 us. A bench parameter
+#: pull request 896, 2021), launch and kernel included, so the wake-up alone is
+#: a few microseconds at most: taken as 2 us. A bench parameter
 #: (``--device-param host_sync_us=V``, ``--sweep host_sync_us=...``).
 HOST_SYNC_US = 2.0
 
