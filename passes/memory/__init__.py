@@ -10,6 +10,8 @@
   zero-copy I/O laid out after the arena;
 * :mod:`.memory_bound` — the lower bound of a schedule: the heaviest set of
   buffers that some execution keeps live at once;
+* :mod:`.region_plan` — the regions of ``ge.if`` / ``ge.case`` / ``ge.loop`` /
+  ``ge.scan``, planned innermost first into one region buffer per control op;
 * :mod:`.memory_priority` — ordering events that trade parallelism for memory;
 * :mod:`.memory_plan_table` — the plan as a table.
 """
