@@ -22,20 +22,23 @@ from geir.backends.emulator.simulator import INF, Schedule
 __all__ = ["peak_live_bytes"]
 
 
-def peak_live_bytes(schedule: Schedule) -> tuple[int, float]:
-    """(peak live bytes, the time it is first reached)."""
+def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
+                    end: np.ndarray | None = None) -> tuple[int, float]:
+    """(peak live bytes, the time it is first reached); ``start`` and ``end``:
+    the schedule's times as arrays, when the caller has them already."""
     program = schedule.program
     n = program.n
     inputs = [(b.ref.offset, b.ref.end) for b in program.task_list.inputs if b.ref.space == "arena" and b.ref.nbytes]
     # Every access, flattened: the arena ranges each task reads, then those it writes. Tasks are taken
     # in order of start time (ties: task number), a task's reads before its writes, as they happen.
     reads, writes = program.reads, program.writes
-    n_reads = np.fromiter(map(len, (r or () for r in reads)), np.int64, n)
-    n_writes = np.fromiter(map(len, (w or () for w in writes)), np.int64, n)
+    n_reads = np.fromiter([len(r) if r else 0 for r in reads], np.int64, n)
+    n_writes = np.fromiter([len(w) if w else 0 for w in writes], np.int64, n)
     read_ranges = np.fromiter(chain.from_iterable(chain.from_iterable(filter(None, reads))), np.int64)
     write_ranges = np.fromiter(chain.from_iterable(chain.from_iterable(filter(None, writes))), np.int64)
-    start = np.fromiter(schedule.start, np.float64, n)
-    end = np.fromiter(schedule.end, np.float64, n)
+    if start is None or end is None:
+        start = np.fromiter(schedule.start, np.float64, n)
+        end = np.fromiter(schedule.end, np.float64, n)
     rank = np.empty(n, np.int64)
     rank[np.argsort(start, kind="stable")] = np.arange(n)
     tasks = np.concatenate([np.repeat(np.arange(n), n_reads), np.repeat(np.arange(n), n_writes)])

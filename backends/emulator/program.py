@@ -30,7 +30,7 @@ KERNEL, RECORD, WAIT, END, CONTROL = 0, 1, 2, 3, 4
 
 Range = tuple[int, int]
 INF = float("inf")
-#: a kernel output's and input's part of its cost memo key (attrgetter: no Python frame per ref)
+#: a kernel output's and input's part of its cost memo key
 _OUTPUT_KEY = attrgetter("shape", "dtype")
 _INPUT_KEY = attrgetter("shape", "dtype", "space")
 
@@ -260,11 +260,21 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                         continue
                 failed = len(errors)
                 ins, outs = t.inputs, t.outputs
-                try:
-                    in_keys = tuple(map(_INPUT_KEY, ins))
-                except AttributeError:  # an absent optional input (None)
+                # one or two inputs and one output are most kernels: tuple displays, no iterator
+                if len(outs) == 1:
+                    o = outs[0]
+                    out_keys: tuple[Any, ...] = ((o.shape, o.dtype),)
+                else:
+                    out_keys = tuple(map(_OUTPUT_KEY, outs))
+                n_in = len(ins)
+                a = ins[0] if n_in else None
+                b = ins[1] if n_in == 2 else None
+                if n_in == 1 and a is not None:
+                    in_keys: tuple[Any, ...] = ((a.shape, a.dtype, a.space),)
+                elif n_in == 2 and a is not None and b is not None:
+                    in_keys = ((a.shape, a.dtype, a.space), (b.shape, b.dtype, b.space))
+                else:  # more inputs, or an absent optional one (None)
                     in_keys = tuple(_INPUT_KEY(r) if r is not None else None for r in ins)
-                out_keys = tuple(map(_OUTPUT_KEY, outs))
                 attributes = t.attributes
                 key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, out_keys, in_keys,
                        tuple((k, str(attributes[k])) for k in COST_ATTRIBUTES if k in attributes)

@@ -151,7 +151,7 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     path, from_host = schedule.critical_path()
     top = sorted((g for g in path if program.kind[g] == KERNEL),
                  key=lambda g: -(schedule.end[g] - schedule.start[g]))[:_TOP_TASKS]
-    peak, peak_at = peak_live_bytes(schedule)
+    peak, peak_at = peak_live_bytes(schedule, start, end)
 
     races = [r.to_dict(program) for r in checker.races] if checker is not None else []
     uninit = ([{"task": program.describe(g), "bytes": [lo, hi],

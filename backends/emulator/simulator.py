@@ -480,12 +480,14 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     deadlock = None
     if any(cur[s] < last[s] for s in range(S)):
         deadlock = explain_deadlock(program, cur, consumed_by)
-    ends = [e for e in end if e != INF]
-    makespan = max(ends, default=0.0)
+    # a task that never ran ends at inf; most runs have none, and then no per-task filter is needed
+    all_ran = INF not in end
+    makespan = max(end if all_ran else [e for e in end if e != INF], default=0.0)
+    ends_run = kind.count(END) if all_ran else sum(1 for g in range(n) if kind[g] == END and end[g] != INF)
     unconsumed = [ev_rec[e] for e in range(num_events) if ev_set[e]]
     return Schedule(program=program, mode=mode, start=start, end=end, ready=ready, launch=launch, matched=matched,
                     cp_end=cp_end, cp_pred=cp_pred, makespan=makespan, pool_busy=busy, pool_work=work,
-                    pool_tasks=ntasks, finished=finished + sum(1 for g in range(n) if kind[g] == END and end[g] != INF),
+                    pool_tasks=ntasks, finished=finished + ends_run,
                     lost_records=lost, unconsumed_records=unconsumed, deadlock=deadlock, pool_min_work=min_work,
                     hbm_bytes=hbm.bytes_moved, hbm_saturated_us=hbm.saturated_us, executed=executed,
                     control=control.summary() if control is not None else None)
