@@ -45,12 +45,12 @@ stream and an ``rt.wait`` for the ``rt.record`` that ends the region (GE's
 ``StreamActive`` at the head of each branch, ``SetActiveStreamsForSubgraphs``);
 the region's stream does not start with the model and runs once per activation.
 
-Memory: the values that live across a control op (its results, the loop's
-counter, condition and carried values) get buffers of their own; a region's
-values are bump-allocated from one base, and the branches of an ``if`` or a
-``case`` start at the same base: only one of them runs, so their buffers overlap
-(the arena holds the largest branch, not all). A loop body's buffers are reused by
-every iteration.
+Memory: a region's values take the offsets ``reuse-memory`` planned inside the
+control op's region buffer (the branches of an ``if`` or a ``case`` share one
+base, as only one of them runs; a loop body's plan serves every trip); without
+a plan they are bump-allocated from one base by the same rule. The values the
+lowering itself adds (the loop's counter and condition, scan slices, swap
+temporaries) get buffers of their own past the plan.
 
 ``ge.scan`` is a counted loop (its trip count is the scan inputs' static
 length): each trip gathers slice ``t`` of every scan input (``ge.gather`` by
