@@ -1,15 +1,18 @@
 """Control flow in the task sink against host-driven launches: the same model
 and inputs run both ways, as ``ge-run`` reports them.
 
-    python bench/control_flow_sink.py [--device 910B2] [--trips 1 4 16 64]
+    python bench/control_flow_sink.py [--device 910B2] [--trips 1 4 16 64] [--branches 2 4 8] [--size 4096]
 
-The model is an ``If`` feeding a ``Loop`` whose body adds a vector of 4096
-floats ``trips`` times (a ``Less`` on the trip count ends it), plus ONNX's If and
-Scan node cases. For each: the sink's makespan and task runs (one launch, no
-host round trip) and the host-driven path's time (its launches' device time
-plus ``host_launch_us`` per task the host launches), launches and round trips.
-The host's own latency per round trip (a device-to-host copy and a
-synchronisation) is not modelled: the host-driven figures are a lower bound.
+The models: an ``If`` feeding a ``Loop`` whose body adds a vector of ``size``
+floats ``trips`` times (a ``Less`` on the trip count ends it); ONNX's If and
+Scan node cases; GE's ``Case`` with N branches (each three elementwise ops)
+picking its last branch; and a ``ge.switch`` / ``ge.merge`` diamond (TF v1's
+cond, the same branch work) taken each way. For each: the sink's makespan and
+task runs (one launch, no host round trip) and the host-driven path's time (its
+launches' device time plus ``host_launch_us`` per task the host launches),
+launches and round trips. The host's own latency per round trip (a
+device-to-host copy and a synchronisation) is not modelled: the host-driven
+figures are a lower bound.
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ import onnx
 from onnx import TensorProto, helper
 
 from geir.backends.run_model import RunSettings, run_model
+from geir.module import Module
+from geir.parser import parse_module
+
+_CHAIN = ("relu", "neg", "abs")
 
 
 def if_loop_model(size: int) -> onnx.ModelProto:
@@ -54,6 +61,38 @@ def if_loop_model(size: int) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def case_module(branches: int, size: int) -> Module:
+    """``y = case(i, ...)(x) * x``; branch k applies a rotation of ``_CHAIN``."""
+    t = f"tensor<{size}xf32>"
+    regions = []
+    for k in range(branches):
+        lines, v = [], "%x"
+        for j in range(len(_CHAIN)):
+            lines.append(f"    %b{k}_{j} = ge.{_CHAIN[(k + j) % len(_CHAIN)]} {v} : ({t}) -> {t}")
+            v = f"%b{k}_{j}"
+        regions.append("{\n" + "\n".join(lines) + f"\n    ge.yield {v} : ({t}) -> ()\n  }}")
+    return parse_module(
+        f'ge.graph @main(%i: tensor<i32> {{ge.name = "i"}}, %x: {t} {{ge.name = "x"}}) -> ({t} {{ge.name = "y"}}) {{\n'
+        f"  %r = ge.case %i ({', '.join(regions)}) : (tensor<i32>) -> {t}\n"
+        f"  %y = ge.mul %r, %x : ({t}, {t}) -> {t}\n  ge.return %y : ({t}) -> ()\n}}\n")
+
+
+def diamond_module(size: int) -> Module:
+    """``y = merge(chain(false x), chain'(true x)) * x`` on one switch."""
+    t = f"tensor<{size}xf32>"
+    lines = [f"  %f, %t = ge.switch %x, %p : ({t}, tensor<i1>) -> ({t}, {t})"]
+    for tag, shift in (("f", 0), ("t", 1)):
+        v = f"%{tag}"
+        for j in range(len(_CHAIN)):
+            lines.append(f"  %{tag}{j} = ge.{_CHAIN[(shift + j) % len(_CHAIN)]} {v} : ({t}) -> {t}")
+            v = f"%{tag}{j}"
+    last = len(_CHAIN) - 1
+    lines += [f"  %m, %k = ge.merge %f{last}, %t{last} : ({t}, {t}) -> ({t}, tensor<i32>)",
+              f"  %y = ge.mul %m, %x : ({t}, {t}) -> {t}", f"  ge.return %y : ({t}) -> ()"]
+    return parse_module(f'ge.graph @main(%p: tensor<i1> {{ge.name = "p"}}, %x: {t} {{ge.name = "x"}}) -> '
+                        f'({t} {{ge.name = "y"}}) {{\n' + "\n".join(lines) + "\n}\n")
+
+
 def node_cases() -> list[Any]:
     import onnx.backend.test.case.node as node
     for name in ("if_", "scan"):
@@ -61,8 +100,8 @@ def node_cases() -> list[Any]:
     return [c for c in node._NodeTestCases if c.name in ("test_if", "test_scan9_sum", "test_scan9_scalar")]
 
 
-def row(name: str, model: onnx.ModelProto, feeds: dict[str, np.ndarray], device: str) -> str:
-    report = run_model(model, RunSettings(inputs=feeds, device=device))
+def row(name: str, model: onnx.ModelProto | Module, feeds: dict[str, np.ndarray], device: str) -> str:
+    report = run_model(model, RunSettings(inputs=feeds, device=device, compare=True))
     compared = report.fields["sink_vs_host"]
     sink, host = compared["sink"], compared["host"]
     ratio = host["time_us"] / sink["time_us"] if sink["time_us"] else float("nan")
@@ -74,6 +113,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="910B2")
     parser.add_argument("--trips", type=int, nargs="+", default=[1, 4, 16, 64])
+    parser.add_argument("--branches", type=int, nargs="+", default=[2, 4, 8])
     parser.add_argument("--size", type=int, default=4096)
     args = parser.parse_args()
     print(f"{'model':<22} {'sink us':>10} {'runs':>6} {'host us':>10} {'launches':>8} {'reads':>6} "
@@ -87,6 +127,11 @@ def main() -> None:
         (inputs, _), = case.data_sets
         feeds = {i.name: np.asarray(a) for i, a in zip(case.model.graph.input, inputs)}
         print(row(case.name, case.model, feeds, args.device))
+    for n in args.branches:
+        feeds = {"i": np.array(n - 1, np.int32), "x": x}
+        print(row(f"case branches={n}", case_module(n, args.size), feeds, args.device))
+    for p in (True, False):
+        print(row(f"switch/merge p={p}", diamond_module(args.size), {"p": np.array(p), "x": x}, args.device))
 
 
 if __name__ == "__main__":
