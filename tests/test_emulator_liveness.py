@@ -83,3 +83,19 @@ def test_peak_live_bytes_is_the_walked_peak(n: int, streams: int, stall: bool, s
     assert peak == want_peak
     if peak:
         assert at == want_at
+
+
+def test_liveness_off_leaves_out_only_the_peak() -> None:
+    """A run that asks for no liveness reports everything else alike."""
+    ref = TensorRef(ARENA, 0, (64,), "f32")
+    tl = TaskList(streams=[Stream(0, 0, [Kernel(op="ge.relu", engine="AICore", inputs=[ref], outputs=[ref],
+                                                flops=64.0, bytes=512.0), EndGraph()])], arena_size=256,
+                  inputs=[Binding("x", ref)], outputs=[Binding("y", ref)])
+    full = emulate(tl, None, EmulatorOptions(timing_only=True, progress=False))
+    lean = emulate(tl, None, EmulatorOptions(timing_only=True, progress=False, liveness=False))
+    assert full.report["peak_live_bytes"] == 256
+    assert lean.report["peak_live_bytes"] is None and lean.report["peak_live_at_us"] is None
+    skip = {"peak_live_bytes", "peak_live_at_us"}
+    assert {k: v for k, v in lean.report.items() if k not in skip} == \
+        {k: v for k, v in full.report.items() if k not in skip}
+    assert "peak live not computed" in lean.text()

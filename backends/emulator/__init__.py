@@ -85,6 +85,9 @@ class EmulatorOptions:
     #: kernels compiled in earlier runs with ``cost_model`` (:class:`~.program.KernelRows`):
     #: a caller emulating many task lists of the same Kernel objects passes one
     kernel_rows: KernelRows | None = None
+    #: compute the peak live bytes (the report's ``peak_live_bytes``, else None): a
+    #: judge of plans whose buffers are not planned yet has no use for them
+    liveness: bool = True
 
 
 @attrs.define(eq=False)
@@ -222,7 +225,7 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     finally:
         if progress is not None:
             progress.close()
-    report = build_report(schedule, profile, checker, cost.launch_us)
+    report = build_report(schedule, profile, checker, cost.launch_us, options.liveness)
     outputs = memory.read_outputs() if memory is not None and schedule.deadlock is None else None
     if memory is not None:
         release_arena(memory)

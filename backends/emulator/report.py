@@ -36,7 +36,8 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
 ``tasks``
     the number of tasks; ``task_counts`` by kind.
 ``arena_bytes``, ``weight_bytes``, ``peak_live_bytes``
-    the planned arena, the weight space, the most arena bytes live at once.
+    the planned arena, the weight space, the most arena bytes live at once
+    (None when the caller asked for no liveness).
 ``races``
     a list of races (empty when clean), each with both tasks (stream, index,
     op, loc), the kind and the byte range; ``races_total`` counts them all.
@@ -78,8 +79,9 @@ def _r(x: float) -> float:
 
 
 def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChecker | None",
-                 launch_us: float = 0.0) -> dict[str, Any]:
-    """The report of one emulation (see the module doc for the keys)."""
+                 launch_us: float = 0.0, liveness: bool = True) -> dict[str, Any]:
+    """The report of one emulation (see the module doc for the keys);
+    ``liveness`` False leaves out the peak live bytes."""
     program = schedule.program
     tl = program.task_list
     n = program.n
@@ -151,7 +153,7 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     path, from_host = schedule.critical_path()
     top = sorted((g for g in path if program.kind[g] == KERNEL),
                  key=lambda g: -(schedule.end[g] - schedule.start[g]))[:_TOP_TASKS]
-    peak, peak_at = peak_live_bytes(schedule, start, end)
+    peak, peak_at = peak_live_bytes(schedule, start, end) if liveness else (None, None)
 
     races = [r.to_dict(program) for r in checker.races] if checker is not None else []
     uninit = ([{"task": program.describe(g), "bytes": [lo, hi],
@@ -201,7 +203,7 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         "arena_bytes": tl.arena_size,
         "weight_bytes": tl.weight_size,
         "peak_live_bytes": peak,
-        "peak_live_at_us": _r(peak_at),
+        "peak_live_at_us": _r(peak_at) if peak_at is not None else None,
         "races": races,
         "races_total": checker.total_races if checker is not None else None,
         "race_check": checker is not None,
@@ -269,8 +271,9 @@ def format_text(report: dict[str, Any]) -> str:
                      f"{st['busy_us']:>12.3f} {st['wait_us']:>12.3f} {st['utilization'] * 100:5.1f}%")
     arena = report["arena_bytes"]
     peak = report["peak_live_bytes"]
-    share = f" = {peak / arena * 100:.1f}% of the arena" if arena else ""
-    lines.append(f"arena           {_bytes(arena)}; peak live {_bytes(peak)}{share}; weights {_bytes(report['weight_bytes'])}")
+    share = f" = {peak / arena * 100:.1f}% of the arena" if arena and peak is not None else ""
+    live = _bytes(peak) if peak is not None else "not computed"
+    lines.append(f"arena           {_bytes(arena)}; peak live {live}{share}; weights {_bytes(report['weight_bytes'])}")
     races = report["races"]
     if not report["race_check"]:
         lines.append("races           not checked")

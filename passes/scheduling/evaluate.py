@@ -64,7 +64,7 @@ def evaluate(problem: ScheduleProblem, plan: StreamPlan, sync: SyncPlan | None =
         kernel_rows = None  # the frames' kernels are copies, new in every evaluation
     result = emulate(tl, None, EmulatorOptions(device=problem.model.profile, mode=problem.mode, timing_only=True,
                                                check_races=False, progress=False, cost_model=problem.model,
-                                               kernel_rows=kernel_rows))
+                                               kernel_rows=kernel_rows, liveness=False))
     report = result.report
     return Evaluation(float(report["makespan_us"]), float(report["lower_bound_us"]), len(sync.events),
                       len(tl.streams))
