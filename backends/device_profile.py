@@ -138,6 +138,9 @@ class DeviceProfile:
     #: free (top-level ``block_dispatch``: a GPU's block scheduler), instead of
     #: waiting for all of them
     block_dispatch: bool = False
+    #: the parameters fitted to device measurements (``"fitted": true``, with the
+    #: fit that set them as their source)
+    fitted: frozenset[str] = frozenset()
 
     def __getitem__(self, key: str) -> Any:
         """One parameter's value: ``profile["ai_cores"]``."""
@@ -231,6 +234,7 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     assumed: set[str] = set()
+    fitted: set[str] = set()
     for key, entry in params.items():
         if not isinstance(entry, dict) or "value" not in entry:
             raise _error(f"{where}: parameter '{key}' must be an object with a 'value'")
@@ -242,6 +246,8 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
             sources[key] = f"assumed: {entry['reason']}" + (f" (from {entry['source']})" if entry.get("source") else "")
         elif entry.get("source"):
             sources[key] = str(entry["source"])
+            if entry.get("fitted"):
+                fitted.add(key)
         else:
             raise _error(f"{where}: parameter '{key}' has neither a 'source' nor \"assumed\": true")
     for key, spec in PARAMS.items():
@@ -261,7 +267,7 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
         raise _error(f"{where}: 'block_dispatch' must be true or false, got {block_dispatch!r}")
     profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
                             str(data.get("description", "")), values, sources, frozenset(assumed), path,
-                            mode, cube_fp32, block_dispatch)
+                            mode, cube_fp32, block_dispatch, frozenset(fitted))
     for key, entry in (data.get("derived") or {}).items():
         computed = profile.derived().get(key)
         if computed is None:

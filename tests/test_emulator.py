@@ -86,6 +86,8 @@ def test_shipped_profiles_load_and_cite_every_number() -> None:
             assert entry.get("source") or (entry.get("assumed") and entry.get("reason")), (name, key)
         profile = load_profile(name)
         assert profile.assumed == {k for k, e in data["params"].items() if e.get("assumed")}
+        assert profile.fitted == {k for k, e in data["params"].items() if e.get("fitted")}
+        assert not profile.fitted & profile.assumed  # a fitted number names its fit as its source
 
 
 def test_profile_numbers_match_the_reference() -> None:

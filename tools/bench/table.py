@@ -189,13 +189,15 @@ def _pivot_cell(r: dict[str, Any]) -> str:
 
 
 def profile_notes(devices: list[str]) -> str:
-    """A line per device profile: how many of its numbers have a source, and
-    the names of those that are assumed."""
+    """A line per device profile: how many of its numbers have a source (and
+    which of those were fitted to measurements), and the names of those that
+    are assumed."""
     from geir.backends.device_profile import load_profile
     lines = []
     for d in devices:
         p = load_profile(d)
         assumed = sorted(p.assumed)
-        lines.append(f"{p.name}: {len(p.values) - len(assumed)} of {len(p.values)} profile numbers sourced; "
+        fitted = f" ({len(p.fitted)} fitted to measurements: {', '.join(sorted(p.fitted))})" if p.fitted else ""
+        lines.append(f"{p.name}: {len(p.values) - len(assumed)} of {len(p.values)} profile numbers sourced{fitted}; "
                      f"assumed: {', '.join(assumed) or 'none'}.")
     return "\n".join(lines) + "\n"
