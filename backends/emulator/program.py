@@ -334,7 +334,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
             else:
                 errors.append(Diagnostic("error", f"{where(s_index, i, t)}: unknown task {type(t).__name__}"))
                 add((END, -1, 0, 0.0, -1, None, None, -1))
-            if len(errors) >= max_errors:
+            if errors and len(errors) >= max_errors:
                 raise DiagnosticError(errors)
     first.append(len(tasks))
     if errors:

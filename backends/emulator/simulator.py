@@ -120,13 +120,20 @@ class Schedule:
         launch before its first task)."""
         if not self.program.n:
             return [], False
-        g = self.cp_end.index(max(self.cp_end))  # the first task to end the longest path
+        cp_end, cp_pred = self.cp_end, self.cp_pred
+        g = cp_end.index(max(cp_end))  # the first task to end the longest path
         path = []
+        if not self.program.has_control:
+            # every task ran once: the predecessors form no cycle
+            while g >= 0:
+                path.append(g)
+                g = cp_pred[g]
+            return path[::-1], g == HOST_PRED
         seen: set[int] = set()
         while g >= 0 and g not in seen:  # a loop's tasks ran more than once: their last run ends the walk
             seen.add(g)
             path.append(g)
-            g = self.cp_pred[g]
+            g = cp_pred[g]
         return path[::-1], g == HOST_PRED
 
 
@@ -212,6 +219,11 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     executed = 0
     # the control pass scans every task: only worth it when the compiler saw a control task
     control = ControlState.build(program, numerics) if program.has_control else None
+    # per-task checks the loop makes on every event, answered once for the run
+    has_launch = launch is not None
+    has_latency = latency is not None
+    # no task moves HBM bytes: no flow ever joins, so there is never a rebalance to make
+    shares_hbm = bool(program.traffic)
 
     def satisfy(g: int, s: int, ev: int, t: float) -> None:
         # wait task g (head of stream s) consumes the record of event ev at time t
@@ -228,7 +240,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         if cp_end[r] > base:
             base = cp_end[r]
             pred = r
-        if launch is not None and launch[g] > base:
+        if has_launch and launch[g] > base:  # type: ignore[index]
             base = launch[g]
             pred = HOST_PRED
         cp_end[g] = base + dur[g]
@@ -246,28 +258,29 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         g = cur[s]
         stop = last[s]
         while g < stop:
-            if launch is not None and launch[g] > t:
+            if has_launch and launch[g] > t:  # type: ignore[index]
                 cur[s] = g
                 v = version[s] + 1
                 version[s] = v
-                heappush(heap, (launch[g], s, v))
+                heappush(heap, (launch[g], s, v))  # type: ignore[index]
                 return
             k = kind[g]
-            if latency_spent is not None and k == KERNEL and latency[g] > 0.0:  # type: ignore[index]
-                if not latency_spent[g]:
-                    # the kernel's fixed cost holds no units: its stream waits, then it queues
-                    latency_spent[g] = True
+            if k == KERNEL:
+                if has_latency and latency[g] > 0.0:  # type: ignore[index]
+                    if not latency_spent[g]:  # type: ignore[index]
+                        # the kernel's fixed cost holds no units: its stream waits, then it queues
+                        latency_spent[g] = True  # type: ignore[index]
+                        ready[g] = t
+                        executed += 1
+                        cur[s] = g
+                        v = version[s] + 1
+                        version[s] = v
+                        heappush(heap, (t + latency[g], s, v))  # type: ignore[index]
+                        return
+                    # its latency is spent: it was made ready when that began
+                else:
                     ready[g] = t
                     executed += 1
-                    cur[s] = g
-                    v = version[s] + 1
-                    version[s] = v
-                    heappush(heap, (t + latency[g], s, v))  # type: ignore[index]
-                    return
-            else:
-                ready[g] = t
-                executed += 1
-            if k == KERNEL:
                 p = pool[g]
                 heappush(queues[p], (prio[s], t, g))
                 if not dirty_flag[p]:
@@ -275,13 +288,15 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     dirty.append(p)
                 cur[s] = g
                 return
+            ready[g] = t
+            executed += 1
             if k == RECORD or k == CONTROL:
                 start[g] = t
                 fin = t + dur[g]
                 end[g] = fin
                 base = cp_prev[s]
                 pred = cp_prev_task[s]
-                if launch is not None and launch[g] > base:
+                if has_launch and launch[g] > base:  # type: ignore[index]
                     base = launch[g]
                     pred = HOST_PRED
                 cp_end[g] = base + dur[g]
@@ -307,7 +322,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
             end[g] = t
             base = cp_prev[s]
             pred = cp_prev_task[s]
-            if launch is not None and launch[g] > base:
+            if has_launch and launch[g] > base:  # type: ignore[index]
                 base = launch[g]
                 pred = HOST_PRED
             cp_end[g] = base
@@ -322,37 +337,44 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         for p in dirty:
             dirty_flag[p] = False
             q = queues[p]
+            avail = free[p]
             while q:
                 g = q[0][2]
-                u = units[g]
-                if u > free[p]:
-                    if not block_dispatch or not free[p]:
+                want = units[g]
+                u = want
+                if want > avail:
+                    if not block_dispatch or not avail:
                         break
                     # a GPU's block scheduler puts the kernel's blocks on the free cores: it runs
                     # on fewer, its blocks in more waves (it does not gain cores freed later)
-                    u = free[p]
+                    u = avail
                 heappop(q)
                 if in_use[p] == 0:
                     busy_since[p] = t
-                free[p] -= u
+                avail -= u
                 in_use[p] += u
                 granted[g] = u
                 d = dur[g]
                 start[g] = t
                 s = stream_of[g]
-                stretch[s] = units[g] / u if u else 1.0
                 held = d
-                if latency_spent is not None:
-                    latency_spent[g] = False
+                if has_latency:
+                    latency_spent[g] = False  # type: ignore[index]
                     held = d - latency[g]  # type: ignore[index]
-                fin = t + held * stretch[s]
+                if u == want or not u:
+                    # all it asked for (the common case): x 1.0 would change nothing
+                    stretch[s] = 1.0
+                    fin = t + held
+                else:
+                    stretch[s] = want / u
+                    fin = t + held * stretch[s]
                 end[g] = fin
-                min_work[p] += held * units[g]
+                min_work[p] += held * want
                 ntasks[p] += 1
                 base = cp_prev[s]
                 pred = cp_prev_task[s]
-                if launch is not None and launch[g] > base:
-                    base = launch[g]
+                if has_launch and launch[g] > base:  # type: ignore[index]
+                    base = launch[g]  # type: ignore[index]
                     pred = HOST_PRED
                 cp_end[g] = base + d
                 cp_pred[g] = pred
@@ -376,6 +398,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     checker.reads(g, reads[g])  # type: ignore[arg-type]
                 if numerics is not None:
                     numerics.start(g)
+            free[p] = avail
         dirty.clear()
 
     def activate(g: int, target: int, t: float) -> None:
@@ -399,7 +422,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         advance(s, 0.0)
     if dirty:
         dispatch(0.0)
-    if hbm.changed:
+    if shares_hbm and hbm.changed:
         hbm.rebalance(0.0)
 
     t = 0.0
@@ -421,7 +444,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     if k == KERNEL:
                         p = pool[g]
                         u = granted[g]
-                        if traffic_id[g] >= 0:
+                        if shares_hbm and traffic_id[g] >= 0:
                             hbm.leave(s)
                         end[g] = t
                         work[p] += (t - start[g]) * u
@@ -470,7 +493,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
             dispatch(t)
             if heap and heap[0][0] == t:
                 continue
-        if hbm.changed:
+        if shares_hbm and hbm.changed:
             hbm.rebalance(t)
         pops += 1
         if progress is not None and not pops & progress_mask:
