@@ -100,9 +100,13 @@ def op_from_table(rows: list[OpRow], uses: list[list[tuple[int, int]]]) -> Opera
 
 
 def module_from_tables(rows: list[OpRow], uses: list[list[tuple[int, int]]], resources: dict[str, "ResourceBlob"],
-                       source: "SourceFile | None", file_metadata: "FileMetadata | None") -> "Module":
+                       source: "SourceFile | None", file_metadata: "FileMetadata | None",
+                       type_aliases: dict[str, str] | None = None,
+                       attribute_aliases: dict[str, str] | None = None) -> "Module":
     """The module a pickled :class:`~geir.module.Module` describes."""
     from geir.module import Module
     module = Module(op_from_table(rows, uses), resources, source)
     module.file_metadata = file_metadata
+    module.type_aliases = dict(type_aliases or {})
+    module.attribute_aliases = dict(attribute_aliases or {})
     return module

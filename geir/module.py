@@ -26,6 +26,12 @@ class Module:
         #: what the file's metadata section held (``{-# ... #-}`` beyond dialect
         #: resources, e.g. ``external_resources``), printed back as it came
         self.file_metadata: FileMetadata | None = None
+        #: the alias names the source gave its dialect types and attributes, by
+        #: their inline text (``!foo.bar<1>`` -> ``t``, its counter dropped); the
+        #: printer names them so again. Kept here, not on the values: types are
+        #: interned and shared by every module in the process.
+        self.type_aliases: dict[str, str] = {}
+        self.attribute_aliases: dict[str, str] = {}
 
     @classmethod
     def from_top_level(cls, ops: Sequence[Operation], resources: dict[str, ResourceBlob],
@@ -43,8 +49,10 @@ class Module:
         """A copy that can be changed without touching this module: the op tree
         cloned (:meth:`Operation.clone`), the resource table copied with the same
         blobs (their bytes are immutable, and ``dense_resource`` attributes refer
-        to them), the source and file metadata kept."""
+        to them), the source, file metadata and alias names kept."""
         copy = Module(self.op.clone(), dict(self.resources), self.source)
+        copy.type_aliases = dict(self.type_aliases)
+        copy.attribute_aliases = dict(self.attribute_aliases)
         if self.file_metadata is not None:
             fm = self.file_metadata
             copy.file_metadata = FileMetadata(list(fm.dialect_order),
@@ -55,7 +63,8 @@ class Module:
     def __reduce__(self) -> tuple:
         # Flat tables, not the linked objects: see geir.flat_ir.
         from geir.flat_ir import module_from_tables, op_table
-        return module_from_tables, (*op_table(self.op), self.resources, self.source, self.file_metadata)
+        return module_from_tables, (*op_table(self.op), self.resources, self.source, self.file_metadata,
+                                    self.type_aliases, self.attribute_aliases)
 
     @property
     def body(self) -> Block:

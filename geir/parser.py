@@ -168,6 +168,10 @@ class _Builder:
         self.type_aliases: dict[str, Type] = {}
         self.alias_names: set[str] = set()  # without '#' / '!', for telling MLIR's counters apart
         self.type_alias_names: set[str] = set()
+        #: the alias names (counter dropped) of the dialect values they name, by
+        #: inline text; the module keeps them, the values do not (types are interned)
+        self.attribute_alias_bases: dict[str, str] = {}
+        self.type_alias_bases: dict[str, str] = {}
         self.deferred_locs: list[_DeferredLoc] = []
         self.opaque_attrs: dict[str, OpaqueAttr] = {}
         self.metadata = FileMetadata()
@@ -287,16 +291,18 @@ class _Builder:
             raise self.error(name, f"redefinition of attribute alias id '{name.value[1:]}'")
         # Only a dialect's attributes take the source's alias name (builtin ones
         # are aliased by kind, or not at all), as MLIR's alias interfaces do.
-        if isinstance(attr, OpaqueAttr) and attr.alias is None and attr.text.startswith("#"):
-            attr.alias = _alias_base(name.value[1:], self.alias_names)  # the name MLIR's dialect gave it
+        if isinstance(attr, OpaqueAttr) and attr.text.startswith("#") and attr.text not in self.attribute_alias_bases:
+            # the name MLIR's dialect gave it
+            self.attribute_alias_bases[attr.text] = _alias_base(name.value[1:], self.alias_names)
         self.aliases[name.value] = attr
         self.alias_names.add(name.value[1:])
 
     def type_alias_def(self, name: Any, t: Type) -> None:
         if name.value in self.type_aliases:
             raise self.error(name, f"redefinition of type alias id '{name.value[1:]}'")
-        if isinstance(t, OpaqueType) and t.alias is None and str(t).startswith("!"):
-            t.alias = _alias_base(name.value[1:], self.type_alias_names)
+        text = str(t)
+        if isinstance(t, OpaqueType) and text.startswith("!") and text not in self.type_alias_bases:
+            self.type_alias_bases[text] = _alias_base(name.value[1:], self.type_alias_names)
         self.type_aliases[name.value] = t
         self.type_alias_names.add(name.value[1:])
 
@@ -692,7 +698,7 @@ class _Builder:
         at = _first_token(body)
         if isinstance(t, OpaqueType):  # dense<...> of a vector, a complex tensor: kept verbatim
             pieces = (f"dense<{_dense_text(body)}> : ", t)
-            return OpaqueAttr("".join(map(str, pieces)), pieces if t.pieces or t.alias else ())
+            return OpaqueAttr("".join(map(str, pieces)), pieces if t.pieces or str(t) in self.type_alias_bases else ())
         if not isinstance(t, TensorType) or not t.is_static:
             message = f"dense elements need a static tensor type, got '{t}'"
         else:
@@ -1232,6 +1238,8 @@ def parse_module(text: str, filename: str = "<stdin>", *, allow_unregistered: bo
     md = builder.metadata
     if md.dialect_order or md.external_resources:
         module.file_metadata = md
+    module.type_aliases = builder.type_alias_bases
+    module.attribute_aliases = builder.attribute_alias_bases
     return module
 
 

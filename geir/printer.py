@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 from typing import TextIO
 
 import attrs
@@ -131,8 +132,12 @@ class _AliasState:
     them into the aliases printed before the module and the ones (locations of
     ops only) that may be printed after it."""
 
-    def __init__(self, root: Operation, locations: bool) -> None:
+    def __init__(self, root: Operation, locations: bool, type_aliases: Mapping[str, str],
+                 attribute_aliases: Mapping[str, str]) -> None:
         self.locations = locations
+        #: the source's alias names (a module's, never the interned values')
+        self.type_aliases = type_aliases
+        self.attribute_aliases = attribute_aliases
         self.infos: dict[object, _AliasInfo] = {}
         self.visit_op(root)
         named = [i for i in self.infos.values() if i.name is not None]
@@ -228,14 +233,13 @@ class _AliasState:
         for k in info.children:
             self.mark_non_deferrable(self.infos[k])
 
-    @staticmethod
-    def alias_name(obj: object) -> str | None:
+    def alias_name(self, obj: object) -> str | None:
         if isinstance(obj, Location):
             return "loc"
         if isinstance(obj, OpaqueAttr):
-            return obj.default_alias()
+            return self.attribute_aliases.get(obj.text) or obj.default_alias()
         if isinstance(obj, OpaqueType):
-            return obj.alias
+            return self.type_aliases.get(str(obj))
         return None
 
 
@@ -539,9 +543,9 @@ class _Printer:
             if entry is not None and i < len(entry.arguments):
                 a = entry.arguments[i]
                 self.names.names[a] = "%" + self.namer.fresh(a.name_hint)
-                text = f"{self.names[a]}: {t}"
+                text = f"{self.names[a]}: {self.type_text(t)}"
             else:
-                text = f"%arg{i}: {t}"
+                text = f"%arg{i}: {self.type_text(t)}"
             extra = arg_attrs[i] if i < len(arg_attrs) else {}
             text += self.attr_dict(extra)
             args.append(text)
@@ -550,7 +554,7 @@ class _Printer:
             outs = []
             for i, t in enumerate(ftype.results):
                 extra = res_attrs[i] if i < len(res_attrs) else {}
-                outs.append(str(t) + self.attr_dict(extra))
+                outs.append(self.type_text(t) + self.attr_dict(extra))
             if len(outs) == 1 and not (res_attrs and res_attrs[0]):
                 w(" -> " + outs[0])
             else:
@@ -604,7 +608,8 @@ class _Printer:
         if self.opts.generic:
             _number_generic(root, self.names)
         if self.module is not None and not self.opts.local_scope:
-            aliases = _AliasState(root, self.mlir_locations)
+            aliases = _AliasState(root, self.mlir_locations, self.module.type_aliases,
+                                  self.module.attribute_aliases)
             if aliases.ordered:
                 self.aliases = aliases
         self.alias_definitions(deferred=False)

@@ -145,10 +145,11 @@ class OpaqueType(ElementType):
 
     The text is the inline spelling. ``pieces`` splits it where it refers to
     aliased attributes or types (``memref<4xf32, #map>``), so the printer can
-    print those through their aliases; ``alias`` is the type alias name the
-    source gave it, if any. Interned by text like every type."""
+    print those through their aliases. Interned by text like every type, so it
+    holds nothing a source says of it: the alias name a source gives a type is
+    kept by the parsed :class:`~geir.module.Module` (``type_aliases``)."""
 
-    __slots__ = ("pieces", "alias")
+    __slots__ = ("pieces",)
     _cache: ClassVar[dict[str, "OpaqueType"]] = {}
 
     def __new__(cls, text: str, pieces: tuple = ()) -> "OpaqueType":
@@ -159,7 +160,6 @@ class OpaqueType(ElementType):
             self.numpy_dtype = np.dtype(object) if text == "!ge.string" else None
             self.bitwidth = 0
             self.pieces = pieces
-            self.alias = None
             cls._cache[text] = self
         elif pieces and not self.pieces:
             self.pieces = pieces
