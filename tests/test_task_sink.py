@@ -24,6 +24,8 @@ from geir.diagnostics import DiagnosticError
 from geir.onnx_importer import import_onnx
 from geir.parser import parse_module
 
+from sink_runs import started_kernels
+
 
 def _if_while_model(limit: float) -> onnx.ModelProto:
     """``If`` (then: x + x, else: -x) feeding a ``Loop`` that adds x until the
@@ -93,16 +95,10 @@ def test_sink_equals_onnx_reference_and_the_host_driven_path(if_while: Any, flag
 def test_only_the_taken_branch_runs(if_while: Any) -> None:
     _, task_list = if_while
     x = np.array([1.0, 2.0, 3.0], np.float32)
-    kernels = {t.name: (s.id, i) for s in task_list.streams for i, t in enumerate(s.tasks) if isinstance(t, Kernel)}
     for flag, ran, skipped in ((True, "%then_out", "%else_out"), (False, "%else_out", "%then_out")):
         result = emulate(task_list, {"flag": np.array(flag), "go": np.array(False), "x": x})
-        schedule = result.schedule
-        first = dict(zip(schedule.program.stream_ids, schedule.program.first))
-
-        def ran_at(name: str) -> bool:
-            sid, i = kernels[name]
-            return schedule.start[first[sid] + i] != float("inf")
-        assert ran_at(ran) and not ran_at(skipped)
+        started = started_kernels(task_list, result)
+        assert ran in started and skipped not in started
         if_switch = result.report["control"]["taken"][0]  # the first switch: the if's
         assert if_switch["counts"] == {("1" if flag else "0"): 1}
 

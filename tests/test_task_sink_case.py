@@ -25,6 +25,8 @@ from geir.backends.task_list import Kernel, LabelGoto, LabelSet, LabelSwitch, St
 from geir.module import Module
 from geir.parser import parse_module
 
+from sink_runs import started_kernels
+
 #: ONNX op -> its ge mnemonic; a binary op reads the running value and ``x``
 OPS = {"Relu": "relu", "Neg": "neg", "Abs": "abs", "Add": "add", "Mul": "mul"}
 BINARY = {"Add", "Mul"}
@@ -138,9 +140,7 @@ def test_only_the_taken_branch_runs_each_on_its_own_stream(three: Any) -> None:
     assert len(set(branch_streams)) == 3 and set(branch_streams) == task_list.activated_streams()
     for index, ran in ((0, "%b0_0"), (1, "%b1_1"), (2, "%b2_1"), (7, "%b2_0")):
         result = emulate(task_list, feeds(index, X))
-        schedule = result.schedule
-        first = dict(zip(schedule.program.stream_ids, schedule.program.first))
-        started = {name for name, (sid, i) in kernels.items() if schedule.start[first[sid] + i] != float("inf")}
+        started = started_kernels(task_list, result)
         branch = case_branch(index, 3)
         assert ran in started
         assert not any(name.startswith("%b") and not name.startswith(f"%b{branch}_") for name in started)

@@ -25,6 +25,8 @@ from geir.diagnostics import DiagnosticError
 from geir.module import Module
 from geir.parser import parse_module
 
+from sink_runs import started_kernels
+
 #: ONNX op -> ge mnemonic; a binary op reads the running value and the branch's ``y``
 OPS = {"Relu": "relu", "Neg": "neg", "Abs": "abs", "Add": "add", "Mul": "mul"}
 BINARY = {"Add", "Mul"}
@@ -132,13 +134,8 @@ def test_the_switch_starts_one_branch_stream_and_that_branch_the_merge_stream(di
     assert kernels["%t0"][0] == true_s and kernels["%f0"][0] == false_s
     for p, ran, skipped in ((True, "%t0", "%f0"), (False, "%f0", "%t0")):
         result = emulate(task_list, feeds(p, X, Y))
-        schedule = result.schedule
-        first = dict(zip(schedule.program.stream_ids, schedule.program.first))
-
-        def started(name: str) -> bool:
-            sid, i = kernels[name]
-            return schedule.start[first[sid] + i] != float("inf")
-        assert started(ran) and not started(skipped)
+        started = started_kernels(task_list, result)
+        assert ran in started and skipped not in started
         control = result.report["control"]
         assert control["activations"] == 2 and control["lost_activations"] == 0  # a branch, then the merges
 
