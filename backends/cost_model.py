@@ -234,7 +234,8 @@ class CostModel:
         self.min_block = v["cube_min_block"]
         fill = v["l1_fill_bytes_per_cycle"]
         #: how fast a core's L1 takes cube operands (None: not modelled on this device)
-        self.feed = CubeFeed(v["cube_flops_per_cycle"], fill, drain_cycles_per_element=v["cube_drain_cycles_per_element"],
+        self.feed = CubeFeed(v["cube_flops_per_cycle"], fill,
+                             drain_cycles_per_element=v["cube_drain_cycles_per_element"],
                              block_overhead_cycles=v["cube_block_overhead_cycles"]) if fill > 0 else None
         self.vector_min_bytes = v["vector_min_bytes_per_core"]
         self.aicpu_rate = v["aicpu_gflops_per_core"] * 1e3
