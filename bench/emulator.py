@@ -8,10 +8,11 @@ default, when the ONNX importer is available).
 
 Prints a table; never asserts (targets: >= 200k tasks/s timing-only with the
 shared-bandwidth model, linear time, numeric mode within 1.3x of the
-interpreter). Each size also runs with the HBM narrowed to 20 GB/s, so that the
-running kernels ask for more bandwidth than there is most of the time and
-every start and end rebalances the flows (the fluid model's worst case); the
-``HBM sat`` column is the share of the makespan spent saturated.
+interpreter). Each size also runs with the HBM narrowed to 20 GB/s, so that
+kernels that move HBM bytes ask for more bandwidth than there is and every
+start and end rebalances the flows (the fluid model's worst case); the ``HBM
+sat`` column is the share of the makespan spent saturated (0% when the
+kernels' activations fit in L2 and they move no HBM bytes at all).
 """
 
 from __future__ import annotations
