@@ -193,7 +193,7 @@ def emit_switch_group(lw: "_GraphLowering", group: SwitchGroup, s: int) -> None:
     pred_t = TensorType(group.pred.type.shape, I32)  # type: ignore[union-attr]
     pred = lw.fresh(pred_t)
     lw.add_task(s, Kernel("ge.cast", lw.engine_of("ge.cast"), [src], [pred], {"to": TypeAttr(I32)}, loc=loc,
-                          name=f"{lw.loc(group.switches[0])}:cast"), group.switches[0].location)
+                          name=f"{loc}:cast"), group.switches[0].location)
     for sw in group.switches:  # bypassed: a branch reads the switch's data
         lw.refs[sw.results[0]] = lw.refs[sw.results[1]] = lw.refs.get(sw.operands[0])
     true_s, false_s, merge_s = (lw.new_stream() for _ in range(3))

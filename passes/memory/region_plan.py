@@ -176,15 +176,13 @@ def plan_regions(graph: Operation, algorithm: str = "greedy-by-size", in_place: 
             continue
         if exclusive:
             size = max((r.plan.arena_bytes for r in regions), default=0)
-            bound = max((r.bound.bytes for r in regions), default=0)
         else:  # regions that may all run: side by side
             size = 0
             for r in regions:
                 r.base = size
                 size += r.plan.arena_bytes
-            bound = max((r.bound.bytes for r in regions), default=0)
         memory.scratch[op] = size
-        memory.bound[op] = bound
+        memory.bound[op] = max((r.bound.bytes for r in regions), default=0)
         memory.no_reuse[op] = sum(memory.nested_no_reuse(r.problem) for r in regions)
         planned.append(regions)
     for regions in reversed(planned):  # outermost first

@@ -78,8 +78,8 @@ import attrs
 import numpy as np
 
 from geir.backends.cost_model import GE_LOCAL, TaskCost
-from geir.constants import CONSTANT_OPS
-from geir.operation import Block, Operation, OpResult
+from geir.constants import CONSTANT_OPS, constant_value
+from geir.operation import Block, Operation, OpResult, Value
 from geir.passes.scheduling.problem import ScheduleProblem, node_kernel
 
 __all__ = ["GraphBound", "RegionWork", "graph_lower_bound", "region_work", "static_trips", "sync_heads",
@@ -351,16 +351,10 @@ REGION_OPS = frozenset({"ge.if", "ge.case", "ge.loop", "ge.scan"})
 BRANCH_OPS = frozenset({"ge.if", "ge.case"})
 
 
-def _constant_value(v: object) -> object:
-    """The scalar a constant operand holds, or None."""
-    if not isinstance(v, OpResult) or v.op.name not in CONSTANT_OPS:
-        return None
-    try:
-        from geir.backends.rt_module import weight_array
-        data = weight_array(v.op.attributes["value"])  # type: ignore[arg-type]
-    except Exception:  # an elided or absent weight: not known
-        return None
-    return data.reshape(-1)[0].item() if data.size == 1 else None
+def _constant_value(v: Value) -> object:
+    """The scalar a constant operand holds, or None (also for an absent weight)."""
+    data = constant_value(v)
+    return data.reshape(-1)[0].item() if data is not None and data.size == 1 else None
 
 
 def static_trips(op: Operation) -> int | None:
