@@ -129,11 +129,12 @@ def needs_host(module: Any) -> bool:
 
 def sink_control_problem(graph: Any) -> Any:
     """The first control op of ``graph`` the task sink cannot run, or None."""
-    from geir.passes.lower_control_flow import control_op_problem
+    from geir.passes.lower_control_flow import control_problems, is_control_op
+    problems = {op: p for region in graph.regions for block in region.blocks
+                for op, p in control_problems(block).items()}
     for op in graph.walk():
-        od = op.definition
-        if op is not graph and (op.regions or (od is not None and od.has_trait("control"))):
-            if control_op_problem(op) is not None:
+        if op is not graph and is_control_op(op):
+            if op in problems:
                 return op
             # a region value without a static shape (a branch the bound shapes do not fit)
             if any(not _static(r.type) for inner in op.walk() for r in inner.results):

@@ -79,7 +79,8 @@ from geir.types import I1, I64, TensorType, storage_dtype
 if TYPE_CHECKING:
     from geir.passes.lower_to_tasks import _GraphLowering
 
-__all__ = ["LOWERED_CONTROL_OPS", "LOOP_FRAME_OPS", "control_op_problem", "ControlFlowEmitter"]
+__all__ = ["LOWERED_CONTROL_OPS", "LOOP_FRAME_OPS", "is_control_op", "control_op_problem", "control_problems",
+           "ControlFlowEmitter"]
 
 #: ops with regions the lowering turns into label tasks
 LOWERED_CONTROL_OPS = frozenset({"ge.if", "ge.case", "ge.loop", "ge.scan"})
@@ -91,12 +92,47 @@ LOOP_FRAME_OPS = frozenset({"ge.enter", "ge.ref_enter", "ge.exit", "ge.next_iter
 _Work = tuple[Operation, int] | Callable[[], None]
 
 
+def is_control_op(op: Operation) -> bool:
+    """Whether ``op`` has regions or GE's control trait: an op :func:`control_op_problem` judges."""
+    od = op.definition
+    return bool(op.regions) or (od is not None and od.has_trait("control"))
+
+
 def control_op_problem(op: Operation) -> str | None:
-    """Why ``op`` (an op with regions or a control op) cannot become label tasks, or None."""
+    """Why ``op`` (an op with regions or a control op) cannot become label tasks, or None.
+
+    A switch or merge is judged with its whole block's diamonds: to ask about
+    many ops of one block, :func:`control_problems` groups them once."""
+    from geir.passes.lower_switch_merge import switch_groups
+    return _problem(op, lambda block: switch_groups(block)[1])
+
+
+def control_problems(block: Block) -> dict[Operation, str]:
+    """:func:`control_op_problem` of every control op of ``block`` and of the
+    regions nested in it, for those that cannot become label tasks; each
+    block's switch/merge diamonds are grouped once, not once per op."""
+    from geir.passes.lower_switch_merge import switch_groups
+    dataflow: dict[Block, dict[Operation, str]] = {}
+
+    def dataflow_of(b: Block) -> dict[Operation, str]:
+        if b not in dataflow:
+            dataflow[b] = switch_groups(b)[1]
+        return dataflow[b]
+
+    problems: dict[Operation, str] = {}
+    for top in block.ops:
+        for op in top.walk():  # iterative: no frame per nesting level
+            if is_control_op(op):
+                problem = _problem(op, dataflow_of)
+                if problem is not None:
+                    problems[op] = problem
+    return problems
+
+
+def _problem(op: Operation, dataflow_of: Callable[[Block], dict[Operation, str]]) -> str | None:
     if op.name in ("ge.switch", "ge.merge") and op.parent is not None and op.parent_op is not None \
             and op.parent_op.name == "ge.graph":
-        from geir.passes.lower_switch_merge import switch_groups
-        return switch_groups(op.parent)[1].get(op)
+        return dataflow_of(op.parent).get(op)
     if op.name in LOOP_FRAME_OPS:
         return ("is not supported by lower-to-tasks: GE's loop frames (TF v1's while) run neither in the task sink "
                 "nor host-driven; ge.loop is the loop both run")

@@ -257,12 +257,12 @@ class PartitionStreams(ModulePass):
             raise DiagnosticError(Diagnostic("error", f"partition-streams: {e}", op_position(where))) from None
 
     def _safe_strategy_reason(self, og: OpGraph) -> str | None:
-        from geir.passes.lower_control_flow import control_op_problem
+        from geir.passes.lower_control_flow import control_problems
+        problems = control_problems(og.block)  # the block's diamonds grouped once, not per op
         for op in og.ops:
             od = op.definition
-            sinkable = (op.regions or op.name in ("ge.switch", "ge.merge")) and all(
-                control_op_problem(o) is None for o in op.walk()
-                if o.regions or (o.definition is not None and o.definition.has_trait("control")))
+            sinkable = (op.regions or op.name in ("ge.switch", "ge.merge")) and not any(
+                o in problems for o in op.walk())
             if not sinkable and (op.regions or (od is not None and od.has_trait("control"))):
                 return f"the graph has control flow ('{op.name}'), which GE runs on a safe single stream"
         if not (self.dynamic_shape_multi_stream or _dynamic_multi_stream_default()):
