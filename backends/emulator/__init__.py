@@ -88,6 +88,10 @@ class EmulatorOptions:
     #: compute the peak live bytes (the report's ``peak_live_bytes``, else None): a
     #: judge of plans whose buffers are not planned yet has no use for them
     liveness: bool = True
+    #: host mode: the host's cost of launching an event record or wait, when it
+    #: differs from the profile's ``host_launch_us`` (a runtime whose per-kernel
+    #: dispatch costs more than its event calls); None: ``host_launch_us``
+    host_event_launch_us: float | None = None
 
 
 @attrs.define(eq=False)
@@ -221,7 +225,8 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     progress = make_progress(program.n, options.progress)
     try:
         schedule = simulate(program, options.mode, cost.launch_us, checker, numerics, progress,
-                            _kernel_latency(program, cost) if profile.block_dispatch else None)
+                            _kernel_latency(program, cost) if profile.block_dispatch else None,
+                            options.host_event_launch_us)
     finally:
         if progress is not None:
             progress.close()

@@ -30,7 +30,9 @@ Rules (one device, times in microseconds):
   A record of an event that is still set is *lost* (reported: that is an
   event-reuse bug). Several waiters of one event are served first come, first served.
 * **Host mode** (runtime v2): one host thread launches every task, in a
-  topological order, ``host_launch_us`` apiece; a task cannot start before it is
+  topological order, ``host_launch_us`` apiece (a record or wait at
+  ``EmulatorOptions.host_event_launch_us`` when set: a runtime whose operator
+  dispatch costs more than its event calls); a task cannot start before it is
   launched. The launch order is the order in which tasks start in sink mode (a
   valid topological order of the task graph, found by a first timing-only pass).
   **Sink mode** (runtime v1 task sink): every task is on the device at time 0.
@@ -109,6 +111,8 @@ class Schedule:
     executed: int = 0
     #: what the control tasks did (:meth:`ControlState.summary`), None without any
     control: dict | None = None
+    #: host mode: the host's cost of a record or wait when not the kernels' launch cost
+    event_launch_us: float | None = None
 
     @property
     def critical_path_us(self) -> float:
@@ -137,26 +141,36 @@ class Schedule:
         return path[::-1], g == HOST_PRED
 
 
-def host_launch_times(program: Program, sink: Schedule, launch_us: float) -> list[float]:
+def host_launch_times(program: Program, sink: Schedule, launch_us: float,
+                      event_launch_us: float | None = None) -> list[float]:
     """When the single host thread launches each task: in sink-mode start order,
-    ``launch_us`` apiece (tasks a stalled sink run never started go last)."""
+    ``launch_us`` apiece, a record or wait ``event_launch_us`` when given (tasks
+    a stalled sink run never started go last)."""
     order = sorted(range(program.n), key=lambda g: (sink.start[g], program.stream_of[g], g))
     launch = [0.0] * program.n
-    for rank, g in enumerate(order):
-        launch[g] = (rank + 1) * launch_us
+    if event_launch_us is None or event_launch_us == launch_us:
+        for rank, g in enumerate(order):
+            launch[g] = (rank + 1) * launch_us
+        return launch
+    kind, at = program.kind, 0.0
+    for g in order:
+        at += event_launch_us if kind[g] in (RECORD, WAIT) else launch_us
+        launch[g] = at
     return launch
 
 
 def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
              checker: "RaceChecker | None" = None, numerics: "NumericExecutor | None" = None,
-             progress: "ProgressBar | None" = None, latency: list[float] | None = None) -> Schedule:
+             progress: "ProgressBar | None" = None, latency: list[float] | None = None,
+             event_launch_us: float | None = None) -> Schedule:
     """Run ``program`` in simulated time (see the module doc for the rules).
     ``latency`` (a GPU profile's, per task): the part of a kernel's duration that
-    is latency — its fixed cost — spent on its stream before it takes its units."""
+    is latency — its fixed cost — spent on its stream before it takes its units.
+    ``event_launch_us``: the host's cost of a record or wait, when not ``launch_us``."""
     launch: list[float] | None = None
     if mode == "host":
         sink = simulate(program, "sink", latency=latency)
-        launch = host_launch_times(program, sink, launch_us)
+        launch = host_launch_times(program, sink, launch_us, event_launch_us)
     elif mode != "sink":
         raise ValueError(f"unknown mode '{mode}'")
 
@@ -513,5 +527,6 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     pool_tasks=ntasks, finished=finished + ends_run,
                     lost_records=lost, unconsumed_records=unconsumed, deadlock=deadlock, pool_min_work=min_work,
                     hbm_bytes=hbm.bytes_moved, hbm_saturated_us=hbm.saturated_us, executed=executed,
-                    control=control.summary() if control is not None else None)
+                    control=control.summary() if control is not None else None,
+                    event_launch_us=event_launch_us)
 
