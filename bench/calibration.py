@@ -1,7 +1,8 @@
 """Calibration of the emulator against published multi-stream measurements: IOS
 (Ding et al., MLSys 2021) on a V100, batch 1 — Sequential / Greedy / IOS-Parallel
 latencies of Inception v3, RandWire, NASNet-A and SqueezeNet
-(``shared/reference/scheduling-memory-hardware.md`` sections 1.2 and 4.5).
+(``shared/reference/scheduling-memory-hardware.md`` sections 1.2 and 4.5) — and
+RAF's Inception v3 speed-up (``shared/calibration/measured-multistream.csv``).
 
     python bench/calibration.py [--device V100] [--mode host] [--no-sharing] [--sweep KEY=V1,V2]
 
@@ -45,8 +46,17 @@ where IOS copies each part). Each network runs under these schedules:
 
 IOS-Parallel (measured) is judged against the best IOS-space schedule; the best
 event schedule and the passes' best strategy (against their own ``single``)
-are printed beside it, and the event schedules against RAF's Inception v3
-figure. None of these searches like IOS's DP, so they are schedules, not bounds.
+are printed beside it. None of these searches like IOS's DP, so they are
+schedules, not bounds.
+
+RAF's row (:func:`raf_row`) is Inception v3 as RAF runs it: RAF's graph (a
+batch-norm-and-ReLU kernel after every convolution), RAF's schedule passes as
+its sources build them (wavefront waves and IOS stages separated by device-side
+barriers, ASAP chains with events), and RAF's virtual machine issuing every
+operator from one host thread at :data:`RAF_OP_US` and every event instruction
+at :data:`RAF_EVENT_US` (``EmulatorOptions.host_event_launch_us``), each
+against RAF's own single stream; it is printed with IOS's fused kernels beside
+it. ``raf_op_us=V`` / ``raf_event_us=V`` set those two costs.
 
 It also prints the share of the all-at-once run with the HBM saturated;
 ``--no-sharing`` repeats it with the bandwidth not shared
