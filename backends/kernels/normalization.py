@@ -3,7 +3,11 @@ statistics), LayerNormalization, RMSNormalization, InstanceNormalization,
 GroupNormalization, LRN, LpNormalization and MeanVarianceNormalization.
 
 Statistics are computed in the ``stash_type`` precision (float32 by default,
-as ONNX specifies) and the normalised result is cast back to the input dtype.
+as ONNX specifies); scale and bias are applied in the compute precision (f32
+for f16 and bf16 inputs) and the result is rounded to the input dtype once,
+as CANN's kernels accumulate in f32 and round at the output. (ONNX's function
+bodies cast the normalised value back to the input type before the scale, a
+second rounding in f16 that Ascend hardware does not do.)
 """
 
 from __future__ import annotations
@@ -20,6 +24,12 @@ _EPSILON = 1e-5
 def _stash_dtype(attrs: Attrs) -> np.dtype:
     """Precision of the first (statistics) stage: ``stash_type``, float32 by default."""
     return np.dtype(attrs.get("stash_type", np.float32))
+
+
+def _work_dtype(dtype: np.dtype, stash: np.dtype) -> np.dtype:
+    """Where scale and bias apply: the compute precision of ``dtype``, at least
+    the statistics' (f32 for f16: one rounding, at the output)."""
+    return np.promote_types(compute_dtype(dtype), stash)
 
 
 def standardize(x: np.ndarray, axes: tuple[int, ...], epsilon: float
@@ -81,9 +91,10 @@ def layer_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     stash = _stash_dtype(attrs)
     normalized, mean, inv_std = standardize(
         x.astype(stash, copy=False), tuple(range(axis, x.ndim)), float(attrs.get("epsilon", _EPSILON)))
-    y = normalized.astype(x.dtype) * scale
+    work = _work_dtype(x.dtype, stash)
+    y = normalized.astype(work, copy=False) * scale.astype(work)
     if bias is not None:
-        y = y + bias
+        y = y + bias.astype(work)
     return [y.astype(x.dtype), mean, inv_std]
 
 
@@ -92,10 +103,12 @@ def rms_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     """RMSNormalization: ``x / sqrt(mean(x^2 over axis..) + epsilon) * scale``."""
     x, scale = inputs
     axis = normalize_axis(attrs.get("axis", -1), x.ndim)
-    xs = x.astype(_stash_dtype(attrs), copy=False)
+    stash = _stash_dtype(attrs)
+    xs = x.astype(stash, copy=False)
     mean_square = np.mean(xs * xs, axis=tuple(range(axis, x.ndim)), keepdims=True)
     normalized = xs / np.sqrt(mean_square + float(attrs.get("epsilon", _EPSILON)))
-    return [(normalized.astype(x.dtype) * scale).astype(x.dtype)]
+    work = _work_dtype(x.dtype, stash)
+    return [(normalized.astype(work, copy=False) * scale.astype(work)).astype(x.dtype)]
 
 
 @register("InstanceNormalization")
@@ -119,13 +132,16 @@ def group_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     x, scale, bias = inputs
     groups = int(attrs["num_groups"])
     n, c = x.shape[:2]
-    grouped = x.astype(_stash_dtype(attrs), copy=False).reshape(n, groups, -1)
+    stash = _stash_dtype(attrs)
+    grouped = x.astype(stash, copy=False).reshape(n, groups, -1)
     normalized, _, _ = standardize(grouped, (2,), float(attrs.get("epsilon", _EPSILON)))
     if scale.size == groups and groups != c:
         scale = np.repeat(scale, c // groups)
         bias = np.repeat(bias, c // groups)
-    normalized = normalized.reshape(x.shape).astype(x.dtype)
-    return [(normalized * _per_channel(scale, x.ndim) + _per_channel(bias, x.ndim)).astype(x.dtype)]
+    work = _work_dtype(x.dtype, stash)
+    normalized = normalized.reshape(x.shape).astype(work, copy=False)
+    y = normalized * _per_channel(scale.astype(work), x.ndim) + _per_channel(bias.astype(work), x.ndim)
+    return [y.astype(x.dtype)]
 
 
 @register("LRN")
