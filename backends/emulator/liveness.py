@@ -31,20 +31,21 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
     inputs = [(b.ref.offset, b.ref.end) for b in program.task_list.inputs if b.ref.space == "arena" and b.ref.nbytes]
     # Every access, flattened: the arena ranges each task reads, then those it writes. Tasks are taken
     # in order of start time (ties: task number), a task's reads before its writes, as they happen.
-    reads, writes = program.reads, program.writes
-    n_reads = np.fromiter([len(r) if r else 0 for r in reads], np.int64, n)
-    n_writes = np.fromiter([len(w) if w else 0 for w in writes], np.int64, n)
-    read_ranges = np.fromiter(chain.from_iterable(chain.from_iterable(filter(None, reads))), np.int64)
-    write_ranges = np.fromiter(chain.from_iterable(chain.from_iterable(filter(None, writes))), np.int64)
+    # Only the tasks that can have ranges are looked at (most tasks of a multi-stream list are events).
     if start is None or end is None:
         start = np.fromiter(schedule.start, np.float64, n)
         end = np.fromiter(schedule.end, np.float64, n)
+    candidates = program.access_tasks
+    read_tasks, read_ranges = _accesses(program.reads, candidates)
+    write_tasks, write_ranges = _accesses(program.writes, candidates)
+    # the rank of a task's start among the candidates orders accesses as the rank among all tasks would
+    at_candidates = np.asarray(candidates, np.int64)
     rank = np.empty(n, np.int64)
-    rank[np.argsort(start, kind="stable")] = np.arange(n)
-    tasks = np.concatenate([np.repeat(np.arange(n), n_reads), np.repeat(np.arange(n), n_writes)])
+    rank[at_candidates[np.argsort(start[at_candidates], kind="stable")]] = np.arange(len(at_candidates))
+    tasks = np.concatenate([read_tasks, write_tasks])
     lo = np.concatenate([read_ranges[0::2], write_ranges[0::2]])
     hi = np.concatenate([read_ranges[1::2], write_ranges[1::2]])
-    is_write = np.concatenate([np.zeros(len(read_ranges) // 2, bool), np.ones(len(write_ranges) // 2, bool)])
+    is_write = np.concatenate([np.zeros(len(read_tasks), bool), np.ones(len(write_tasks), bool)])
     ran = start[tasks] != INF
     tasks, lo, hi, is_write = tasks[ran], lo[ran], hi[ran], is_write[ran]
     # the graph inputs: written by the host at time 0, before everything
@@ -90,3 +91,13 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
     running = np.cumsum(deltas[order_idx])
     j = int(np.argmax(running))
     return int(running[j]), float(times[order_idx][j])
+
+
+def _accesses(ranges: list, candidates: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(task of each range, the ranges' bounds flattened lo, hi, lo, hi ...) of
+    ``ranges`` (a program's ``reads`` or ``writes``), in task order."""
+    found = [(g, r) for g in candidates if (r := ranges[g])]
+    tasks = np.repeat(np.fromiter([g for g, _ in found], np.int64, len(found)),
+                      np.fromiter([len(r) for _, r in found], np.int64, len(found)))
+    bounds = np.fromiter(chain.from_iterable(chain.from_iterable(r for _, r in found)), np.int64, 2 * len(tasks))
+    return tasks, bounds

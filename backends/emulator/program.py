@@ -10,10 +10,11 @@ are compared with the task list (warnings, not errors: GE would split streams).
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import attrs
+import numpy as np
 
 from geir.backends.cost_model import COST_ATTRIBUTES, GE_LOCAL, POOLS, SDMA, CostModel, TaskCost
 from geir.backends.emulator.control import control_duration
@@ -27,6 +28,10 @@ __all__ = ["Program", "KernelRows", "compile_program", "KERNEL", "RECORD", "WAIT
 #: task kinds in :attr:`Program.kind` (a Memcpy is a KERNEL on the SDMA pool;
 #: CONTROL: labels, stream switches and activations, :mod:`.control`)
 KERNEL, RECORD, WAIT, END, CONTROL = 0, 1, 2, 3, 4
+#: kinds only the compiler tells apart (a Memcpy runs as a KERNEL, an unknown task is an error)
+_MEMCPY, _UNKNOWN = 5, 6
+_KIND_CODE = {"kernel": KERNEL, "record": RECORD, "wait": WAIT, "end_graph": END, "memcpy": _MEMCPY,
+              **{k: CONTROL for k in CONTROL_TASKS}}
 
 Range = tuple[int, int]
 INF = float("inf")
@@ -73,6 +78,9 @@ class Program:
     block_dispatch: bool = False
     #: some task is a control task (labels, stream switches and activations)
     has_control: bool = False
+    #: the tasks that may have arena ranges (kernels, copies, control tasks), in
+    #: order: every other task's ``reads`` and ``writes`` are None
+    access_tasks: list[int] = attrs.Factory(list)
 
     @property
     def n(self) -> int:
@@ -131,46 +139,79 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
     """Flatten ``task_list`` with durations and engine units from ``cost``
     (``reuse``: rows of kernels compiled before, see :class:`KernelRows`).
 
+    Records, waits and end markers (most of a multi-stream task list) are
+    compiled column-wise with numpy; kernels, copies and control tasks one by one.
+
     Raises:
-        DiagnosticError: every problem found (up to ``max_errors``), each naming its task.
+        DiagnosticError: every problem found (up to ``max_errors``, in task
+            order), each naming its task.
     """
     pool_index = {p: i for i, p in enumerate(POOLS)}
-    errors: list[Diagnostic] = []
+    stream_errors: list[Diagnostic] = []
+    # (task, diagnostic) of each problem a task has: sorted into task order at the end
+    errors: list[tuple[int, Diagnostic]] = []
     warnings: list[str] = []
     profile = cost.profile
     seen_ids: set[int] = set()
     for st in task_list.streams:
         if st.id in seen_ids:
-            errors.append(Diagnostic("error", f"stream id {st.id} is declared twice"))
+            stream_errors.append(Diagnostic("error", f"stream id {st.id} is declared twice"))
         seen_ids.add(st.id)
 
     tasks: list[Task] = []
     stream_of: list[int] = []
     first: list[int] = []
-    # one row per task (kind, pool, units, duration, event, reads, writes), transposed
-    # at the end: a tuple per task is cheaper than seven list appends
-    rows: list[tuple[int, int, int, float, int, tuple[Range, ...] | None, tuple[Range, ...] | None]] = []
-    add = rows.append
+    for s_index, st in enumerate(task_list.streams):
+        first.append(len(tasks))
+        tasks.extend(st.tasks)
+        stream_of.extend([s_index] * len(st.tasks))
+        if len(st.tasks) > profile["max_tasks_per_stream"]:
+            warnings.append(f"stream {st.id} holds {len(st.tasks)} tasks, more than the device's "
+                            f"{profile['max_tasks_per_stream']} per stream (GE would split it)")
+    first.append(len(tasks))
+    n = len(tasks)
     arena_size = task_list.arena_size
     weight_size = task_list.weight_size
-    max_event = -1
-    record_us, wait_us = cost.record_us, cost.wait_us
+
+    # One pass reads what every task has (its kind, a record's or wait's event): a
+    # task object is touched once here and a kernel once more below, the rest of
+    # the columns of the simple tasks are numpy's.
+    codes: list[int] = []
+    event: list[int] = []
+    add_code, add_event = codes.append, event.append
+    code_of = _KIND_CODE
+    for t in tasks:
+        c = code_of.get(t.kind, _UNKNOWN)
+        add_code(c)
+        add_event(t.event if c == RECORD or c == WAIT else -1)  # type: ignore[union-attr]
+    code = np.frombuffer(bytes(codes), np.int8)
+    is_event = (code == RECORD) | (code == WAIT)
+    for g in np.flatnonzero(is_event & (np.fromiter(event, np.int64, n) < 0)).tolist():
+        errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: negative event id "
+                                              f"{event[g]}")))
+        event[g] = 0
+    max_event = max(event, default=-1)
+    duration_col = np.zeros(n)
+    duration_col[code == RECORD] = cost.record_us
+    duration_col[code == WAIT] = cost.wait_us
+    duration: list[float] = duration_col.tolist()
+    kind_col = code.copy()
+    kind_col[code == _MEMCPY] = KERNEL
+    kind_col[code == _UNKNOWN] = END
+    kind: list[int] = kind_col.tolist()
+    pool = [-1] * n
+    units = [0] * n
+    traffic_id = [-1] * n
+    reads: list[tuple[Range, ...] | None] = [None] * n
+    writes: list[tuple[Range, ...] | None] = [None] * n
+
     sdma = pool_index[SDMA]
     # Kernels repeat (op, engine, shapes, spaces, the attributes costs read) a lot:
-    # their cost and sizes are memoised.
-    cost_memo: dict[Any, tuple[int, int, float, int, tuple[float, float, float, float] | None]] = {}
+    # their cost and the sizes of their refs are memoised.
+    cost_memo: dict[Any, tuple[Any, ...]] = {}
     known = cost.memo  # the costs themselves outlive this program (a judge compiles many)
-    size_memo: dict[Any, int] = {}  # (shape, dtype, ...) -> bytes
     traffic: list[tuple[float, float, float, float]] = []
     traffic_index: dict[tuple[float, float, float, float], int] = {}
-
-    def traffic_row(c: TaskCost) -> tuple[float, float, float, float] | None:
-        # the fluid-model parameters of a costed task (None: it moves no HBM bytes)
-        if c.hbm_bytes <= 0 or c.hbm_rate <= 0:
-            return None
-        alone = c.duration_us - c.overhead_us  # max(compute, memory)
-        demand = c.hbm_bytes / alone if alone > 0 else c.hbm_rate
-        return (c.overhead_us, c.hbm_bytes, min(demand, c.hbm_rate), c.hbm_rate)
 
     def traffic_id_of(row: tuple[float, float, float, float] | None) -> int:
         # the row's index in this program's traffic table (-1: none), numbered by first use
@@ -182,54 +223,43 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
             traffic.append(row)
         return i
 
-    def where(s_index: int, i: int, t: Task) -> str:
-        return f"stream {task_list.streams[s_index].id} task {i} ({t.kind}{' @ ' + t.loc if t.loc else ''})"
-
-    def ref_range(ref: TensorRef, s_index: int, i: int, t: Task, role: str, writing: bool) -> Range | None:
+    def ref_range(ref: TensorRef, nbytes: int, g: int, role: str, writing: bool) -> Range | None:
         # the arena bytes ref names (None: weights or empty), checking it lies inside its space
-        key = (ref.shape, ref.dtype)
-        nbytes = size_memo.get(key)
-        if nbytes is None:
-            nbytes = size_memo[key] = ref.nbytes
         lo = ref.offset
         hi = lo + nbytes
         if ref.space == ARENA:
             if lo < 0 or hi > arena_size:
-                errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} [{lo}, {hi}) lies outside the "
-                                                  f"arena of {arena_size} bytes"))
+                errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: {role} [{lo}, {hi}) "
+                                                      f"lies outside the arena of {arena_size} bytes")))
                 return None
             return (lo, hi) if hi > lo else None
         if ref.space == WEIGHTS:
             if writing:
-                errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} writes the read-only weight space"))
+                errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: {role} writes the "
+                                                      "read-only weight space")))
             elif lo < 0 or hi > weight_size:
-                errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} [{lo}, {hi}) lies outside the "
-                                                  f"weight space of {weight_size} bytes"))
+                errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: {role} [{lo}, {hi}) "
+                                                      f"lies outside the weight space of {weight_size} bytes")))
             return None
-        errors.append(Diagnostic("error", f"{where(s_index, i, t)}: {role} names unknown space '{ref.space}'"))
+        errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: {role} names unknown space "
+                                              f"'{ref.space}'")))
         return None
 
-    size_get = size_memo.get
-
-    def arena_ranges(refs: list[TensorRef | None] | list[TensorRef], keys: tuple[Any, ...], s_index: int, i: int,
-                     t: Task, role: str, writing: bool) -> tuple[Range, ...] | None:
-        # the arena ranges of a kernel's inputs or outputs (keys: each ref's memo key, shape and dtype
-        # first); a ref in bounds in the arena is the common case, anything else goes through ref_range
+    def arena_ranges(refs: list[TensorRef | None] | list[TensorRef], sizes: tuple[int, ...], g: int, role: str,
+                     writing: bool) -> tuple[Range, ...] | None:
+        # the arena ranges of a kernel's inputs or outputs (sizes: each ref's bytes);
+        # a ref in bounds in the arena is the common case, anything else goes through ref_range
         found = []
         for j, r in enumerate(refs):
             if r is None:
                 continue
-            size_key = keys[j]
-            nbytes = size_get(size_key)
-            if nbytes is None:
-                nbytes = size_memo[size_key] = r.nbytes
             lo = r.offset
-            hi = lo + nbytes
+            hi = lo + sizes[j]
             if r.space == ARENA and lo >= 0 and hi <= arena_size:
                 if hi > lo:
                     found.append((lo, hi))
             else:
-                x = ref_range(r, s_index, i, t, f"{role} #{j}", writing)
+                x = ref_range(r, sizes[j], g, f"{role} #{j}", writing)
                 if x is not None:
                     found.append(x)
         return tuple(found) if found else None
@@ -241,108 +271,101 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
             reuse.cost, reuse.arena_size, reuse.weight_size = cost, arena_size, weight_size
         reuse_get = reuse.rows.get
 
-    for s_index, st in enumerate(task_list.streams):
-        first.append(len(tasks))
-        tasks.extend(st.tasks)
-        stream_of.extend([s_index] * len(st.tasks))
-        if len(st.tasks) > profile["max_tasks_per_stream"]:
-            warnings.append(f"stream {st.id} holds {len(st.tasks)} tasks, more than the device's "
-                            f"{profile['max_tasks_per_stream']} per stream (GE would split it)")
-        for i, t in enumerate(st.tasks):
-            k = t.kind
-            if k == "kernel":
-                assert isinstance(t, Kernel)
-                if reuse is not None:
-                    known_row = reuse_get(id(t))
-                    if known_row is not None and known_row[0] is t:
-                        add((KERNEL, known_row[1], known_row[2], known_row[3], -1, known_row[5], known_row[6],
-                             traffic_id_of(known_row[4])))
-                        continue
-                failed = len(errors)
-                ins, outs = t.inputs, t.outputs
-                # one or two inputs and one output are most kernels: tuple displays, no iterator
-                if len(outs) == 1:
-                    o = outs[0]
-                    out_keys: tuple[Any, ...] = ((o.shape, o.dtype),)
-                else:
-                    out_keys = tuple(map(_OUTPUT_KEY, outs))
-                n_in = len(ins)
-                a = ins[0] if n_in else None
-                b = ins[1] if n_in == 2 else None
-                if n_in == 1 and a is not None:
-                    in_keys: tuple[Any, ...] = ((a.shape, a.dtype, a.space),)
-                elif n_in == 2 and a is not None and b is not None:
-                    in_keys = ((a.shape, a.dtype, a.space), (b.shape, b.dtype, b.space))
-                else:  # more inputs, or an absent optional one (None)
-                    in_keys = tuple(_INPUT_KEY(r) if r is not None else None for r in ins)
-                attributes = t.attributes
-                key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, out_keys, in_keys,
-                       tuple((k, str(attributes[k])) for k in COST_ATTRIBUTES if k in attributes)
-                       if attributes else ())
-                cached = cost_memo.get(key)
-                if cached is None:
-                    c = known.get(key)
-                    if c is None:
-                        try:
-                            c = known[key] = cost.kernel(t)
-                        except DiagnosticError as e:
-                            errors.extend(e.diagnostics)
-                            c = None
-                    if c is not None and c.pool != GE_LOCAL and cost.capacity[c.pool] == 0:
-                        errors.append(Diagnostic("error", f"{where(s_index, i, t)}: '{t.op}' runs on {c.pool}, but "
-                                                          f"device '{profile.name}' has no {c.pool} units"))
-                    row = traffic_row(c) if c is not None else None
-                    cached = cost_memo[key] = ((pool_index[c.pool], c.units, c.duration_us, traffic_id_of(row), row)
-                                               if c is not None else (0, 1, 0.0, -1, None))
-                rr = arena_ranges(ins, in_keys, s_index, i, t, "input", False)
-                wr = arena_ranges(outs, out_keys, s_index, i, t, "output", True)
-                add((KERNEL, cached[0], cached[1], cached[2], -1, rr, wr, cached[3]))
-                if reuse is not None and len(errors) == failed:
-                    reuse.rows[id(t)] = (t, cached[0], cached[1], cached[2], cached[4], rr, wr)
-            elif k == "record" or k == "wait":
-                assert isinstance(t, (Record, Wait))
-                ev = t.event
-                if ev < 0:
-                    errors.append(Diagnostic("error", f"{where(s_index, i, t)}: negative event id {ev}"))
-                    ev = 0
-                if ev > max_event:
-                    max_event = ev
-                if k == "record":
-                    add((RECORD, -1, 0, record_us, ev, None, None, -1))
-                else:
-                    add((WAIT, -1, 0, wait_us, ev, None, None, -1))
-            elif k == "memcpy":
-                assert isinstance(t, Memcpy)
-                c = cost.memcpy(t)
-                if cost.capacity[SDMA] == 0:
-                    errors.append(Diagnostic("error", f"{where(s_index, i, t)}: device '{profile.name}' has no SDMA "
-                                                      "channels for a memcpy"))
-                if t.src.nbytes != t.dst.nbytes:
-                    errors.append(Diagnostic("error", f"{where(s_index, i, t)}: copies {t.src.nbytes} bytes into a "
-                                                      f"{t.dst.nbytes}-byte destination"))
-                r = ref_range(t.src, s_index, i, t, "source", False)
-                w = ref_range(t.dst, s_index, i, t, "destination", True)
-                add((KERNEL, sdma, 1, c.duration_us, -1, (r,) if r is not None else None,
-                     (w,) if w is not None else None, traffic_id_of(traffic_row(c))))
-            elif k == "end_graph":
-                add((END, -1, 0, 0.0, -1, None, None, -1))
-            elif k in CONTROL_TASKS:
-                # a switch reads its value when it starts, as a kernel reads its inputs
-                src = getattr(t, "index", None) or getattr(t, "cond", None)
-                r = ref_range(src, s_index, i, t, "the switch value", False) if src is not None else None
-                add((CONTROL, -1, 0, control_duration(t, profile), -1, (r,) if r is not None else None, None, -1))
+    # kernels, copies, control tasks and unknown ones, in task order (the traffic
+    # table is numbered by first use)
+    access_tasks: list[int] = np.flatnonzero((code == KERNEL) | (code >= CONTROL)).tolist()
+    for g in access_tasks:
+        t = tasks[g]
+        c = codes[g]
+        if c == KERNEL:
+            assert isinstance(t, Kernel)
+            if reuse_get is not None:
+                known_row = reuse_get(id(t))
+                if known_row is not None and known_row[0] is t:
+                    pool[g], units[g], duration[g] = known_row[1], known_row[2], known_row[3]
+                    traffic_id[g] = traffic_id_of(known_row[4])
+                    reads[g], writes[g] = known_row[5], known_row[6]
+                    continue
+            failed = len(errors)
+            ins, outs = t.inputs, t.outputs
+            # one or two inputs and one output are most kernels: tuple displays, no iterator
+            if len(outs) == 1:
+                o = outs[0]
+                out_keys: tuple[Any, ...] = ((o.shape, o.dtype),)
             else:
-                errors.append(Diagnostic("error", f"{where(s_index, i, t)}: unknown task {type(t).__name__}"))
-                add((END, -1, 0, 0.0, -1, None, None, -1))
-            if errors and len(errors) >= max_errors:
-                raise DiagnosticError(errors)
-    first.append(len(tasks))
-    if errors:
-        raise DiagnosticError(errors)
-    if rows:
-        kind, pool, units, duration, event, reads, writes, traffic_id = (list(col) for col in zip(*rows))
-    else:
-        kind, pool, units, duration, event, reads, writes, traffic_id = [], [], [], [], [], [], [], []
+                out_keys = tuple(map(_OUTPUT_KEY, outs))
+            n_in = len(ins)
+            a = ins[0] if n_in else None
+            b = ins[1] if n_in == 2 else None
+            if n_in == 1 and a is not None:
+                in_keys: tuple[Any, ...] = ((a.shape, a.dtype, a.space),)
+            elif n_in == 2 and a is not None and b is not None:
+                in_keys = ((a.shape, a.dtype, a.space), (b.shape, b.dtype, b.space))
+            else:  # more inputs, or an absent optional one (None)
+                in_keys = tuple(_INPUT_KEY(r) if r is not None else None for r in ins)
+            attributes = t.attributes
+            key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, out_keys, in_keys,
+                   tuple((k, str(attributes[k])) for k in COST_ATTRIBUTES if k in attributes)
+                   if attributes else ())
+            cached = cost_memo.get(key)
+            if cached is None:
+                tc = known.get(key)
+                if tc is None:
+                    try:
+                        tc = known[key] = cost.kernel(t)
+                    except DiagnosticError as e:
+                        errors.extend((g, d) for d in e.diagnostics)
+                        tc = None
+                if tc is not None and tc.pool != GE_LOCAL and cost.capacity[tc.pool] == 0:
+                    errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: '{t.op}' runs "
+                                                          f"on {tc.pool}, but device '{profile.name}' has no "
+                                                          f"{tc.pool} units")))
+                row = _traffic_row(tc) if tc is not None else None
+                tid = traffic_id_of(row)
+                in_sizes = tuple(r.nbytes if r is not None else 0 for r in ins)
+                out_sizes = tuple(r.nbytes for r in outs)
+                cached = cost_memo[key] = ((pool_index[tc.pool], tc.units, tc.duration_us, tid, row, in_sizes,
+                                            out_sizes) if tc is not None
+                                           else (0, 1, 0.0, tid, row, in_sizes, out_sizes))
+            pool[g], units[g], duration[g], traffic_id[g] = cached[0], cached[1], cached[2], cached[3]
+            rr = arena_ranges(ins, cached[5], g, "input", False) if n_in else None
+            # a single output in bounds in the arena (the common case) without the loop
+            lo = o.offset if len(outs) == 1 else -1
+            hi = lo + cached[6][0] if lo >= 0 else 0
+            if lo >= 0 and hi <= arena_size and o.space == ARENA:
+                wr = ((lo, hi),) if hi > lo else None
+            else:
+                wr = arena_ranges(outs, cached[6], g, "output", True)
+            reads[g] = rr
+            writes[g] = wr
+            if reuse is not None and len(errors) == failed:
+                reuse.rows[id(t)] = (t, cached[0], cached[1], cached[2], cached[4], rr, wr)
+        elif c == _MEMCPY:
+            assert isinstance(t, Memcpy)
+            tc = cost.memcpy(t)
+            if cost.capacity[SDMA] == 0:
+                errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: device "
+                                                      f"'{profile.name}' has no SDMA channels for a memcpy")))
+            if t.src.nbytes != t.dst.nbytes:
+                errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: copies "
+                                                      f"{t.src.nbytes} bytes into a {t.dst.nbytes}-byte destination")))
+            r = ref_range(t.src, t.src.nbytes, g, "source", False)
+            w = ref_range(t.dst, t.dst.nbytes, g, "destination", True)
+            pool[g], units[g], duration[g] = sdma, 1, tc.duration_us
+            reads[g] = (r,) if r is not None else None
+            writes[g] = (w,) if w is not None else None
+            traffic_id[g] = traffic_id_of(_traffic_row(tc))
+        elif c == CONTROL:
+            # a switch reads its value when it starts, as a kernel reads its inputs
+            src = getattr(t, "index", None) or getattr(t, "cond", None)
+            r = ref_range(src, src.nbytes, g, "the switch value", False) if src is not None else None
+            duration[g] = control_duration(t, profile)
+            reads[g] = (r,) if r is not None else None
+        else:
+            errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: unknown task "
+                                                  f"{type(t).__name__}")))
+    if errors or stream_errors:
+        raise DiagnosticError(_first_errors(stream_errors, errors, max_errors, n))
 
     if len(task_list.streams) > profile["max_streams"]:
         warnings.append(f"{len(task_list.streams)} streams, more than the device's {profile['max_streams']}")
@@ -358,4 +381,37 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                    pool=pool, units=units, duration=duration, event=event, reads=reads, writes=writes,
                    pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=max_event + 1,
                    warnings=warnings, traffic_id=traffic_id, traffic=traffic, hbm_bandwidth=cost.hbm_bw,
-                   block_dispatch=profile.block_dispatch, has_control=CONTROL in kind)
+                   block_dispatch=profile.block_dispatch, has_control=bool((code == CONTROL).any()),
+                   access_tasks=access_tasks)
+
+
+def _traffic_row(c: TaskCost) -> tuple[float, float, float, float] | None:
+    """The fluid-model parameters of a costed task (None: it moves no HBM bytes)."""
+    if c.hbm_bytes <= 0 or c.hbm_rate <= 0:
+        return None
+    alone = c.duration_us - c.overhead_us  # max(compute, memory)
+    demand = c.hbm_bytes / alone if alone > 0 else c.hbm_rate
+    return (c.overhead_us, c.hbm_bytes, min(demand, c.hbm_rate), c.hbm_rate)
+
+
+def _where(task_list: TaskList, stream_of: list[int], first: list[int], g: int) -> str:
+    """``stream 1 task 4 (kernel @ loc)``: how a diagnostic names task ``g``."""
+    s = stream_of[g]
+    t = task_list.streams[s].tasks[g - first[s]]
+    return f"stream {task_list.streams[s].id} task {g - first[s]} ({t.kind}{' @ ' + t.loc if t.loc else ''})"
+
+
+def _first_errors(stream_errors: list[Diagnostic], errors: list[tuple[int, Diagnostic]], max_errors: int,
+                  n: int) -> list[Diagnostic]:
+    """The problems in task order, up to the task at which there are ``max_errors``
+    (that task's all included, as a scan that stops there would report them)."""
+    errors.sort(key=itemgetter(0))  # stable: a task's own problems keep their order
+    found = list(stream_errors)
+    stop = 0 if len(found) >= max_errors and n else None
+    for i, (g, d) in enumerate(errors):
+        if stop is not None and g > stop:
+            break
+        found.append(d)
+        if stop is None and len(found) >= max_errors and (i + 1 == len(errors) or errors[i + 1][0] != g):
+            break
+    return found

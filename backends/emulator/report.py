@@ -156,8 +156,10 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     event_ids = set(program.event)
     event_ids.discard(-1)
     path, from_host = schedule.critical_path()
-    top = sorted((g for g in path if program.kind[g] == KERNEL),
-                 key=lambda g: -(schedule.end[g] - schedule.start[g]))[:_TOP_TASKS]
+    # the longest kernels on the path, the earlier first among equals (a stable sort)
+    on_path = np.asarray(path, np.int64)
+    on_path = on_path[kind[on_path] == KERNEL]
+    top = on_path[np.argsort(start[on_path] - end[on_path], kind="stable")[:_TOP_TASKS]].tolist()
     peak, peak_at = peak_live_bytes(schedule, start, end) if liveness else (None, None)
 
     races = [r.to_dict(program) for r in checker.races] if checker is not None else []
