@@ -89,13 +89,7 @@ def test_wavefront_follows_rafs_partition(calibration: ModuleType) -> None:
     """A fork and a join: the fork alone (two consumers), then its two branches
     as chains of one wave (each grows while it has one consumer whose inputs it
     is the last of), then the join."""
-    net = calibration.Net("diamond", (8, 8))
-    x = net.conv([[(-1, 3, 8, 8)]], 4)
-    a = net.conv([[x]], 4)
-    a2 = net.conv([[a]], 4)
-    b = net.conv([[x]], 4)
-    net.conv([[a2], [b]], 4)
-    assert calibration.wavefront_waves(net) == [[[0]], [[1, 2], [3]], [[4]]]
+    assert calibration.wavefront_waves(_diamond(calibration)) == [[[0]], [[1, 2], [3]], [[4]]]
 
 
 def test_wavefront_waves_cover_the_net_in_dependency_order(calibration: ModuleType, inception: object) -> None:
@@ -109,6 +103,37 @@ def test_wavefront_waves_cover_the_net_in_dependency_order(calibration: ModuleTy
                 assert all(p in done or p in chain[:i] for p in nodes[g].preds)
         done.update(g for c in wave for g in c)
     assert max(len(w) for w in waves) > 1 and len(waves) < len(nodes)
+
+
+def _diamond(calibration: ModuleType) -> object:
+    net = calibration.Net("diamond", (8, 8))
+    x = net.conv([[(-1, 3, 8, 8)]], 4)
+    a2 = net.conv([[net.conv([[x]], 4)]], 4)
+    b = net.conv([[x]], 4)
+    net.conv([[a2], [b]], 4)
+    return net
+
+
+def test_asap_keeps_the_deepest_chain_on_one_stream(calibration: ModuleType) -> None:
+    """RAF's ASAP: the longest path is one heavy chain on one stream, issued
+    first; the short branch takes a stream of its own and joins by an event."""
+    tl = calibration.asap(_diamond(calibration))
+    # the nodes each stream runs, in order (the join's concat and convolution share its name)
+    per_stream = [list(dict.fromkeys(k.loc for k in s.tasks if isinstance(k, Kernel))) for s in tl.streams]
+    assert per_stream == [["diamond:conv0", "diamond:conv1", "diamond:conv2", "diamond:conv4"], ["diamond:conv3"]]
+    assert tl.num_events == 2  # the fork and the join
+
+
+def test_asap_is_race_free_and_reuses_streams(calibration: ModuleType, inception: object) -> None:
+    tl = calibration.asap(inception)
+    assert Counter(k.op for k in _kernels(tl)) == Counter(k.op for k in _kernels(calibration.sequential(inception)))
+    # chains that cannot overlap share a stream: far fewer streams than chains
+    widest = max(len(w) for w in calibration.wavefront_waves(inception))
+    assert widest <= len(tl.streams) < len(calibration.chains(inception).streams)
+    for mode in ("sink", "host"):
+        r = emulate(tl, None, EmulatorOptions(device="V100", mode=mode, timing_only=True, check_races=True,
+                                              progress=False))
+        assert r.clean, (mode, r.report["races"][:1], r.report["deadlock"])
 
 
 def test_barriers_order_the_stages_with_no_other_event(calibration: ModuleType, inception: object) -> None:
