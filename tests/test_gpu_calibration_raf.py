@@ -76,6 +76,24 @@ def test_host_launches_kernels_and_events_at_their_own_costs(calibration: Module
                                  + (kinds[RECORD] + kinds[WAIT]) * event_us, abs=1e-3)
 
 
+def test_free_events_cost_the_host_nothing(calibration: ModuleType, inception: object) -> None:
+    """A barrier is one runtime call: the events spelling it beyond its first
+    are launched at no host cost, so the host's time drops by their tasks."""
+    waves = calibration.wavefront_waves(inception)
+    free: set[int] = set()
+    tl = calibration.event_staged(inception, waves, "wavefront", free)
+    barriers = sum(1 for a, b in zip(waves, waves[1:]) if len(a) > 1 or len(b) > 1)
+    assert len(free) == tl.num_events - barriers
+    options = dict(device="V100", device_params=["host_launch_us=30"], mode="host", timing_only=True,
+                   progress=False, host_event_launch_us=3.0)
+    charged = emulate(tl, None, EmulatorOptions(**options))
+    freed = emulate(tl, None, EmulatorOptions(**options, host_free_events=frozenset(free)))
+    assert freed.clean
+    host = charged.report["engines"]["Host"]["busy_us"] - freed.report["engines"]["Host"]["busy_us"]
+    assert host == pytest.approx(2 * len(free) * 3.0)  # a record and a wait each
+    assert all(f <= c for f, c in zip(freed.schedule.launch, charged.schedule.launch))
+
+
 def test_cheaper_events_never_delay_a_launch(calibration: ModuleType, inception: object) -> None:
     tl = calibration.event_staged(inception, calibration.wavefront_waves(inception), "wavefront")
     dear, cheap = _host(tl, 30.0, 30.0), _host(tl, 30.0, 3.0)

@@ -92,6 +92,10 @@ class EmulatorOptions:
     #: differs from the profile's ``host_launch_us`` (a runtime whose per-kernel
     #: dispatch costs more than its event calls); None: ``host_launch_us``
     host_event_launch_us: float | None = None
+    #: host mode: events whose records and waits the host does not launch one by
+    #: one — the device-side parts of a single runtime call the task list spells
+    #: as several (a barrier on CUDA's legacy default stream): they cost it nothing
+    host_free_events: frozenset[int] = frozenset()
 
 
 @attrs.define(eq=False)
@@ -226,7 +230,7 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     try:
         schedule = simulate(program, options.mode, cost.launch_us, checker, numerics, progress,
                             _kernel_latency(program, cost) if profile.block_dispatch else None,
-                            options.host_event_launch_us)
+                            options.host_event_launch_us, frozenset(options.host_free_events))
     finally:
         if progress is not None:
             progress.close()

@@ -106,10 +106,11 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         # the host thread launches every task that ran (all of them, unless the device stalled)
         launched = sum(1 for x in schedule.start if x != INF)
         host = launched * launch_us
-        event_us = schedule.event_launch_us
-        if event_us is not None and event_us != launch_us:  # records and waits cost the host otherwise
-            kind = schedule.program.kind
-            host = sum(event_us if kind[g] in (RECORD, WAIT) else launch_us
+        event_us = launch_us if schedule.event_launch_us is None else schedule.event_launch_us
+        free = schedule.free_events
+        if event_us != launch_us or free:  # records and waits cost the host otherwise
+            kind, event = schedule.program.kind, schedule.program.event
+            host = sum((0.0 if event[g] in free else event_us) if kind[g] in (RECORD, WAIT) else launch_us
                        for g, x in enumerate(schedule.start) if x != INF)
         engines["Host"] = {"capacity": 1, "busy_us": _r(host), "work_us": _r(host),
                            "utilization": round(host / makespan, 4) if makespan > 0 else 0.0, "tasks": launched}

@@ -113,6 +113,8 @@ class Schedule:
     control: dict | None = None
     #: host mode: the host's cost of a record or wait when not the kernels' launch cost
     event_launch_us: float | None = None
+    #: host mode: the events whose records and waits cost the host nothing
+    free_events: frozenset[int] = frozenset()
 
     @property
     def critical_path_us(self) -> float:
@@ -142,19 +144,23 @@ class Schedule:
 
 
 def host_launch_times(program: Program, sink: Schedule, launch_us: float,
-                      event_launch_us: float | None = None) -> list[float]:
+                      event_launch_us: float | None = None, free_events: frozenset[int] = frozenset()) -> list[float]:
     """When the single host thread launches each task: in sink-mode start order,
-    ``launch_us`` apiece, a record or wait ``event_launch_us`` when given (tasks
-    a stalled sink run never started go last)."""
+    ``launch_us`` apiece, a record or wait ``event_launch_us`` when given, one of
+    ``free_events`` nothing (tasks a stalled sink run never started go last)."""
     order = sorted(range(program.n), key=lambda g: (sink.start[g], program.stream_of[g], g))
     launch = [0.0] * program.n
-    if event_launch_us is None or event_launch_us == launch_us:
+    if (event_launch_us is None or event_launch_us == launch_us) and not free_events:
         for rank, g in enumerate(order):
             launch[g] = (rank + 1) * launch_us
         return launch
-    kind, at = program.kind, 0.0
+    kind, event, at = program.kind, program.event, 0.0
+    event_us = launch_us if event_launch_us is None else event_launch_us
     for g in order:
-        at += event_launch_us if kind[g] in (RECORD, WAIT) else launch_us
+        if kind[g] in (RECORD, WAIT):
+            at += 0.0 if event[g] in free_events else event_us
+        else:
+            at += launch_us
         launch[g] = at
     return launch
 
@@ -162,15 +168,16 @@ def host_launch_times(program: Program, sink: Schedule, launch_us: float,
 def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
              checker: "RaceChecker | None" = None, numerics: "NumericExecutor | None" = None,
              progress: "ProgressBar | None" = None, latency: list[float] | None = None,
-             event_launch_us: float | None = None) -> Schedule:
+             event_launch_us: float | None = None, free_events: frozenset[int] = frozenset()) -> Schedule:
     """Run ``program`` in simulated time (see the module doc for the rules).
     ``latency`` (a GPU profile's, per task): the part of a kernel's duration that
     is latency — its fixed cost — spent on its stream before it takes its units.
-    ``event_launch_us``: the host's cost of a record or wait, when not ``launch_us``."""
+    ``event_launch_us``: the host's cost of a record or wait, when not ``launch_us``;
+    the records and waits of ``free_events`` cost the host nothing."""
     launch: list[float] | None = None
     if mode == "host":
         sink = simulate(program, "sink", latency=latency)
-        launch = host_launch_times(program, sink, launch_us, event_launch_us)
+        launch = host_launch_times(program, sink, launch_us, event_launch_us, free_events)
     elif mode != "sink":
         raise ValueError(f"unknown mode '{mode}'")
 
@@ -528,5 +535,5 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     lost_records=lost, unconsumed_records=unconsumed, deadlock=deadlock, pool_min_work=min_work,
                     hbm_bytes=hbm.bytes_moved, hbm_saturated_us=hbm.saturated_us, executed=executed,
                     control=control.summary() if control is not None else None,
-                    event_launch_us=event_launch_us)
+                    event_launch_us=event_launch_us, free_events=free_events)
 
