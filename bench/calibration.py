@@ -50,13 +50,14 @@ are printed beside it. None of these searches like IOS's DP, so they are
 schedules, not bounds.
 
 RAF's row (:func:`raf_row`) is Inception v3 as RAF runs it: RAF's graph (a
-batch-norm-and-ReLU kernel after every convolution), RAF's schedule passes as
+batch-norm kernel and a ReLU kernel after every convolution, a branch's last
+ReLU in the concatenation's kernel: :func:`raf_joins`), RAF's schedule passes as
 its sources build them (wavefront waves and IOS stages separated by device-side
 barriers, ASAP chains with events), and RAF's virtual machine issuing every
 operator from one host thread at :data:`RAF_OP_US` and every event instruction
 at :data:`RAF_EVENT_US` (``EmulatorOptions.host_event_launch_us``), each
-against RAF's own single stream; it is printed with IOS's fused kernels beside
-it. ``raf_op_us=V`` / ``raf_event_us=V`` set those two costs.
+against RAF's own single stream; it is printed with batch norm and ReLU as one
+kernel and with IOS's fused kernels beside it. ``raf_op_us=V`` / ``raf_event_us=V`` set those two costs.
 
 It also prints the share of the all-at-once run with the HBM saturated;
 ``--no-sharing`` repeats it with the bandwidth not shared
@@ -124,6 +125,9 @@ class Node:
     name: str
     #: the input terms (concatenated; the values of a term summed)
     terms: list[list[tuple[int, int, int, int]]] = attrs.Factory(list)
+    #: the concatenation of the terms applies the ReLU their producers left
+    #: out (RAF: TVM fuses a branch's last ReLU into the concatenation)
+    relu_join: bool = False
 
 
 #: a value: (producing node or -1 for the graph input, C, H, W)
@@ -139,10 +143,11 @@ class Net:
     input: tuple[int, int] = (224, 224)
     nodes: list[Node] = attrs.Factory(list)
     block: int = 0
-    #: every convolution is followed by an elementwise kernel of its own (RAF's
-    #: graph: a bias-free convolution, then batch norm and ReLU fused into one
-    #: kernel), instead of one kernel with the activation fused
-    separate_activation: bool = False
+    #: what follows a convolution: ``fused`` (IOS: cuDNN's fused bias and ReLU,
+    #: one kernel), ``bn_relu`` (a bias-free convolution, then batch norm and
+    #: ReLU as one elementwise kernel) or ``raf`` (the convolution, a batch-norm
+    #: kernel and a ReLU kernel, as RAF dispatches them: see :func:`raf_joins`)
+    activation: str = "fused"
 
     def new_block(self) -> None:
         self.block += 1
@@ -187,7 +192,7 @@ class Net:
         convolution without activation)."""
         cin, h, w, read = self._input(terms)
         ops = []
-        if self.separate_activation:
+        if self.activation != "fused":
             act = False
         if relu_first:
             ops.append(Op("ge.relu", (cin, h, w), float(cin * h * w), F32 * (read + cin * h * w)))
@@ -196,6 +201,9 @@ class Net:
         ops.append(self._conv_op(cin, h, w, read, cout, kernel, stride, padding))
         if not act:
             ops.append(self._bias_op(ops[-1]))
+        if self.activation == "raf" and not relu_first:
+            c, h, w = ops[-1].out
+            ops.append(Op("ge.relu", (c, h, w), float(c * h * w), F32 * 2 * c * h * w))
         return self._node(ops, terms, "relu_conv" if relu_first else "conv")
 
     def sep_conv(self, terms: list[list[Value]], cout: int, kernel: tuple[int, int], stride: tuple[int, int],
@@ -237,10 +245,35 @@ class Net:
         return self._node([Op(op, (cin, h, w), read, F32 * (read + cin * h * w))], terms, "identity")
 
 
-def inception_v3(separate_activation: bool = False) -> Net:
+def raf_joins(net: Net) -> Net:
+    """RAF's fusion of a branch's last ReLU into the concatenation: its TVM
+    fusion (awslabs/raf src/pass/fuse_tvm.cc, TVM's post-dominator rule) fuses
+    an elementwise op into the injective op all its paths reach, and batch norm
+    is opaque there (src/op/dialect/tvm/nn.cc), so a convolution, its batch norm
+    and its ReLU are three kernels (cuDNN's), except that the ReLU of a value
+    only a concatenation reads joins the concatenation's kernel. Applied to a
+    net built with ``activation="raf"``; returns it."""
+    readers: list[int] = [0] * len(net.nodes)
+    for node in net.nodes:
+        for p in node.preds:
+            readers[p] += 1
+    for node in net.nodes:
+        if len(node.terms) < 2:  # not a concatenation
+            continue
+        fused = False
+        for term in node.terms:
+            p = term[0][0]
+            if len(term) == 1 and p >= 0 and readers[p] == 1 and net.nodes[p].ops[-1].op == "ge.relu":
+                net.nodes[p].ops.pop()
+                fused = True
+        node.relu_join = fused
+    return net
+
+
+def inception_v3(activation: str = "fused") -> Net:
     """IOS ``inception_v3``: 299 x 299 input, blocks A x3, B, C x4, D, E x2
-    (``separate_activation``: see :attr:`Net.separate_activation`)."""
-    n = Net("inception_v3", (299, 299), separate_activation=separate_activation)
+    (``activation``: see :attr:`Net.activation`; ``raf`` also :func:`raf_joins`)."""
+    n = Net("inception_v3", (299, 299), activation=activation)
     v: Value = (-1, 3, 299, 299)
     v = n.conv([[v]], 32, (3, 3), (2, 2))
     v = n.conv([[v]], 32, (3, 3))
@@ -316,7 +349,7 @@ def inception_v3(separate_activation: bool = False) -> Net:
     v = e(v)
     n.new_block()
     n.pool([[v]], "global_avg")
-    return n
+    return raf_joins(n) if activation == "raf" else n
 
 
 def ws_graph(nodes: int, k: int, p: float, seed: int) -> list[tuple[int, int]]:
@@ -562,7 +595,7 @@ def _task_list(net: Net, stream_of: list[int], order: list[int], label: str = ""
             if (p, g) in edge_event:
                 tasks[s].append(Wait(edge_event[(p, g)]))
         loc = f"{net.name}:{node.name}{g}"
-        value = _combine(node.terms, outputs, graph_input, arena, tasks[s], loc)
+        value = _combine(node.terms, outputs, graph_input, arena, tasks[s], loc, node.relu_join)
         # an identity node is its combined input (its own op only says which combination)
         for op in ([] if node.name == "identity" else node.ops):
             out = arena.tensor(op.out)
@@ -601,11 +634,13 @@ class _Arena:
 
 
 def _combine(terms: list[list[Value]], outputs: list[TensorRef], graph_input: TensorRef, arena: _Arena,
-             stream: list[Task], loc: str) -> TensorRef:
+             stream: list[Task], loc: str, relu_join: bool = False) -> TensorRef:
     """A node's input as :func:`to_ge` builds it: the values of a term summed
     (one ``ge.sum`` kernel for up to :data:`MAX_SUM` values, else a chain of
     ``ge.add``), the terms concatenated along channels by a ``ge.concat`` (a
-    batch-1 channel concat needs no task: the cost model gives it none)."""
+    batch-1 channel concat needs no task: the cost model gives it none).
+    ``relu_join``: the concatenation is an elementwise kernel (``ge.relu`` of
+    every part into its slice: it reads them all and writes the output)."""
     parts = []
     for term in terms:
         value = outputs[term[0][0]] if term[0][0] >= 0 else graph_input
@@ -625,6 +660,10 @@ def _combine(terms: list[list[Value]], outputs: list[TensorRef], graph_input: Te
         return parts[0]
     c = sum(p.shape[1] for p in parts)
     out = arena.tensor((c, *parts[0].shape[2:]))
+    if relu_join:
+        stream.append(Kernel(op="ge.relu", engine="AICore", inputs=list(parts), outputs=[out],
+                             flops=float(out.nbytes // F32), loc=loc))
+        return out
     stream.append(Kernel(op="ge.concat", engine="AICore", inputs=list(parts), outputs=[out], attributes={"axis": 1},
                          loc=loc))
     return out
@@ -1085,10 +1124,11 @@ def raf_costs(params: list[str]) -> tuple[float, float, list[str]]:
 RAF_POLICIES = ("wavefront", "asap", "ios")
 
 
-def raf_row(device: str, mode: str, params: list[str], separate_activation: bool = True) -> dict[str, float]:
-    """Makespans (ms) of Inception v3 as RAF runs it: RAF's graph (every
-    convolution a bias-free cuDNN kernel, then batch norm and ReLU fused into a
-    kernel of its own, ``separate_activation``), its virtual machine issuing
+def raf_row(device: str, mode: str, params: list[str], activation: str = "raf") -> dict[str, float]:
+    """Makespans (ms) of Inception v3 as RAF runs it: RAF's graph (``activation``
+    ``raf``: a bias-free convolution, a batch-norm kernel and a ReLU kernel, a
+    branch's last ReLU in the concatenation's kernel; see :attr:`Net.activation`
+    for the others), its virtual machine issuing
     every operator from one host thread at :data:`RAF_OP_US` and every event
     instruction at :data:`RAF_EVENT_US` (host mode), under its ``sequential``
     policy and its three schedule passes:
@@ -1102,10 +1142,11 @@ def raf_row(device: str, mode: str, params: list[str], separate_activation: bool
 
     The kernels are the V100 profile's (IOS-calibrated cuDNN FP32), and the host
     launches in the order the tasks start in sink mode, not in RAF's program
-    order: both unknown for RAF's own runs."""
+    order (RAF's kernel times are unknown; with the host pacing the run, the
+    launch order matters little)."""
     op_us, event_us, rest = raf_costs(params)
     params = [*rest, f"host_launch_us={op_us}"]
-    net = inception_v3(separate_activation)
+    net = inception_v3(activation)
 
     def time(tl: TaskList, free: set[int] | frozenset[int] = frozenset()) -> float:
         return run(tl, device, mode, params, host_event_us=event_us, free_events=free)
@@ -1194,12 +1235,14 @@ def _print(rows: list[dict[str, object]], title: str) -> None:
 
 def print_raf(device: str, mode: str, params: list[str]) -> None:
     """RAF's row (:func:`raf_row`) with its assumptions and its error against
-    RAF's measured 1.2-1.3, and the same with IOS's fused activation."""
+    RAF's measured 1.2-1.3, and the same with batch norm and ReLU as one kernel
+    and with IOS's fused activation."""
     op_us, event_us, _ = raf_costs(params)
     print(f"RAF, Inception v3 (measured 1.2-1.3x, its own single stream; {mode} mode): RAF's VM at {op_us:g} us "
           f"host per operator and {event_us:g} us per event instruction")
-    for separate, what in ((True, "conv + BN/ReLU kernels (RAF's graph)"), (False, "conv+ReLU kernels (IOS's)")):
-        t = raf_row(device, mode, params, separate)
+    for activation, what in (("raf", "conv, BN, ReLU kernels (RAF's graph)"), ("bn_relu", "conv, BN+ReLU kernels"),
+                             ("fused", "conv+ReLU kernels (IOS's)")):
+        t = raf_row(device, mode, params, activation)
         seq = t["sequential"]
         best = min(RAF_POLICIES, key=t.__getitem__)
         cells = " ".join(f"{k} {seq / t[k]:.2f}" for k in RAF_POLICIES)

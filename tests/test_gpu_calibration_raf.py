@@ -173,15 +173,43 @@ def test_barriers_order_the_stages_with_no_other_event(calibration: ModuleType, 
 
 def test_rafs_graph_gives_every_convolution_an_activation_kernel(calibration: ModuleType,
                                                                   inception: object) -> None:
-    raf = calibration.inception_v3(separate_activation=True)
     ios_ops = Counter(op.op for n in inception.nodes for op in n.ops)  # type: ignore[attr-defined]
-    raf_ops = Counter(op.op for n in raf.nodes for op in n.ops)
-    assert raf_ops["ge.conv2d"] == ios_ops["ge.conv2d"]
-    assert raf_ops["ge.add"] == ios_ops["ge.add"] + ios_ops["ge.conv2d"]
-    for node in raf.nodes:
-        for i, op in enumerate(node.ops):
-            if op.op == "ge.conv2d":
-                assert node.ops[i + 1].op == "ge.add" and node.ops[i + 1].out == op.out
+    for activation in ("bn_relu", "raf"):
+        net = calibration.inception_v3(activation)
+        ops = Counter(op.op for n in net.nodes for op in n.ops)
+        assert ops["ge.conv2d"] == ios_ops["ge.conv2d"]
+        assert ops["ge.add"] == ios_ops["ge.add"] + ios_ops["ge.conv2d"]  # a batch norm (or bias) each
+        for node in net.nodes:
+            for i, op in enumerate(node.ops):
+                if op.op == "ge.conv2d":
+                    assert node.ops[i + 1].op == "ge.add" and node.ops[i + 1].out == op.out
+
+
+def test_rafs_relu_joins_the_concatenation_that_alone_reads_it(calibration: ModuleType) -> None:
+    """RAF: a convolution, its batch norm and its ReLU are three kernels, but
+    the ReLU of a value only a concatenation reads is done by the
+    concatenation's kernel, which reads every part and writes the whole."""
+    net = calibration.inception_v3("raf")
+    readers: dict[int, list[int]] = {}
+    for g, node in enumerate(net.nodes):
+        for p in node.preds:
+            readers.setdefault(p, []).append(g)
+    convs = joined = 0
+    for g, node in enumerate(net.nodes):
+        if any(op.op == "ge.conv2d" for op in node.ops):
+            convs += 1
+            if node.ops[-1].op != "ge.relu":
+                (j,) = readers[g]
+                assert net.nodes[j].relu_join and len(net.nodes[j].terms) > 1
+                joined += 1
+    assert 0 < joined < convs
+    tl = calibration.sequential(net)
+    relus = [k for k in _kernels(tl) if k.op == "ge.relu"]
+    assert len(relus) == convs - joined + sum(n.relu_join for n in net.nodes)
+    for k in relus:
+        if len(k.inputs) > 1:  # a join: the parts side by side along channels
+            assert sum(r.shape[1] for r in k.inputs) == k.outputs[0].shape[1]  # type: ignore[union-attr]
+    assert not any(k.op == "ge.concat" for k in _kernels(tl))  # every concatenation applies a ReLU
 
 
 def test_raf_costs_and_error(calibration: ModuleType) -> None:
