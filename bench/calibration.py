@@ -1128,10 +1128,10 @@ def raf_row(device: str, mode: str, params: list[str], activation: str = "raf") 
     """Makespans (ms) of Inception v3 as RAF runs it: RAF's graph (``activation``
     ``raf``: a bias-free convolution, a batch-norm kernel and a ReLU kernel, a
     branch's last ReLU in the concatenation's kernel; see :attr:`Net.activation`
-    for the others), its virtual machine issuing
-    every operator from one host thread at :data:`RAF_OP_US` and every event
-    instruction at :data:`RAF_EVENT_US` (host mode), under its ``sequential``
-    policy and its three schedule passes:
+    for the others), its virtual machine issuing every operator from one host
+    thread at :data:`RAF_OP_US` and every event instruction at
+    :data:`RAF_EVENT_US` (host mode; a barrier's further events cost the host
+    nothing), under its ``sequential`` policy and its three schedule passes:
 
     * ``wavefront`` — :func:`wavefront_waves`, a barrier between waves;
     * ``asap`` — :func:`asap`, chains joined by events;
