@@ -181,7 +181,13 @@ def prepare_op(op_name: str, attributes: Mapping[str, Attribute], num_results: i
     implied = OUTPUT_COUNT_ATTRIBUTES.get(onnx_type) if onnx_type is not None else None
     if implied is not None and implied not in attrs:
         attrs[implied] = num_results  # e.g. Split < 18: as many even parts as results
-    return lambda inputs: finish(kernel(list(inputs), attrs))
+    from geir.backends.kernels.underflow import check_underflow
+
+    def run(inputs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+        results = finish(kernel(list(inputs), attrs))
+        check_underflow(attributes, op_name, inputs, results, lambda wide: kernel(wide, attrs))
+        return results
+    return run
 
 
 def run_op(op_name: str, attributes: Mapping[str, Attribute], inputs: Sequence[np.ndarray | None],

@@ -413,7 +413,13 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
             seed = settings.seed if arrays else None
     options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
                               mode=settings.mode, timing_only=timing_only, seed=settings.seed)
-    result = emulate(task_list, arrays, options)
+    from geir.backends.kernels.underflow import watch_underflow
+    from geir.backends.task_list import Kernel
+    with watch_underflow() as watch:
+        result = emulate(task_list, arrays, options)
+    # each kernel task holds its own attributes: they name the task an underflow was in
+    kernels = {id(t.attributes): t for _, _, t in task_list.all_tasks() if isinstance(t, Kernel)}
+    underflow = [(kernels[id(a)].loc, u) for a, u in watch if id(a) in kernels and kernels[id(a)].attributes is a]
     fields = result.report
     if result.outputs is not None:
         fields["outputs"] = output_summary(result.outputs)
@@ -425,7 +431,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
         fields["weights"] = WEIGHTS_ABSENT
         text = f"weights {WEIGHTS_ABSENT}\n" + text
     return RunReport(fields, text, result.outputs, result, list(compiled.warnings) if compiled is not None else [],
-                     seed, arrays)
+                     seed, arrays, underflow)
 
 
 def _described(settings: RunSettings) -> str:

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from geir.backends.emulator import EmulationResult
 
 __all__ = ["Report", "RunReport", "output_summary", "findings", "format_outputs", "non_finite_outputs",
-           "non_finite_warnings", "F32_PRECISION_MODES"]
+           "non_finite_warnings", "underflow_warnings", "UNDERFLOW_SHARE", "UNDERFLOW_WARNINGS",
+           "F32_PRECISION_MODES"]
 
 
 def output_summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
@@ -66,6 +67,56 @@ def non_finite_warnings(outputs: dict[str, np.ndarray], precision_mode: str | No
                         f"value is 65504; --precision-mode must_keep_origin_dtype keeps the model's f32")
         warnings.append(Diagnostic("warning", message))
     return warnings
+
+
+#: the share of an op's values non-zero in f32 that f16 must flush to zero for
+#: a warning. Below it the flushed values are the thin tail near zero of a
+#: tensor f16 holds (hard-swish and gated products put 0.3-4% of their values
+#: there on MobileNetV3 and EfficientNet), under 3e-8 beside values f16 rounds
+#: by more than that: harmless. From it the op's own scale sits at f16's
+#: floor and its signal is lost (those ops flush 10-100% of their values).
+UNDERFLOW_SHARE = 0.1
+
+#: at most this many underflow warnings per run, then one that counts the
+#: rest: an op whose values underflow feeds others that underflow in turn,
+#: and the first ones run are where it starts
+UNDERFLOW_WARNINGS = 5
+
+
+def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | None) -> list[Any]:
+    """A warning (a ``Diagnostic`` at the op) per op whose f16 results flushed
+    to zero at least :data:`UNDERFLOW_SHARE` of the values they hold in f32
+    when not zero, for the first :data:`UNDERFLOW_WARNINGS` such ops, and one
+    that counts the others; ``underflows`` are ``(loc, Underflow)`` pairs in
+    the order the ops ran: the op's location as a task keeps it and what it
+    flushed (:class:`~geir.backends.kernels.underflow.Underflow`);
+    ``precision_mode`` is the one the run used."""
+    from geir.backends.kernels.underflow import F16_SMALLEST
+    from geir.diagnostics import Diagnostic
+    suffix = ""
+    if precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
+        suffix = (f": under --precision-mode {precision_mode} the model computes in f16; "
+                  "--precision-mode must_keep_origin_dtype keeps the model's f32")
+    flagged = [(loc, count) for loc, count in underflows if count.share >= UNDERFLOW_SHARE]
+    warnings = []
+    for loc, count in flagged[:UNDERFLOW_WARNINGS]:
+        message = (f"'{count.op}' op: {count.flushed} of its {count.nonzero} value(s) not zero in f32 are flushed "
+                   f"to zero in f16 ({count.share:.1%}; f16's smallest value is {F16_SMALLEST:.1e})")
+        warnings.append(Diagnostic("warning", message + suffix, _task_location(loc)))
+    if len(flagged) > UNDERFLOW_WARNINGS:
+        warnings.append(Diagnostic("warning", f"{len(flagged) - UNDERFLOW_WARNINGS} more op(s) flush at least "
+                                              f"{UNDERFLOW_SHARE:.0%} of their values to zero in f16"))
+    return warnings
+
+
+def _task_location(loc: str) -> Any:
+    """A task's ``loc`` text (``file:line:col`` or a name) as a location."""
+    from geir.attributes import FileLineColLoc, NameLoc
+    file, _, rest = loc.rpartition(":")
+    head, _, line = file.rpartition(":")
+    if head and line.isdigit() and rest.isdigit():
+        return FileLineColLoc(head, int(line), int(rest))
+    return NameLoc(loc) if loc else None
 
 
 def format_outputs(summary: dict[str, dict[str, Any]]) -> str:
@@ -264,6 +315,8 @@ class RunReport:
             inputs were given or none were needed.
         input_arrays: the inputs the run took, by binding name (None when
             timing-only).
+        f16_underflow: the ops whose f16 results flushed values that are not
+            zero in f32 to zero, as ``(loc, Underflow)`` pairs.
     """
 
     fields: dict[str, Any]
@@ -273,6 +326,9 @@ class RunReport:
     warnings: list[Any] = attrs.Factory(list)
     random_seed: int | None = None
     input_arrays: dict[str, np.ndarray] | None = None
+    #: per op whose f16 results flushed values to zero: its task's location
+    #: and what it flushed (an ``Underflow``), in task order
+    f16_underflow: list[tuple[str, Any]] = attrs.Factory(list)
 
     def __getattr__(self, name: str) -> Any:
         # Only called for names that are not attributes: the report's other keys.

@@ -35,6 +35,9 @@ prints the report.
 An output holding NaN or infinity gets a warning naming it and the count; under
 a precision mode that computes in f16 (the device's default, ``force_fp16``) it
 adds that ``--precision-mode must_keep_origin_dtype`` keeps the model's f32.
+So does an op whose f16 results flush to zero a share of the values that are
+not zero in f32 (f16 underflow, :data:`geir.report.UNDERFLOW_SHARE`), warned
+at the op with the count (the first few such ops, then how many more).
 
 Exit codes: 0 clean; 1 bad input (a diagnostic); 3 the emulator found a race, a
 deadlock, a read of bytes nothing wrote, or a lost event record (reported, with
@@ -46,7 +49,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
     from geir.backends.run_model import RunSettings
@@ -132,23 +135,24 @@ def _run(args: argparse.Namespace) -> int:
     except DiagnosticError as e:
         sys.stderr.write(e.format(sources))  # with the source line and caret of each op at fault
         return 1
-    _warn_non_finite(report, settings)
+    _warn_non_finite(report, settings, sources)
     return print_report(report, args)
 
 
-def _warn_non_finite(report, settings: "RunSettings") -> None:  # type: ignore[no-untyped-def]
-    """A warning per output holding NaN or infinity, naming the precision mode
-    the pipeline compiled with (when one did) and the mode that keeps f32."""
+def _warn_non_finite(report, settings: "RunSettings", sources: Any = None) -> None:  # type: ignore[no-untyped-def]
+    """A warning per output holding NaN or infinity and per op whose f16
+    results flush values to zero (at the op), naming the precision mode the
+    pipeline compiled with (when one did) and the mode that keeps f32."""
     if report.outputs is None:
         return
-    from geir.report import non_finite_warnings
+    from geir.report import non_finite_warnings, underflow_warnings
     mode = None
     if report.fields.get("pipeline"):
         from geir.backends.device_profile import load_profile
         mode = settings.precision_mode or load_profile(settings.device, list(settings.device_params)) \
             .default_precision_mode
-    for d in non_finite_warnings(report.outputs, mode):
-        sys.stderr.write(f"ge-run: {d.format()}")
+    for d in non_finite_warnings(report.outputs, mode) + underflow_warnings(report.f16_underflow, mode):
+        sys.stderr.write(f"ge-run: {d.format(sources)}")
 
 
 def _scenario_or_sweep(module, args: argparse.Namespace, settings) -> int | None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,151 @@
+"""f16 underflow: the values an op's f16 result flushes to zero although
+they are not zero in f32.
+
+f16's smallest value is 2**-24 (about 6.0e-08, a subnormal); anything closer
+to zero than half of it rounds to zero. Under a precision mode that runs an
+f32 model in f16 this loses signal silently (the result holds zeros, not
+NaN, unlike an overflow). While an :class:`UnderflowWatch` is active
+(:func:`watch_underflow`), :func:`check_underflow`, called at the kernel door
+(:mod:`geir.backends.kernel_dispatch`) for every op run, counts per op the
+values of each f16 result that are non-zero when the same kernel runs on the
+same inputs widened to f32, and zero in f16. Only those count: a zero the op
+computes in f32 as well (a Relu's, a mask's) is not an underflow.
+
+The f32 run is made only for an f16 result that holds a zero (rare unless
+something underflows or the op makes zeros), so a watched run costs little
+more than an unwatched one. ``ge.cast`` to f16 (what ``precision-mode``
+inserts after an f32 input) compares its f32 input with its result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+__all__ = ["F16_SMALLEST", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow", "count_flushed"]
+
+#: f16's smallest positive value (a subnormal): half of it and less round to zero
+F16_SMALLEST = float(np.finfo(np.float16).smallest_subnormal)
+
+_F16 = np.dtype(np.float16)
+
+
+@attrs.define
+class Underflow:
+    """The values one op flushed to zero in f16, over the times it ran and flushed some."""
+
+    op: str
+    #: results' values non-zero in f32 and zero in f16
+    flushed: int = 0
+    #: results' values non-zero in f32
+    nonzero: int = 0
+    #: results' values (f16 results only)
+    size: int = 0
+
+    @property
+    def share(self) -> float:
+        """The flushed values' share of those non-zero in f32."""
+        return self.flushed / self.nonzero if self.nonzero else 0.0
+
+
+class UnderflowWatch:
+    """The :class:`Underflow` of each op run while the watch is active.
+
+    An op is known by its attribute mapping: each ge op and each kernel task
+    holds its own, and the kernel door receives it with the inputs."""
+
+    def __init__(self) -> None:
+        self._by_op: dict[int, tuple[Mapping[str, Any], Underflow]] = {}
+
+    def note(self, attributes: Mapping[str, Any], op_name: str, flushed: int, nonzero: int, size: int) -> None:
+        """Add one run's counts to the op that ``attributes`` belong to."""
+        key = id(attributes)
+        entry = self._by_op.get(key)
+        if entry is None or entry[0] is not attributes:
+            # the mapping is kept, so its id stays its own while the watch lives
+            entry = self._by_op[key] = (attributes, Underflow(op_name))
+        count = entry[1]
+        count.flushed += flushed
+        count.nonzero += nonzero
+        count.size += size
+
+    def of(self, attributes: Mapping[str, Any]) -> Underflow | None:
+        """What the op holding ``attributes`` flushed (None: it flushed nothing)."""
+        entry = self._by_op.get(id(attributes))
+        if entry is None or entry[0] is not attributes or not entry[1].flushed:
+            return None
+        return entry[1]
+
+    def __len__(self) -> int:
+        """The number of ops that flushed a value."""
+        return sum(1 for _, count in self._by_op.values() if count.flushed)
+
+    def __iter__(self) -> Iterator[tuple[Mapping[str, Any], Underflow]]:
+        """Each op that flushed a value (its attributes, its count), in the
+        order they first did: where a run's underflow starts comes first."""
+        return ((attributes, count) for attributes, count in self._by_op.values() if count.flushed)
+
+
+_ACTIVE: contextvars.ContextVar[UnderflowWatch | None] = contextvars.ContextVar("underflow_watch", default=None)
+
+
+@contextlib.contextmanager
+def watch_underflow() -> Iterator[UnderflowWatch]:
+    """A watch that counts f16 underflow in every op run inside the ``with``."""
+    watch = UnderflowWatch()
+    token = _ACTIVE.set(watch)
+    try:
+        yield watch
+    finally:
+        _ACTIVE.reset(token)
+
+
+def count_flushed(wide: np.ndarray, narrow: np.ndarray) -> tuple[int, int]:
+    """``(flushed, nonzero)``: the values of ``wide`` that are non-zero, and of
+    those the ones ``narrow`` (the same values rounded) holds as zero."""
+    nonzero = wide != 0
+    return int(np.count_nonzero(nonzero & (narrow == 0))), int(np.count_nonzero(nonzero))
+
+
+def check_underflow(attributes: Mapping[str, Any], op_name: str, inputs: Sequence[np.ndarray | None],
+                    results: Sequence[np.ndarray], rerun: Callable[[list[np.ndarray | None]], Sequence[Any]]) -> None:
+    """With a watch active, count the values each f16 result of the op flushed
+    to zero: ``rerun`` runs the op's kernel (without the cast to the declared
+    result types) on the inputs, f16 ones widened to f32."""
+    watch = _ACTIVE.get()
+    if watch is None:
+        return
+    narrow = [i for i, r in enumerate(results) if r.dtype == _F16 and r.size and not np.all(r)]
+    if not narrow:
+        return
+    if op_name == "ge.cast":
+        source = inputs[0]
+        if source is not None and source.dtype.kind == "f" and source.shape == results[0].shape:
+            _note(watch, attributes, op_name, [(np.asarray(source), results[0])])
+        return
+    if not any(x is not None and x.dtype == _F16 for x in inputs):
+        return  # nothing to widen: the kernel's f32 is not at hand
+    wide_inputs = [x.astype(np.float32) if x is not None and x.dtype == _F16 else x for x in inputs]
+    with np.errstate(all="ignore"):
+        wide = rerun(wide_inputs)
+    pairs = []
+    for i in narrow:
+        w = np.asarray(wide[i]) if i < len(wide) else None
+        if w is not None and w.dtype.kind == "f" and w.shape == results[i].shape:
+            pairs.append((w, results[i]))
+    _note(watch, attributes, op_name, pairs)
+
+
+def _note(watch: UnderflowWatch, attributes: Mapping[str, Any], op_name: str,
+          pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    flushed = nonzero = size = 0
+    for wide, narrow in pairs:
+        f, n = count_flushed(wide, narrow)
+        flushed, nonzero, size = flushed + f, nonzero + n, size + narrow.size
+    if flushed:
+        watch.note(attributes, op_name, flushed, nonzero, size)

@@ -1,0 +1,165 @@
+"""f16 underflow: under a precision mode that computes in f16, the values an
+op's f16 result holds as zero although the same op in f32 (on the same f16
+inputs, ``onnx.reference`` as the oracle) does not are counted per op, and
+``ge-run`` warns at an op once they are a share of its values
+(:data:`geir.report.UNDERFLOW_SHARE`), at the first ops it happens in;
+zeros an op computes in f32 too are never counted, and nothing is counted
+under a mode that keeps f32."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+from geir.api import run_model
+from geir.backends.interpreter import interpret
+from geir.backends.kernels.underflow import F16_SMALLEST, Underflow, check_underflow, watch_underflow
+from geir.module import Module
+from geir.parser import parse_module
+from geir.passes.pass_base import PassContext
+from geir.passes.precision_mode import PrecisionMode
+from geir.report import UNDERFLOW_SHARE, UNDERFLOW_WARNINGS, underflow_warnings
+
+N = 200
+T = f"tensor<{N}xf32>"
+
+
+def scaled_graph(op: str) -> Module:
+    """``y = op(x * s)``: one f16 mul (and a unary op) under force_fp16."""
+    body = f"  %m = ge.mul %x, %s : ({T}, {T}) -> {T}\n"
+    body += f"  %y = ge.{op} %m : ({T}) -> {T}\n" if op != "mul" else f"  %y = ge.mul %m, %s : ({T}, {T}) -> {T}\n"
+    module = parse_module(f'ge.graph @main(%x: {T} {{ge.name = "x"}}, %s: {T} {{ge.name = "s"}}) -> '
+                          f'({T} {{ge.name = "y"}}) {{\n{body}  ge.return %y : ({T}) -> ()\n}}\n')
+    PrecisionMode("force_fp16", "910B2").run(module, PassContext())
+    return module
+
+
+def watched(module: Module, feeds: dict[str, np.ndarray]) -> dict[str, Underflow]:
+    """Run ``module`` in the interpreter under a watch: what each op flushed, by its result's name."""
+    with watch_underflow() as watch:
+        interpret(module, feeds)
+    graph = next(iter(module.body.ops))
+    found = {}
+    for op in graph.walk():
+        count = watch.of(op.attributes)
+        if count is not None:
+            found[op.results[0].name_hint or op.name] = count
+    return found
+
+
+def reference_mul(x16: np.ndarray, s16: np.ndarray) -> np.ndarray:
+    """``x * s`` by onnx.reference in f32 on the f16 values."""
+    graph = helper.make_graph([helper.make_node("Mul", ["x", "s"], ["y"])], "mul",
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, [N]) for n in "xs"],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [N])])
+    run = ReferenceEvaluator(helper.make_model(graph)).run
+    return run(None, {"x": x16.astype(np.float32), "s": s16.astype(np.float32)})[0]
+
+
+magnitudes = st.floats(-10, 2)  # log10 of the values: from f16's normal range down below its floor
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), magnitudes, magnitudes)
+def test_the_count_is_the_values_zero_in_f16_and_not_in_f32(seed: int, x_exp: float, s_exp: float) -> None:
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(N) * 10 ** x_exp).astype(np.float32)
+    x[rng.random(N) < 0.2] = 0.0  # zeros of the input stay zeros in f32: never counted
+    s = (rng.uniform(0.5, 2, N) * 10 ** s_exp).astype(np.float32)
+    found = watched(scaled_graph("relu"), {"x": x, "s": s})
+    x16, s16 = x.astype(np.float16), s.astype(np.float16)
+    # the casts of the inputs to f16 and the mul, each against its own f32 values
+    wide = reference_mul(x16, s16)
+    expected = {"x": int(np.sum((x != 0) & (x16 == 0))), "s": int(np.sum((s != 0) & (s16 == 0))),
+                "m": int(np.sum((wide != 0) & (wide.astype(np.float16) == 0)))}
+    for name, count in expected.items():
+        key = next((k for k in found if k.startswith(name)), None)
+        assert (found[key].flushed if key is not None else 0) == count, name
+        if key is not None:
+            assert 0 < found[key].flushed <= found[key].nonzero <= found[key].size
+    # relu makes zeros in f32 as well: it never flushes what its input held
+    assert not any(k.startswith("y") for k in found)
+
+
+def test_an_op_that_makes_zeros_in_f32_is_not_counted() -> None:
+    x = np.linspace(-4, 4, N, dtype=np.float32)  # half of relu's results are zero, in f32 too
+    found = watched(scaled_graph("relu"), {"x": x, "s": np.ones(N, np.float32)})
+    assert found == {}
+
+
+def test_a_mul_below_f16s_floor_is_counted_at_that_op() -> None:
+    x = np.random.default_rng(0).uniform(0.5, 1.0, N).astype(np.float32)
+    s = np.full(N, 1e-4, np.float32)  # x * s about 1e-4: f16 holds it; times s again about 1e-8: it does not
+    found = watched(scaled_graph("mul"), {"x": x, "s": s})
+    assert list(found) == ["y"]
+    assert found["y"].op == "ge.mul" and found["y"].flushed == found["y"].nonzero == N
+
+
+def test_outside_a_watch_and_without_zeros_the_kernel_runs_once() -> None:
+    def rerun(inputs: list[Any]) -> list[Any]:
+        raise AssertionError("the kernel ran again")
+
+    inputs = [np.ones(4, np.float16)]
+    zeros = [np.zeros(4, np.float16)]
+    check_underflow({}, "ge.relu", inputs, zeros, rerun)  # no watch: nothing to count
+    with watch_underflow() as watch:
+        check_underflow({}, "ge.relu", inputs, [np.ones(4, np.float16)], rerun)  # no zero: nothing flushed
+        check_underflow({}, "ge.relu", inputs, [np.zeros(4, np.float32)], rerun)  # not f16
+    assert len(watch) == 0
+
+
+@pytest.mark.parametrize("flushed", [1, 99, 100, 500])
+def test_a_warning_only_from_a_share_of_the_values(flushed: int) -> None:
+    count = Underflow("ge.mul", flushed=flushed, nonzero=1000, size=1000)
+    warnings = underflow_warnings([("model.mlir:3:5", count)], "force_fp16")
+    assert len(warnings) == (1 if flushed / 1000 >= UNDERFLOW_SHARE else 0)
+    for d in warnings:
+        assert d.severity == "warning" and d.file_position is not None and d.file_position.line == 3
+        assert f"'ge.mul' op: {flushed} of its 1000 value(s)" in d.message
+        assert "--precision-mode must_keep_origin_dtype" in d.message
+
+
+def test_the_first_ops_to_flush_are_warned_and_the_others_counted() -> None:
+    ops = [{"k": i} for i in range(UNDERFLOW_WARNINGS + 3)]
+    with watch_underflow() as watch:
+        for attributes in reversed(ops):  # the last op first: the order they ran
+            watch.note(attributes, "ge.mul", flushed=50, nonzero=100, size=100)
+        watch.note(ops[0], "ge.mul", flushed=50, nonzero=100, size=100)  # again: added, not moved
+    order = [attributes["k"] for attributes, _ in watch]
+    assert order == [len(ops) - 1 - i for i in range(len(ops))]
+    assert (watch.of(ops[0]).flushed, watch.of(ops[0]).nonzero) == (100, 200)  # type: ignore[union-attr]
+    underflows = [(f"m.mlir:{a['k'] + 1}:3", count) for a, count in watch]
+    warnings = underflow_warnings(underflows, None)
+    assert len(warnings) == UNDERFLOW_WARNINGS + 1
+    assert [d.file_position.line for d in warnings[:-1]] == [len(ops) - i for i in range(UNDERFLOW_WARNINGS)]
+    assert warnings[-1].message.startswith("3 more op(s) flush")
+
+
+@pytest.fixture(scope="module")
+def tiny_model() -> Module:
+    """``y = (x * 1e-4) * 1e-4``: about 1e-8 in f32 for x about 1."""
+    c = "ge.const {value = dense<1.000000e-04> : tensor<f32>} : () -> tensor<f32>"
+    return parse_module(f'ge.graph @main(%x: {T} {{ge.name = "x"}}) -> ({T} {{ge.name = "y"}}) {{\n'
+                        f"  %c = {c}\n  %a = ge.mul %x, %c : ({T}, tensor<f32>) -> {T}\n"
+                        f"  %y = ge.mul %a, %c : ({T}, tensor<f32>) -> {T}\n  ge.return %y : ({T}) -> ()\n}}\n")
+
+
+@pytest.mark.parametrize("mode", ["force_fp16", "must_keep_origin_dtype"])
+def test_run_model_reports_the_op_that_flushed(tiny_model: Module, mode: str) -> None:
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
+    report = run_model(tiny_model, inputs={"x": x}, precision_mode=mode, compare=False)
+    if mode == "must_keep_origin_dtype":
+        assert report.f16_underflow == []
+        y = report.outputs["y"]
+        assert np.all(y != 0) and float(np.max(np.abs(y))) < F16_SMALLEST  # f32 holds what f16 cannot
+        return
+    assert [count.op for _, count in report.f16_underflow] == ["ge.mul"]
+    loc, count = report.f16_underflow[0]
+    assert loc.endswith(":4:3") and count.flushed == N  # the second mul, line 4 of the text
+    assert [d.message.split(":")[0] for d in underflow_warnings(report.f16_underflow, mode)] == ["'ge.mul' op"]
