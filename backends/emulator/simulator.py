@@ -78,6 +78,8 @@ __all__ = ["Schedule", "simulate", "HOST_PRED"]
 INF = float("inf")
 #: ``cp_pred`` of a task whose critical path starts at its host launch
 HOST_PRED = -2
+#: a stream's phase (see ``simulate``)
+_HEAD, _RUNNING, _IN_OVERHEAD = 0, 1, 2
 
 
 @attrs.define(eq=False)
@@ -205,9 +207,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     cp_pred = [-1] * n
     cur = program.first[:-1]  # head task of each stream
     last = program.first[1:]
-    started = [False] * S  # the head task has started (its heap entry is its end)
-    # 1: the head kernel is in its fixed overhead (its heap entry is when its bytes start to move)
-    in_overhead = [False] * S
+    # what a stream's heap entry stands for: _RUNNING, its head task's end; _IN_OVERHEAD, the
+    # end of its head kernel's fixed overhead (its bytes start to move); _HEAD, no task running
+    phase = [_HEAD] * S
     version = [0] * S
     cp_prev = [0.0] * S
     cp_prev_task = [-1] * S
@@ -225,7 +227,6 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     block_dispatch = program.block_dispatch
     granted = list(units)  # units a kernel holds (fewer than it asked for under block dispatch)
     stretch = [1.0] * S  # how much longer the head kernel of a stream runs on the units it got
-    in_use = [0] * npools
     busy = [0.0] * npools
     busy_since = [0.0] * npools
     work = [0.0] * npools
@@ -266,7 +267,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
             pred = HOST_PRED
         cp_end[g] = base + dur[g]
         cp_pred[g] = pred
-        started[s] = True
+        phase[s] = _RUNNING
         v = version[s] + 1
         version[s] = v
         heappush(heap, (fin, s, v))
@@ -322,7 +323,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     pred = HOST_PRED
                 cp_end[g] = base + dur[g]
                 cp_pred[g] = pred
-                started[s] = True
+                phase[s] = _RUNNING
                 cur[s] = g
                 v = version[s] + 1
                 version[s] = v
@@ -370,10 +371,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     # on fewer, its blocks in more waves (it does not gain cores freed later)
                     u = avail
                 heappop(q)
-                if in_use[p] == 0:
+                if avail == capacity[p]:  # the pool was idle
                     busy_since[p] = t
                 avail -= u
-                in_use[p] += u
                 granted[g] = u
                 d = dur[g]
                 start[g] = t
@@ -399,14 +399,14 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     pred = HOST_PRED
                 cp_end[g] = base + d
                 cp_pred[g] = pred
-                started[s] = True
+                phase[s] = _RUNNING
                 tid = traffic_id[g]
                 if tid >= 0:
                     overhead, nbytes, demand, peak = traffic[tid]
                     if latency_spent is not None:
                         overhead = 0.0  # spent as latency before the kernel took its units
                     if overhead > 0.0:
-                        in_overhead[s] = True
+                        phase[s] = _IN_OVERHEAD
                         fin = t + overhead
                     else:
                         hbm.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
@@ -453,13 +453,14 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     while heap:
         t, s, v = heappop(heap)
         if v == version[s]:
-            if in_overhead[s]:
+            state = phase[s]
+            if state == _IN_OVERHEAD:
                 # the head kernel's overhead is over: its bytes start to move
-                in_overhead[s] = False
+                phase[s] = _RUNNING
                 _, nbytes, demand, peak = traffic[traffic_id[cur[s]]]
                 hbm.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
             else:
-                if started[s]:
+                if state:  # _RUNNING
                     g = cur[s]
                     k = kind[g]
                     if k == KERNEL:
@@ -469,9 +470,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                             hbm.leave(s)
                         end[g] = t
                         work[p] += (t - start[g]) * u
-                        free[p] += u
-                        in_use[p] -= u
-                        if in_use[p] == 0:
+                        left = free[p] + u
+                        free[p] = left
+                        if left == capacity[p]:  # the pool is idle
                             busy[p] += t - busy_since[p]
                         if queues[p] and not dirty_flag[p]:
                             dirty_flag[p] = True
@@ -495,7 +496,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                                 satisfy(cur[w], w, ev, t)
                     cp_prev[s] = cp_end[g]
                     cp_prev_task[s] = g
-                    started[s] = False
+                    phase[s] = _HEAD
                     nxt = g + 1
                     target = None
                     if k == CONTROL:
@@ -516,9 +517,10 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 continue
         if shares_hbm and hbm.changed:
             hbm.rebalance(t)
-        pops += 1
-        if progress is not None and not pops & progress_mask:
-            progress.update(finished)
+        if progress is not None:
+            pops += 1
+            if not pops & progress_mask:
+                progress.update(finished)
     hbm.finish(t)
 
     deadlock = None
