@@ -233,8 +233,10 @@ class CostModel:
         self.channel_align = v["channel_align"]
         self.min_block = v["cube_min_block"]
         fill = v["l1_fill_bytes_per_cycle"]
-        #: how fast a core's L1 takes cube operands (None: not modelled on this device)
-        self.feed = CubeFeed(v["cube_flops_per_cycle"], fill,
+        self.mhz = mhz
+        #: how fast a core's L1 takes cube operands (None: not modelled on this device); its
+        #: FLOPs per cycle are set per kernel to the rate the kernel's cube sustains
+        self.feed = CubeFeed(v["cube_flops_per_cycle"] * cube_eff, fill,
                              drain_cycles_per_element=v["cube_drain_cycles_per_element"],
                              block_overhead_cycles=v["cube_block_overhead_cycles"]) if fill > 0 else None
         self.vector_min_bytes = v["vector_min_bytes_per_core"]
@@ -303,8 +305,25 @@ class CostModel:
             return 1
         return self.tiling(kernel, pool).units
 
+    def sustained_cube_rate(self, kernel: Kernel, op: str) -> float:
+        """FLOPs per microsecond one core's cube sustains on ``kernel`` (an ``op`` of
+        :data:`CUBE_OPS`): the FP16 rate, doubled for 8-bit integers, the FP32 rate when
+        the first output is ``f32``, MatMul's share for the MatMul family."""
+        if op in INT8_CUBE_OPS:
+            rate = self.cube_rate * 2.0
+        elif _widest_bytes(kernel) >= 4 and kernel.outputs and kernel.outputs[0].dtype == "f32":
+            rate = self.cube_fp32_rate
+        else:
+            rate = self.cube_rate
+        if op in MATMUL_OPS:
+            rate *= self.matmul_share
+        return rate
+
     def _cube_tiling(self, kernel: Kernel, op: str, cores: int) -> Tiling:
         align, c0 = self.cube_align, self.channel_align
+        # The feed compares a block's loads and drain with its multiplications at the
+        # rate this kernel's cube sustains, the rate its work is divided by.
+        feed = self.feed._replace(flops_per_cycle=self.sustained_cube_rate(kernel, op) / self.mhz) if self.feed else None
         if op in INT8_CUBE_OPS:
             c0 *= 2  # DtypeMKN int8: K fractal 32
         shapes = [r.shape if r is not None else () for r in kernel.inputs]
@@ -322,7 +341,7 @@ class CostModel:
                 else:
                     spatial, cin, cout = _elements(out[2:]), x[1], w[0]
                 return conv_tiling(x[0], cin, cout, spatial, window, groups, cores, c0, align, self.min_block,
-                                   self.feed, _elements(x[2:]) if op != "conv_transpose" else 0)
+                                   feed, _elements(x[2:]) if op != "conv_transpose" else 0)
             if op in MATMUL_OPS and len(shapes) >= 2 and shapes[0] and shapes[1] and out:
                 a, b = shapes[0], shapes[1]
                 trans_a = _int_attribute(kernel.attributes, "transA", 0)
@@ -330,7 +349,7 @@ class CostModel:
                 m = out[-2] if len(out) >= 2 else 1
                 n = out[-1]
                 batch = _elements(out[:-2])
-                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block, self.feed)
+                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block, feed)
         except (IndexError, ZeroDivisionError):
             pass
         # any other cube op (attention, recurrent, einsum): its own FLOPs over the output's fractals
@@ -386,19 +405,11 @@ class CostModel:
             op = _op_name(kernel.op)
             tiling = self.tiling(kernel, pool)
             units = tiling.units
-            wide = _widest_bytes(kernel)
             if op in CUBE_OPS:
-                if op in INT8_CUBE_OPS:
-                    rate = self.cube_rate * 2.0
-                elif wide >= 4 and kernel.outputs and kernel.outputs[0].dtype == "f32":
-                    rate = self.cube_fp32_rate
-                else:
-                    rate = self.cube_rate
-                if op in MATMUL_OPS:
-                    rate *= self.matmul_share
+                rate = self.sustained_cube_rate(kernel, op)
             else:
                 # the vector unit's lanes hold half as many 32-bit elements as 16-bit ones
-                rate = self.vector_rate if wide <= 2 else self.vector_rate * 0.5
+                rate = self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5
             compute = tiling.work * tiling.imbalance / (units * rate)
             dram, l2 = self.traffic(kernel)
             bw = units * self.core_bw

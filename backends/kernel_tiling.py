@@ -126,6 +126,9 @@ class CubeFeed(NamedTuple):
     """How fast a core's cube is fed: the FLOPs it multiplies per cycle and the bytes
     per cycle its L1 is filled from L2 (the platform config's ``l2_rate``)."""
 
+    #: the FLOPs per cycle the cube sustains on this kernel (its peak times the op
+    #: class's efficiency): the rate the kernel's work is divided by, so loads and
+    #: drains are weighed against the multiplications as they really run
     flops_per_cycle: float
     fill_bytes_per_cycle: float
     #: L1's size: a right-hand panel that fits in half of it stays loaded (MatMul's
