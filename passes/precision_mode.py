@@ -55,7 +55,7 @@ from geir.rewriter import InsertionPoint, Rewriter
 from geir.types import ElementType, FloatType, TensorType, Type
 from geir.verifier import types_compatible
 
-__all__ = ["PrecisionMode", "MIX_WHITE_LIST", "MIX_BLACK_LIST", "FLOAT_CUBE_OPS", "resolve_mode"]
+__all__ = ["PrecisionMode", "MIX_WHITE_LIST", "MIX_BLACK_LIST", "FLOAT_CUBE_OPS", "resolve_mode", "converted_constant"]
 
 F16, F32 = FloatType("f16"), FloatType("f32")
 
@@ -353,9 +353,9 @@ class _Converter:
         attr = const.attributes.get("value")
         new: Attribute
         if isinstance(attr, DenseElementsAttr):
-            new = DenseElementsAttr(to, np.asarray(attr.array).astype(to.element_type.numpy_dtype))
+            new = DenseElementsAttr(to, converted_constant(np.asarray(attr.array), to.element_type.numpy_dtype))
         elif isinstance(attr, DenseResourceAttr) and attr.blob.data is not None:
-            data = np.ascontiguousarray(attr.to_numpy().astype(to.element_type.numpy_dtype))
+            data = np.ascontiguousarray(converted_constant(attr.to_numpy(), to.element_type.numpy_dtype))
             new = DenseResourceAttr(to, self.module.add_resource(f"{attr.blob.name}_{to.element_type}", data.tobytes()))
         elif isinstance(attr, DenseResourceAttr):
             new = DenseResourceAttr(to, attr.blob)
@@ -367,3 +367,17 @@ class _Converter:
         converted.results[0].name_hint = const.results[0].name_hint
         self.replaced_constants.append(const)
         return converted.results[0]
+
+
+def converted_constant(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``data`` converted to ``dtype`` the way GE converts a constant on the host.
+    To f16 from a wider float, GE's ``fp16_t`` (``base/common/fp16_t/fp16_t.cc``)
+    saturates: a value beyond f16's range, infinity and NaN become the largest
+    finite f16 of their sign (an attention mask's ``finfo(float32).min`` becomes
+    -65504, not -inf, so ``0 * mask`` stays 0)."""
+    dtype = np.dtype(dtype)
+    if dtype != np.float16 or data.dtype.kind != "f" or data.dtype.itemsize <= 2:
+        return data.astype(dtype)
+    largest = float(np.finfo(np.float16).max)
+    wide = np.where(np.isnan(data), np.copysign(largest, data), np.clip(data, -largest, largest))
+    return wide.astype(np.float16)

@@ -24,7 +24,7 @@ from geir.onnx_importer import import_onnx
 from geir.parser import parse_module
 from geir.passes.pass_base import PassContext
 from geir.passes.pipeline import parse_pipeline
-from geir.passes.precision_mode import FLOAT_CUBE_OPS, MIX_BLACK_LIST, MIX_WHITE_LIST, PrecisionMode
+from geir.passes.precision_mode import FLOAT_CUBE_OPS, MIX_BLACK_LIST, MIX_WHITE_LIST, PrecisionMode, converted_constant
 from geir.printer import module_to_string
 from geir.types import F16, F32, TensorType
 from geir.verifier import verify
@@ -288,3 +288,20 @@ ge.graph @main(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
         x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
         (y,) = interpret(module, {"x": x}).values()
         np.testing.assert_allclose(y, x @ np.full((4, 4), 0.25), rtol=1e-3, atol=1e-3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(width=32, allow_nan=True, allow_infinity=True), min_size=1, max_size=16))
+def test_constants_saturate_to_f16_as_ge_converts_them(values: list[float]) -> None:
+    """A constant converted to f16 is what numpy's cast gives within f16's range;
+    beyond it, infinities and NaN included, the largest finite f16 of its sign,
+    as GE's host conversion (fp16_t) saturates."""
+    data = np.array(values, np.float32)
+    out = converted_constant(data, np.float16)
+    largest = np.float16(65504)
+    assert out.dtype == np.float16 and np.all(np.isfinite(out))
+    inside = np.abs(data) <= largest
+    assert np.array_equal(out[inside], data[inside].astype(np.float16))
+    assert np.array_equal(out[~inside], np.copysign(largest, data[~inside]).astype(np.float16))
+    # other targets are a plain cast
+    assert converted_constant(data[np.isfinite(data)], np.float32).dtype == np.float32
