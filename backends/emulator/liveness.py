@@ -95,9 +95,11 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
 
 def _accesses(ranges: list, candidates: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """(task of each range, the ranges' bounds flattened lo, hi, lo, hi ...) of
-    ``ranges`` (a program's ``reads`` or ``writes``), in task order."""
-    found = [(g, r) for g in candidates if (r := ranges[g])]
-    tasks = np.repeat(np.fromiter([g for g, _ in found], np.int64, len(found)),
-                      np.fromiter([len(r) for _, r in found], np.int64, len(found)))
-    bounds = np.fromiter(chain.from_iterable(chain.from_iterable(r for _, r in found)), np.int64, 2 * len(tasks))
+    ``ranges`` (a program's ``reads`` or ``writes``), in task order; built by C-level
+    iteration (map, filter, chain), as a Python loop over the ranges costs most of the rest."""
+    chosen = list(map(ranges.__getitem__, candidates))
+    present = np.fromiter(map(bool, chosen), bool, len(chosen))
+    kept = list(filter(None, chosen))
+    tasks = np.repeat(np.asarray(candidates, np.int64)[present], np.fromiter(map(len, kept), np.int64, len(kept)))
+    bounds = np.fromiter(chain.from_iterable(chain.from_iterable(kept)), np.int64, 2 * len(tasks))
     return tasks, bounds

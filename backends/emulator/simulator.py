@@ -497,18 +497,40 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     cp_prev[s] = cp_end[g]
                     cp_prev_task[s] = g
                     phase[s] = _HEAD
-                    nxt = g + 1
-                    target = None
+                    finished += 1
                     if k == CONTROL:
                         assert control is not None
                         nxt, target = control.fire(g)
                         if nxt <= g and checker is not None:
                             checker.rebase(s)  # a loop's next iteration: later epochs on the stream
-                    cur[s] = nxt
-                    finished += 1
-                    if target is not None:
-                        activate(g, target, t)
-                advance(s, t)
+                        cur[s] = nxt
+                        if target is not None:
+                            activate(g, target, t)
+                    else:
+                        cur[s] = g + 1
+                g = cur[s]
+                if not has_launch and g < last[s] and (kind[g] == RECORD or kind[g] == WAIT):
+                    # advance's two commonest cases (most of a multi-stream list), here without a call
+                    ready[g] = t
+                    executed += 1
+                    if kind[g] == RECORD:
+                        start[g] = t
+                        fin = t + dur[g]
+                        end[g] = fin
+                        cp_end[g] = cp_prev[s] + dur[g]
+                        cp_pred[g] = cp_prev_task[s]
+                        phase[s] = _RUNNING
+                        v = version[s] + 1
+                        version[s] = v
+                        heappush(heap, (fin, s, v))
+                    else:
+                        ev = event[g]
+                        if ev_set[ev]:
+                            satisfy(g, s, ev, t)
+                        else:
+                            ev_waiters.setdefault(ev, []).append(s)
+                else:
+                    advance(s, t)
         if heap and heap[0][0] == t:
             continue  # everything that happens at t is queued before anything is served
         if dirty:
