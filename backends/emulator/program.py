@@ -285,25 +285,25 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                     continue
             failed = len(errors)
             ins, outs = t.inputs, t.outputs
-            # one or two inputs and one output are most kernels: tuple displays, no iterator
-            if len(outs) == 1:
-                o = outs[0]
-                out_keys: tuple[Any, ...] = ((o.shape, o.dtype),)
-            else:
-                out_keys = tuple(map(_OUTPUT_KEY, outs))
             n_in = len(ins)
-            a = ins[0] if n_in else None
-            b = ins[1] if n_in == 2 else None
-            if n_in == 1 and a is not None:
-                in_keys: tuple[Any, ...] = ((a.shape, a.dtype, a.space),)
-            elif n_in == 2 and a is not None and b is not None:
-                in_keys = ((a.shape, a.dtype, a.space), (b.shape, b.dtype, b.space))
-            else:  # more inputs, or an absent optional one (None)
-                in_keys = tuple(_INPUT_KEY(r) if r is not None else None for r in ins)
             attributes = t.attributes
-            key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, out_keys, in_keys,
-                   tuple((k, str(attributes[k])) for k in COST_ATTRIBUTES if k in attributes)
-                   if attributes else ())
+            costed = tuple((k, str(attributes[k])) for k in COST_ATTRIBUTES if k in attributes) if attributes else ()
+            # One output and one or two inputs are most kernels: their memo key is one flat tuple
+            # (no nested tuples to build and hash) and their ranges are built without a loop.
+            # The three key shapes have different lengths, so they never collide.
+            o = outs[0] if len(outs) == 1 else None
+            a = ins[0] if n_in and o is not None else None
+            b = ins[1] if n_in == 2 and a is not None else None
+            if a is not None and n_in == 1:
+                key: tuple[Any, ...] = (t.op, t.engine, t.block_dim, t.flops, t.bytes, costed, o.shape, o.dtype,
+                                        a.shape, a.dtype, a.space)
+            elif b is not None:
+                key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, costed, o.shape, o.dtype, a.shape, a.dtype,
+                       a.space, b.shape, b.dtype, b.space)
+            else:  # several outputs, no input, more inputs, or an absent optional one (None)
+                a = b = None
+                key = (t.op, t.engine, t.block_dim, t.flops, t.bytes, costed, tuple(map(_OUTPUT_KEY, outs)),
+                       tuple(_INPUT_KEY(r) if r is not None else None for r in ins))
             cached = cost_memo.get(key)
             if cached is None:
                 tc = known.get(key)
@@ -325,11 +325,27 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                                             out_sizes) if tc is not None
                                            else (0, 1, 0.0, tid, row, in_sizes, out_sizes))
             pool[g], units[g], duration[g], traffic_id[g] = cached[0], cached[1], cached[2], cached[3]
-            rr = arena_ranges(ins, cached[5], g, "input", False) if n_in else None
-            # a single output in bounds in the arena (the common case) without the loop
-            lo = o.offset if len(outs) == 1 else -1
-            hi = lo + cached[6][0] if lo >= 0 else 0
-            if lo >= 0 and hi <= arena_size and o.space == ARENA:
+            in_sizes = cached[5]
+            rr = None
+            if a is not None:
+                # the common case, every range in bounds in the arena and not empty; else arena_ranges
+                lo = a.offset
+                hi = lo + in_sizes[0]
+                if b is None:
+                    if lo >= 0 and hi <= arena_size and hi > lo and a.space == ARENA:
+                        rr = ((lo, hi),)
+                else:
+                    lo_b = b.offset
+                    hi_b = lo_b + in_sizes[1]
+                    if (lo >= 0 and hi <= arena_size and hi > lo and a.space == ARENA and lo_b >= 0
+                            and hi_b <= arena_size and hi_b > lo_b and b.space == ARENA):
+                        rr = ((lo, hi), (lo_b, hi_b))
+            if rr is None and n_in:
+                rr = arena_ranges(ins, in_sizes, g, "input", False)
+            if o is not None:
+                lo = o.offset
+                hi = lo + cached[6][0]
+            if o is not None and lo >= 0 and hi <= arena_size and o.space == ARENA:
                 wr = ((lo, hi),) if hi > lo else None
             else:
                 wr = arena_ranges(outs, cached[6], g, "output", True)

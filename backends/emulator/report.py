@@ -120,7 +120,9 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     hbm_bound = schedule.hbm_bytes / bandwidth if schedule.hbm_bytes > 0 and shared else 0.0
     if hbm_bound > 0:
         bounds["HBM bandwidth"] = hbm_bound
-    cp = schedule.critical_path_us
+    path, from_host = schedule.critical_path()
+    # the path's last task ends the longest path: its length without another scan of every task
+    cp = schedule.cp_end[path[-1]] if path else 0.0
     bounds["critical path"] = cp
     bound_by = max(bounds, key=bounds.__getitem__)
     lower = bounds[bound_by]
@@ -156,7 +158,6 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
 
     event_ids = set(program.event)
     event_ids.discard(-1)
-    path, from_host = schedule.critical_path()
     # the longest kernels on the path, the earlier first among equals (a stable sort)
     on_path = np.asarray(path, np.int64)
     on_path = on_path[kind[on_path] == KERNEL]
