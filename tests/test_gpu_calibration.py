@@ -5,8 +5,6 @@ so every kernel carries its operand shapes and the two forms cost the same."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections import Counter
 from types import ModuleType
 
@@ -16,17 +14,11 @@ from geir.backends.cost_model import CONV_OPS, GE_LOCAL, CostModel
 from geir.backends.device_profile import load_profile
 from geir.backends.emulator import EmulatorOptions, emulate
 from geir.backends.task_list import WEIGHTS, Kernel, Record, TaskList, Wait
-
-BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "calibration.py")
-
+from calibration_bench import load_calibration_bench, task_kernels
 
 @pytest.fixture(scope="module")
 def calibration() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gpu_calibration_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_calibration_bench("gpu_calibration_bench")
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +26,9 @@ def squeezenet(calibration: ModuleType) -> object:
     return calibration.squeezenet()
 
 
-def _kernels(tl: TaskList) -> list[Kernel]:
-    return [t for s in tl.streams for t in s.tasks if isinstance(t, Kernel)]
-
-
 def test_hand_built_kernels_carry_shapes(calibration: ModuleType, squeezenet: object) -> None:
     tl = calibration.sequential(squeezenet)
-    kernels = _kernels(tl)
+    kernels = task_kernels(tl)
     convs = [k for k in kernels if k.op == "ge.conv2d"]
     assert convs and len(convs) == sum(1 for n in squeezenet.nodes for op in n.ops if op.op == "ge.conv2d")
     for k in convs:
@@ -71,7 +59,7 @@ def _probe(calibration: ModuleType) -> object:
 
 
 @pytest.mark.parametrize("which", ["squeezenet", "probe"])
-def test_task_list_and_ir_forms_cost_the_same_kernels(calibration: ModuleType, squeezenet: object,
+def test_task_list_and_ir_forms_cost_the_samekernels(calibration: ModuleType, squeezenet: object,
                                                       which: str) -> None:
     from geir.parser import parse_module
     from geir.passes.lower_to_tasks import graph_task_list
@@ -87,7 +75,7 @@ def test_task_list_and_ir_forms_cost_the_same_kernels(calibration: ModuleType, s
 
     def costs(tl: TaskList) -> Counter[tuple[str, str, int, float]]:
         out: Counter[tuple[str, str, int, float]] = Counter()
-        for k in _kernels(tl):
+        for k in task_kernels(tl):
             c = cost.kernel(k)
             if c.pool != GE_LOCAL:
                 out[(k.op, c.pool, c.units, round(c.duration_us, 6))] += 1
@@ -103,12 +91,12 @@ def test_task_list_and_ir_forms_cost_the_same_kernels(calibration: ModuleType, s
 
 
 @pytest.mark.parametrize("schedule", ["chains", "chains4"])
-def test_schedules_are_race_free_and_keep_the_kernels(calibration: ModuleType, squeezenet: object,
+def test_schedules_are_race_free_and_keep_thekernels(calibration: ModuleType, squeezenet: object,
                                                       schedule: str) -> None:
     build = {"chains": calibration.chains, "chains4": lambda n: calibration.chains(n, 4)}[schedule]
     tl = build(squeezenet)
     seq = calibration.sequential(squeezenet)
-    assert Counter(k.op for k in _kernels(tl)) == Counter(k.op for k in _kernels(seq))
+    assert Counter(k.op for k in task_kernels(tl)) == Counter(k.op for k in task_kernels(seq))
     if schedule == "chains4":
         assert len(tl.streams) <= 4
     records = sum(isinstance(t, Record) for s in tl.streams for t in s.tasks)
@@ -126,7 +114,7 @@ def test_greedy_is_stages_between_host_barriers(calibration: ModuleType, squeeze
     schedule = calibration.greedy(squeezenet)
     seq = calibration.sequential(squeezenet)
     segments = schedule.segments
-    assert Counter(k.op for tl in segments for k in _kernels(tl)) == Counter(k.op for k in _kernels(seq))
+    assert Counter(k.op for tl in segments for k in task_kernels(tl)) == Counter(k.op for k in task_kernels(seq))
     assert all(tl.num_events == 0 for tl in segments)
     widths = [sum(1 for s in tl.streams if any(isinstance(t, Kernel) for t in s.tasks)) for tl in segments]
     assert max(widths) <= calibration.MAX_STAGE and max(widths) > 1
@@ -158,10 +146,10 @@ def test_stages_are_independent_groups_in_order(calibration: ModuleType, build: 
             assert len(stages) < len(calibration._greedy_block(net, members))  # chains need fewer barriers
 
 
-def test_block_choice_keeps_the_kernels(calibration: ModuleType, squeezenet: object) -> None:
+def test_block_choice_keeps_thekernels(calibration: ModuleType, squeezenet: object) -> None:
     schedule = calibration.block_choice(squeezenet, "V100", "host", [])
     seq = calibration.sequential(squeezenet)
-    assert Counter(k.op for tl in schedule.segments for k in _kernels(tl)) == Counter(k.op for k in _kernels(seq))
+    assert Counter(k.op for tl in schedule.segments for k in task_kernels(tl)) == Counter(k.op for k in task_kernels(seq))
     # no block runs slower than it would as one stream (one of the candidates)
     assert calibration.run(schedule, "V100", "host", []) <= calibration.run(seq, "V100", "host", []) * 1.05
 
@@ -189,12 +177,12 @@ def test_kernels_follow_ios_runtime(calibration: ModuleType) -> None:
     assert [op.op for op in net.nodes[sep[0]].ops] == ["ge.relu", "ge.conv2d", "ge.add", "ge.conv2d", "ge.add"]
     tl = calibration.sequential(net)
     by_loc: dict[str, list[str]] = {}
-    for k in _kernels(tl):
+    for k in task_kernels(tl):
         by_loc.setdefault(k.loc, []).append(k.op)
     assert by_loc[f"probe:conv{few[0]}"] == ["ge.sum", "ge.conv2d"]
     assert by_loc[f"probe:conv{many[0]}"] == ["ge.add"] * calibration.MAX_SUM + ["ge.conv2d"]
     # a bias is a per-channel weight, broadcast over the output
-    bias = next(k for k in _kernels(tl) if k.loc == f"probe:conv{plain[0]}" and k.op == "ge.add")
+    bias = next(k for k in task_kernels(tl) if k.loc == f"probe:conv{plain[0]}" and k.op == "ge.add")
     assert bias.inputs[1] is not None and bias.inputs[1].space == WEIGHTS and bias.inputs[1].shape == (1, 8, 1, 1)
 
 

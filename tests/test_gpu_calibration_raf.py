@@ -5,8 +5,6 @@ host more than an event instruction (the emulator's ``host_event_launch_us``).""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections import Counter
 from types import ModuleType
 
@@ -15,26 +13,16 @@ import pytest
 from geir.backends.emulator import EmulatorOptions, emulate
 from geir.backends.emulator.program import KERNEL, RECORD, WAIT
 from geir.backends.task_list import Kernel, Record, TaskList, Wait
-
-BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "calibration.py")
-
+from calibration_bench import load_calibration_bench, task_kernels
 
 @pytest.fixture(scope="module")
 def calibration() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gpu_calibration_bench_raf", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_calibration_bench("gpu_calibration_bench_raf")
 
 
 @pytest.fixture(scope="module")
 def inception(calibration: ModuleType) -> object:
     return calibration.inception_v3()
-
-
-def _kernels(tl: TaskList) -> list[Kernel]:
-    return [t for s in tl.streams for t in s.tasks if isinstance(t, Kernel)]
 
 
 def _host(tl: TaskList, launch_us: float, event_us: float | None) -> object:
@@ -144,7 +132,7 @@ def test_asap_keeps_the_deepest_chain_on_one_stream(calibration: ModuleType) -> 
 
 def test_asap_is_race_free_and_reuses_streams(calibration: ModuleType, inception: object) -> None:
     tl = calibration.asap(inception)
-    assert Counter(k.op for k in _kernels(tl)) == Counter(k.op for k in _kernels(calibration.sequential(inception)))
+    assert Counter(k.op for k in task_kernels(tl)) == Counter(k.op for k in task_kernels(calibration.sequential(inception)))
     # chains that cannot overlap share a stream: far fewer streams than chains
     widest = max(len(w) for w in calibration.wavefront_waves(inception))
     assert widest <= len(tl.streams) < len(calibration.chains(inception).streams)
@@ -164,7 +152,7 @@ def test_barriers_order_the_stages_with_no_other_event(calibration: ModuleType, 
     barrier_events = sum(a - 1 + b - 1 for a, b in zip(widths, widths[1:]))
     records = sum(isinstance(t, Record) for s in tl.streams for t in s.tasks)
     assert records == sum(isinstance(t, Wait) for s in tl.streams for t in s.tasks) == barrier_events
-    assert Counter(k.op for k in _kernels(tl)) == Counter(k.op for k in _kernels(calibration.sequential(inception)))
+    assert Counter(k.op for k in task_kernels(tl)) == Counter(k.op for k in task_kernels(calibration.sequential(inception)))
     for mode in ("sink", "host"):
         r = emulate(tl, None, EmulatorOptions(device="V100", mode=mode, timing_only=True, check_races=True,
                                               progress=False))
@@ -204,12 +192,12 @@ def test_rafs_relu_joins_the_concatenation_that_alone_reads_it(calibration: Modu
                 joined += 1
     assert 0 < joined < convs
     tl = calibration.sequential(net)
-    relus = [k for k in _kernels(tl) if k.op == "ge.relu"]
+    relus = [k for k in task_kernels(tl) if k.op == "ge.relu"]
     assert len(relus) == convs - joined + sum(n.relu_join for n in net.nodes)
     for k in relus:
         if len(k.inputs) > 1:  # a join: the parts side by side along channels
             assert sum(r.shape[1] for r in k.inputs) == k.outputs[0].shape[1]  # type: ignore[union-attr]
-    assert not any(k.op == "ge.concat" for k in _kernels(tl))  # every concatenation applies a ReLU
+    assert not any(k.op == "ge.concat" for k in task_kernels(tl))  # every concatenation applies a ReLU
 
 
 def test_raf_costs_and_error(calibration: ModuleType) -> None:
