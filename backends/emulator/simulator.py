@@ -45,7 +45,9 @@ Rules (one device, times in microseconds):
 
 The loop is a binary heap of (time, stream, version) — one live entry per
 stream; an entry whose version is not the stream's current one was superseded
-when the bandwidth shares changed and is skipped — plus one priority queue per
+when the bandwidth shares changed and is skipped (only a new share moves a
+stream's version on: the loop's own entries are one at a time per stream, each
+pushed after the one before was popped) — plus one priority queue per
 pool, so each task costs O(log streams); there is no per-step scan over streams
 or tasks (a saturated HBM rebalances the flows running at that moment). When the heap empties with tasks left,
 the device is stalled: :mod:`geir.backends.emulator.deadlock` explains why.
@@ -268,9 +270,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         cp_end[g] = base + dur[g]
         cp_pred[g] = pred
         phase[s] = _RUNNING
-        v = version[s] + 1
-        version[s] = v
-        heappush(heap, (fin, s, v))
+        heappush(heap, (fin, s, version[s]))
         if checker is not None:
             checker.acquire(g, r)
 
@@ -282,9 +282,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         while g < stop:
             if has_launch and launch[g] > t:  # type: ignore[index]
                 cur[s] = g
-                v = version[s] + 1
-                version[s] = v
-                heappush(heap, (launch[g], s, v))  # type: ignore[index]
+                heappush(heap, (launch[g], s, version[s]))  # type: ignore[index]
                 return
             k = kind[g]
             if k == KERNEL:
@@ -295,9 +293,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                         ready[g] = t
                         executed += 1
                         cur[s] = g
-                        v = version[s] + 1
-                        version[s] = v
-                        heappush(heap, (t + latency[g], s, v))  # type: ignore[index]
+                        heappush(heap, (t + latency[g], s, version[s]))  # type: ignore[index]
                         return
                     # its latency is spent: it was made ready when that began
                 else:
@@ -325,9 +321,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 cp_pred[g] = pred
                 phase[s] = _RUNNING
                 cur[s] = g
-                v = version[s] + 1
-                version[s] = v
-                heappush(heap, (fin, s, v))
+                heappush(heap, (fin, s, version[s]))
                 if k == CONTROL and checker is not None and reads[g] is not None:
                     checker.reads(g, reads[g])  # type: ignore[arg-type]
                 return
@@ -412,9 +406,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                         hbm.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
                         fin = -1.0
                 if fin >= 0.0:
-                    v = version[s] + 1
-                    version[s] = v
-                    heappush(heap, (fin, s, v))
+                    heappush(heap, (fin, s, version[s]))
                 if checker is not None and reads[g] is not None:
                     checker.reads(g, reads[g])  # type: ignore[arg-type]
                 if numerics is not None:
@@ -520,9 +512,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                         cp_end[g] = cp_prev[s] + dur[g]
                         cp_pred[g] = cp_prev_task[s]
                         phase[s] = _RUNNING
-                        v = version[s] + 1
-                        version[s] = v
-                        heappush(heap, (fin, s, v))
+                        heappush(heap, (fin, s, version[s]))
                     else:
                         ev = event[g]
                         if ev_set[ev]:
