@@ -83,6 +83,10 @@ class HostDriver(Interpreter):
         #: switch predicate -> the value the host last read back for it
         self._read: dict[Value, Any] = {}
 
+    def task_lists(self) -> list[Any]:
+        """The task lists launched so far: one per segment and input shapes."""
+        return list(self._lowered.values())
+
     # ----------------------------------------------------------- blocks
     def run_block(self, block: Block, env: Env) -> list[Any]:
         """Launch each run of plain ops as one segment; control ops run on the host."""

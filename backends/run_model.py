@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from geir.module import Module
     from geir.report import RunReport
 
-__all__ = ["RunSettings", "Prepared", "run_model", "with_device_resolved", "no_pipeline", "load", "prepare", "run_prepared", "compile_for_run",
+__all__ = ["RunSettings", "Prepared", "Interpreted", "run_model", "interpret_prepared", "run_warnings", "kernel_locations", "with_device_resolved", "no_pipeline", "load", "prepare", "run_prepared", "compile_for_run",
            "emulate_module", "task_list_of", "static_task_list", "graph_name"]
 
 
@@ -413,13 +413,10 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
             seed = settings.seed if arrays else None
     options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
                               mode=settings.mode, timing_only=timing_only, seed=settings.seed)
-    from geir.backends.kernels.underflow import watch_underflow
-    from geir.backends.task_list import Kernel
+    from geir.backends.kernels.underflow import located, watch_underflow
     with watch_underflow() as watch:
         result = emulate(task_list, arrays, options)
-    # each kernel task holds its own attributes: they name the task an underflow was in
-    kernels = {id(t.attributes): t for _, _, t in task_list.all_tasks() if isinstance(t, Kernel)}
-    underflow = [(kernels[id(a)].loc, u) for a, u in watch if id(a) in kernels and kernels[id(a)].attributes is a]
+    underflow = located(watch, kernel_locations([task_list]))
     fields = result.report
     if result.outputs is not None:
         fields["outputs"] = output_summary(result.outputs)
@@ -432,6 +429,14 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
         text = f"weights {WEIGHTS_ABSENT}\n" + text
     return RunReport(fields, text, result.outputs, result, list(compiled.warnings) if compiled is not None else [],
                      seed, arrays, underflow)
+
+
+def kernel_locations(task_lists: Sequence[TaskList]) -> list[tuple[Mapping[str, Any], str]]:
+    """Each kernel task's attributes and location: the kernel door receives
+    a task's own attributes, so they name the task an underflow was in."""
+    from geir.backends.task_list import Kernel
+    return [(t.attributes, t.loc) for task_list in task_lists for _, _, t in task_list.all_tasks()
+            if isinstance(t, Kernel)]
 
 
 def _described(settings: RunSettings) -> str:
@@ -562,8 +567,13 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
         seed = settings.seed
     options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params), mode=settings.mode,
                               seed=settings.seed)
+    precision_mode = _apply_precision_mode(module, settings)
+    from geir.backends.kernels.underflow import located, watch_underflow
     driver = HostDriver(module, options)
-    outputs = driver.run(inputs)
+    with watch_underflow() as watch:
+        outputs = driver.run(inputs)
+    # the device's kernels only: a data-dependent op the host also runs for its size is counted once
+    underflow = located(watch, kernel_locations(driver.task_lists()))
     launches = driver.launches
     found = sorted({f for launch in launches for f in launch.findings})
     device, mode = settings.device, settings.mode
@@ -575,6 +585,8 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
               "outputs": output_summary(outputs),
               "inputs": settings.inputs if isinstance(settings.inputs, str) else
               ("given" if settings.inputs is not None else f"random, seed {settings.seed}")}
+    if precision_mode is not None:
+        fields["precision_mode"] = precision_mode
     lines = [f"host-driven run on {device} ({mode} mode per launch; control flow and data-dependent sizes on the "
              f"host, as GE's runtime v2): {len(launches)} launch(es) of {fields['segments']} segment(s), "
              f"device time {fields['device_time_us']:.3f} us (sum of makespans)\n"]
@@ -584,4 +596,79 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     if len(launches) > 20:
         lines.append(f"  ... {len(launches) - 20} more launches\n")
     lines.append(f"findings        {', '.join(found) or 'none'}\n")
-    return RunReport(fields, "".join(lines), outputs, None, [], seed, dict(inputs))
+    return RunReport(fields, "".join(lines), outputs, None, [], seed, dict(inputs), underflow)
+
+
+def _apply_precision_mode(module: Module, settings: RunSettings) -> str | None:
+    """Run the ``precision-mode`` pass alone on a graph that runs without a
+    pipeline (interpreted, host-driven) when a precision mode is asked for,
+    so it computes in the types that mode gives; the mode, or None."""
+    if settings.precision_mode is None or not any(op.name == "ge.graph" for op in module.body.ops):
+        return None
+    import importlib.util
+    if importlib.util.find_spec("geir.passes.precision_mode") is None:
+        raise DiagnosticError(Diagnostic("error", "precision_mode needs the precision-mode pass, which this "
+                                                  "installation lacks"))
+    from geir.passes.pass_manager import PassManager
+    from geir.passes.precision_mode import PrecisionMode
+    PassManager([PrecisionMode(settings.precision_mode, settings.device)],
+                allow_unregistered=settings.allow_unregistered).run(module)
+    return settings.precision_mode
+
+
+@attrs.define
+class Interpreted:
+    """A run of the reference interpreter (``ge-run --interpret``): the outputs
+    by name, the inputs it ran on (``random_seed``: drawn from it, else None),
+    the precision mode applied first (None: the graph as written) and the ops
+    whose f16 results flushed values to zero, as ``(loc, Underflow)`` pairs in
+    the order they ran, as :attr:`~geir.report.RunReport.f16_underflow`."""
+
+    outputs: dict[str, np.ndarray]
+    input_arrays: dict[str, np.ndarray]
+    random_seed: int | None = None
+    precision_mode: str | None = None
+    f16_underflow: list[tuple[str, Any]] = attrs.Factory(list)
+
+
+def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted:
+    """Run a model prepared to ``interpret`` with the reference interpreter,
+    op by op as written, after ``precision-mode`` when ``settings`` ask for
+    a precision mode; random inputs from ``settings.seed`` when none are given.
+
+    Raises:
+        DiagnosticError: a missing or misshapen input, an op that fails.
+    """
+    from geir.backends.interpreter import Interpreter
+    from geir.backends.io_bindings import graph_signature, random_inputs
+    from geir.backends.kernels.underflow import located, watch_underflow
+    from geir.passes.lower_to_tasks import loc_text
+    module = prepared.module
+    mode = _apply_precision_mode(module, settings)
+    inputs, seed = prepared.inputs, None
+    if inputs is None:
+        inputs, seed = random_inputs(graph_signature(module), settings.seed), settings.seed
+    interpreter = Interpreter(module, graph_name(module))
+    with watch_underflow() as watch:
+        outputs = interpreter.run(inputs)
+    ops = [(op.attributes, loc_text(op.location)) for op in interpreter.graph.walk()]
+    return Interpreted(outputs, dict(inputs), seed, mode, located(watch, ops))
+
+
+def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list[Diagnostic]:
+    """The warnings a run's numbers call for: an output holding NaN or
+    infinity, an op whose f16 results flushed values to zero; each names the
+    precision mode the model computed under (when one was applied) and the
+    mode that keeps f32."""
+    from geir.report import non_finite_warnings, underflow_warnings
+    if report.outputs is None:
+        return []
+    if isinstance(report, Interpreted):
+        mode = report.precision_mode
+    elif report.fields.get("pipeline"):
+        from geir.backends.device_profile import load_profile
+        mode = settings.precision_mode or load_profile(settings.device, list(settings.device_params)) \
+            .default_precision_mode
+    else:
+        mode = report.fields.get("precision_mode")
+    return non_finite_warnings(report.outputs, mode) + underflow_warnings(report.f16_underflow, mode)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["parse", "import_onnx", "run_pipeline", "lower", "emulate", "run_model", "verify", "register_pass",
+__all__ = ["parse", "import_onnx", "run_pipeline", "lower", "emulate", "run_model", "interpret", "verify", "register_pass",
            "register_strategy", "opt_main", "Module", "TaskList", "Report", "RunReport", "Error", "PassWarning", "module_has_absent_weights"]
 
 __version__ = "0.1.0"
@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 #: public name -> the module that defines it
 _LAZY = {
     "parse": "geir.api", "import_onnx": "geir.api", "run_pipeline": "geir.api", "lower": "geir.api",
-    "emulate": "geir.api", "run_model": "geir.api", "register_pass": "geir.api", "register_strategy": "geir.api", "opt_main": "geir.api",
+    "emulate": "geir.api", "run_model": "geir.api", "interpret": "geir.api", "register_pass": "geir.api", "register_strategy": "geir.api", "opt_main": "geir.api",
     "Error": "geir.api",
     "PassWarning": "geir.api", "verify": "geir.verifier", "Module": "geir.module",
     "TaskList": "geir.backends.task_list", "Report": "geir.report", "RunReport": "geir.report",
@@ -38,8 +38,8 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from geir.absent_weights import module_has_absent_weights
-    from geir.api import (Error, PassWarning, emulate, import_onnx, lower, opt_main, parse, register_pass,
-                          register_strategy, run_model, run_pipeline)
+    from geir.api import (Error, PassWarning, emulate, import_onnx, interpret, lower, opt_main, parse,
+                          register_pass, register_strategy, run_model, run_pipeline)
     from geir.backends.task_list import TaskList
     from geir.module import Module
     from geir.report import Report, RunReport

@@ -30,12 +30,13 @@ from geir.diagnostics import Diagnostic, DiagnosticError, SourceManager
 if TYPE_CHECKING:
     import numpy as np
 
+    from geir.backends.run_model import Interpreted
     from geir.backends.task_list import TaskList
     from geir.module import Module
     from geir.passes.pass_base import ModulePass
     from geir.report import Report, RunReport
 
-__all__ = ["Error", "PassWarning", "parse", "import_onnx", "run_pipeline", "lower", "emulate", "run_model",
+__all__ = ["Error", "PassWarning", "parse", "import_onnx", "run_pipeline", "lower", "emulate", "run_model", "interpret",
            "register_pass",
            "register_strategy",
            "opt_main"]
@@ -277,7 +278,9 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
     Returns:
         A ``geir.Report``: the fields of ``ge-run --report json`` as
         attributes, the outputs, and the trace and timeline of the run.
-        Races and deadlocks are findings in the report, not exceptions.
+        Races and deadlocks are findings in the report, not exceptions;
+        ``f16_underflow`` lists the kernels whose f16 results flushed values
+        to zero (``geir.report.underflow_warnings`` words them as ``ge-run``).
 
     Raises:
         Error: the task list is malformed for this device, an option is
@@ -285,6 +288,8 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
     """
     from geir.backends.emulator import EmulatorOptions, emulate as _emulate, task_list_signature
     from geir.backends.io_bindings import check_inputs, load_inputs
+    from geir.backends.kernels.underflow import located, watch_underflow
+    from geir.backends.run_model import kernel_locations
     from geir.module import Module as _Module
     from geir.report import Report
 
@@ -306,7 +311,9 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
         else:
             arrays = check_inputs(dict(inputs), task_list_signature(tl), "inputs")
             described = "given"
-        return Report(_emulate(tl, arrays, options), described)
+        with watch_underflow() as watch:
+            result = _emulate(tl, arrays, options)
+        return Report(result, described, located(watch, kernel_locations([tl])))
     return _guarded(body)
 
 
@@ -355,7 +362,9 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
         A ``geir.RunReport``: the makespan, the lower bounds, the speed-up over
         single stream, engines, streams, arena and memory plan, races,
         deadlock and the outputs as numpy arrays; ``to_json()`` is
-        ``ge-run --report json``'s object and ``format_text()`` its text.
+        ``ge-run --report json``'s object and ``format_text()`` its text;
+        ``f16_underflow`` the ops whose f16 results flushed values to zero
+        (``geir.report.underflow_warnings`` words them as ``ge-run``).
 
     Raises:
         Error: bad input or a bad option (the diagnostics ``ge-run`` prints).
@@ -368,6 +377,50 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
                            allow_unregistered=allow_unregistered, precision_mode=precision_mode)
     sources = SourceManager()
     return _guarded(lambda: _run(model, settings, sources), sources)
+
+
+def interpret(model: str | os.PathLike[str] | Any, inputs: Mapping[str, np.ndarray] | str | os.PathLike[str] |
+              None = None, *, input_shapes: Mapping[str, Sequence[int] | int] | None = None,
+              precision_mode: str | None = None, device: str = "910B2", seed: int = 0,
+              allow_unregistered: bool = False) -> Interpreted:
+    """Run a model op by op with the reference interpreter, as
+    ``ge-run model --interpret`` does: no streams, no memory plan, the graph
+    as written (after the ``precision-mode`` pass when ``precision_mode`` is
+    given, so it computes in the types that mode gives on ``device``).
+
+    Args:
+        model: an ``.onnx`` or IR file, an ``onnx.ModelProto``, or a
+            ``geir.Module`` (not changed: the run works on a clone).
+        inputs: the graph inputs by name, or an ``.npz`` of them; None draws
+            deterministic random values from ``seed``.
+        input_shapes: binds dynamic dims before the run, as for ``run_model``.
+        precision_mode: ATC's ``--precision_mode`` (``force_fp16``, ...);
+            None runs the graph's own types.
+        device: the device profile the precision mode is decided for.
+        seed: the seed of random inputs.
+        allow_unregistered: accept ops no dialect defines.
+
+    Returns:
+        ``outputs`` by name, ``input_arrays``, ``random_seed`` (None: inputs
+        given), ``precision_mode`` and ``f16_underflow``: the ops whose f16
+        results flushed values to zero, as ``(loc, Underflow)`` pairs
+        (``geir.report.underflow_warnings`` words them as ``ge-run``).
+
+    Raises:
+        Error: bad input or a bad option (the diagnostics ``ge-run`` prints).
+    """
+    from geir.backends.run_model import RunSettings, interpret_prepared, load, prepare, with_device_resolved
+
+    settings = RunSettings(device=device, inputs=os.fspath(inputs) if isinstance(inputs, os.PathLike) else inputs,
+                           input_shapes=input_shapes, seed=seed, allow_unregistered=allow_unregistered,
+                           precision_mode=precision_mode)
+    sources = SourceManager()
+
+    def body() -> Interpreted:
+        resolved = with_device_resolved(settings)
+        module = load(model, allow_unregistered, sources)
+        return interpret_prepared(prepare(module, resolved, interpret=True), resolved)
+    return _guarded(body, sources)
 
 
 def register_pass(cls: type[ModulePass], name: str | None = None) -> type[ModulePass]:

@@ -169,12 +169,16 @@ class Report:
             or deadlocked); ``to_json()`` summarises them.
         inputs: what the inputs were (``random, seed 0``, a file, ``given``).
         result: the emulator's full ``geir.backends.emulator.EmulationResult``.
+        f16_underflow: the kernel tasks whose f16 results flushed values that
+            are not zero in f32 to zero, as ``(loc, Underflow)`` pairs in the
+            order they ran (``underflow_warnings`` makes ``ge-run``'s warnings).
     """
 
-    def __init__(self, result: EmulationResult, inputs: str) -> None:
+    def __init__(self, result: EmulationResult, inputs: str, f16_underflow: list[tuple[str, Any]] | None = None) -> None:
         self.result = result
         self.outputs: dict[str, np.ndarray] | None = result.outputs
         self.inputs = inputs
+        self.f16_underflow: list[tuple[str, Any]] = list(f16_underflow or [])
         self._fields = dict(result.report)
 
     def __getattr__(self, name: str) -> Any:

@@ -163,3 +163,92 @@ def test_run_model_reports_the_op_that_flushed(tiny_model: Module, mode: str) ->
     loc, count = report.f16_underflow[0]
     assert loc.endswith(":4:3") and count.flushed == N  # the second mul, line 4 of the text
     assert [d.message.split(":")[0] for d in underflow_warnings(report.f16_underflow, mode)] == ["'ge.mul' op"]
+
+
+# ------------------------------------------------------- every path that runs numbers
+
+def tiny_text(data_dependent: bool) -> str:
+    """``tiny_model``'s text; ``data_dependent`` adds a ``ge.nonzero`` output
+    after it (a size only the values decide: the graph runs host-driven)."""
+    c = "ge.const {value = dense<1.000000e-04> : tensor<f32>} : () -> tensor<f32>"
+    outs, tail, ret = f'{T} {{ge.name = "y"}}', "", f"%y : ({T})"
+    if data_dependent:
+        outs += ', tensor<1x?xi64> {ge.name = "nz"}'
+        tail = f"  %nz = ge.nonzero %x : ({T}) -> tensor<1x?xi64>\n"
+        ret = f"%y, %nz : ({T}, tensor<1x?xi64>)"
+    return (f'ge.graph @main(%x: {T} {{ge.name = "x"}}) -> ({outs}) {{\n'
+            f"  %c = {c}\n  %a = ge.mul %x, %c : ({T}, tensor<f32>) -> {T}\n"
+            f"  %y = ge.mul %a, %c : ({T}, tensor<f32>) -> {T}\n{tail}  ge.return {ret} -> ()\n}}\n")
+
+
+def run_path(path: str, x: np.ndarray, precision_mode: str | None) -> Any:
+    """The model run on ``path`` through the library function its command calls."""
+    from geir.backends.run_model import RunSettings, interpret_prepared, prepare, run_prepared
+    module = parse_module(tiny_text(path == "host-driven"), "tiny.mlir")
+    settings = RunSettings(inputs={"x": x}, compare=False, precision_mode=precision_mode,
+                           mode="host" if path == "host mode" else "sink")
+    prepared = prepare(module, settings, interpret=path == "interpret")
+    assert prepared.kind == {"interpret": "interpret", "host-driven": "host"}.get(path, "graph")
+    return interpret_prepared(prepared, settings) if path == "interpret" else run_prepared(prepared, settings)
+
+
+PATHS = ["sink", "host mode", "interpret", "host-driven"]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_every_path_warns_alike_at_the_op(path: str) -> None:
+    from geir.backends.run_model import RunSettings, run_warnings
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
+    run = run_path(path, x, "force_fp16")
+    assert [(loc, count.op, count.flushed) for loc, count in run.f16_underflow] == [("tiny.mlir:4:3", "ge.mul", N)]
+    [warning] = run_warnings(run, RunSettings(precision_mode="force_fp16"))
+    assert warning.file_position is not None and (warning.file_position.line, warning.file_position.col) == (4, 3)
+    assert warning.message == (f"'ge.mul' op: {N} of its {N} value(s) not zero in f32 are flushed to zero in f16 "
+                               f"(100.0%; f16's smallest value is 6.0e-08): under --precision-mode force_fp16 the "
+                               "model computes in f16; --precision-mode must_keep_origin_dtype keeps the model's f32")
+    assert np.all(run.outputs["y"] == 0)
+
+
+@pytest.mark.parametrize("path", ["interpret", "host-driven"])
+def test_a_path_without_a_pipeline_runs_the_graph_as_written(path: str) -> None:
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
+    run = run_path(path, x, None)  # f32 as written: nothing to flush
+    assert run.f16_underflow == [] and np.all(run.outputs["y"] != 0)
+
+
+def test_geir_interpret_carries_the_counts(tiny_model: Module) -> None:
+    import geir
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
+    run = geir.interpret(tiny_model, {"x": x}, precision_mode="force_fp16")
+    assert run.precision_mode == "force_fp16" and run.random_seed is None
+    assert [(loc.rsplit(":", 2)[1:], count.flushed) for loc, count in run.f16_underflow] == [(["4", "3"], N)]
+    as_written = geir.interpret(tiny_model, seed=3)
+    assert as_written.f16_underflow == [] and as_written.random_seed == 3 and as_written.precision_mode is None
+
+
+def test_geir_emulate_carries_the_counts(tiny_model: Module) -> None:
+    import geir
+    module = tiny_model.clone()
+    PrecisionMode("force_fp16", "910B2").run(module, PassContext())
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
+    report = geir.emulate(geir.lower(module), inputs={"x": x})
+    assert [(count.op, count.flushed) for _, count in report.f16_underflow] == [("ge.mul", N)]
+    assert report.f16_underflow[0][0].endswith(":4:3")
+    assert geir.emulate(geir.lower(tiny_model), inputs={"x": x}).f16_underflow == []
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1), magnitudes)
+def test_the_interpreter_and_the_emulator_count_the_same(seed: int, x_exp: float) -> None:
+    import geir
+    module = scaled_graph("mul")
+    task_list = geir.lower(module)
+    rng = np.random.default_rng(seed)
+    feeds = {"x": (rng.standard_normal(N) * 10 ** x_exp).astype(np.float32),
+             "s": rng.uniform(1e-4, 1e-2, N).astype(np.float32)}
+    with watch_underflow() as watch:
+        interpret(module, feeds)
+    interpreted = sorted((count.op, count.flushed, count.nonzero) for _, count in watch)
+    emulated = sorted((count.op, count.flushed, count.nonzero)
+                      for _, count in geir.emulate(task_list, inputs=feeds).f16_underflow)
+    assert interpreted == emulated

@@ -38,6 +38,8 @@ adds that ``--precision-mode must_keep_origin_dtype`` keeps the model's f32.
 So does an op whose f16 results flush to zero a share of the values that are
 not zero in f32 (f16 underflow, :data:`geir.report.UNDERFLOW_SHARE`), warned
 at the op with the count (the first few such ops, then how many more).
+``--interpret`` and host-driven runs warn the same way; they run the graph as
+written, after the ``precision-mode`` pass alone when ``--precision-mode`` is given.
 
 Exit codes: 0 clean; 1 bad input (a diagnostic); 3 the emulator found a race, a
 deadlock, a read of bytes nothing wrote, or a lost event record (reported, with
@@ -126,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         prepared = prepare(load(args.input[0], args.allow_unregistered_dialect, sources), settings, args.interpret)
         if prepared.kind == "interpret":
-            return _interpret(prepared.module, args, prepared.inputs)
+            return _interpret(prepared, args, settings, sources)
         if prepared.kind == "graph":
             code = _scenario_or_sweep(prepared.module, args, settings)
             if code is not None:
@@ -140,18 +142,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _warn_non_finite(report, settings: "RunSettings", sources: Any = None) -> None:  # type: ignore[no-untyped-def]
-    """A warning per output holding NaN or infinity and per op whose f16
-    results flush values to zero (at the op), naming the precision mode the
-    pipeline compiled with (when one did) and the mode that keeps f32."""
-    if report.outputs is None:
-        return
-    from geir.report import non_finite_warnings, underflow_warnings
-    mode = None
-    if report.fields.get("pipeline"):
-        from geir.backends.device_profile import load_profile
-        mode = settings.precision_mode or load_profile(settings.device, list(settings.device_params)) \
-            .default_precision_mode
-    for d in non_finite_warnings(report.outputs, mode) + underflow_warnings(report.f16_underflow, mode):
+    """Print the run's warnings (:func:`~geir.backends.run_model.run_warnings`)
+    with the source line of each op."""
+    from geir.backends.run_model import run_warnings
+    for d in run_warnings(report, settings):
         sys.stderr.write(f"ge-run: {d.format(sources)}")
 
 
@@ -179,18 +173,17 @@ def print_report(report, args: argparse.Namespace) -> int:  # type: ignore[no-un
     return write_run(report, args)
 
 
-def _interpret(module, args: argparse.Namespace, inputs=None) -> int:  # type: ignore[no-untyped-def]
-    from geir.backends.interpreter import interpret
-    from geir.backends.io_bindings import graph_signature, random_inputs, save_outputs
-    sig = graph_signature(module)
-    if inputs is None and args.inputs is None:
-        inputs = random_inputs(sig, args.seed)
-        sys.stderr.write(f"ge-run: random inputs, seed {args.seed}\n")
-    outputs = interpret(module, inputs)
+def _interpret(prepared, args: argparse.Namespace, settings: "RunSettings", sources: Any) -> int:  # type: ignore[no-untyped-def]
+    from geir.backends.io_bindings import save_outputs
+    from geir.backends.run_model import interpret_prepared
+    run = interpret_prepared(prepared, settings)
+    _warn_non_finite(run, settings, sources)
+    if run.random_seed is not None:
+        sys.stderr.write(f"ge-run: random inputs, seed {run.random_seed}\n")
     if args.output is not None:
-        save_outputs(args.output, outputs)
+        save_outputs(args.output, run.outputs)
     else:
-        for k, v in outputs.items():
+        for k, v in run.outputs.items():
             sys.stdout.write(f"{k}: {v.dtype}{list(v.shape)} mean={float(v.astype('float64').mean()) if v.size else 0.0:.6g}\n")
     return 0
 

@@ -23,6 +23,7 @@ def add_compile_arguments(p: argparse.ArgumentParser) -> None:
                    help="at most N streams (the pipeline's max-streams option)")
     p.add_argument("--precision-mode", default=None, metavar="MODE",
                    help="the types ops compute in, as ATC's --precision_mode: force_fp16, allow_fp32_to_fp16, "
-                        "allow_mix_precision, must_keep_origin_dtype, force_fp32 (default: the device's)")
+                        "allow_mix_precision, must_keep_origin_dtype, force_fp32 (default: the device's; with "
+                        "--interpret and host-driven runs, the graph's own types)")
     p.add_argument("--no-compare", dest="compare", action="store_false",
                    help="skip the single-stream run the report's speed-up compares against")

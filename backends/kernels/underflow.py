@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 import numpy as np
 
-__all__ = ["F16_SMALLEST", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow", "count_flushed"]
+__all__ = ["F16_SMALLEST", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow", "count_flushed",
+           "located"]
 
 #: f16's smallest positive value (a subnormal): half of it and less round to zero
 F16_SMALLEST = float(np.finfo(np.float16).smallest_subnormal)
@@ -103,6 +104,20 @@ def watch_underflow() -> Iterator[UnderflowWatch]:
         yield watch
     finally:
         _ACTIVE.reset(token)
+
+
+def located(watch: UnderflowWatch, holders: Iterable[tuple[Mapping[str, Any], str]]) -> list[tuple[str, Underflow]]:
+    """``(loc, Underflow)`` per op of ``holders`` (each op's attribute mapping
+    and its location text: a kernel task's, an op's) that flushed values, in
+    the order the ops first did; ops the watch saw outside ``holders`` are
+    left out."""
+    where = {id(attributes): (attributes, loc) for attributes, loc in holders}
+    found = []
+    for attributes, count in watch:
+        hit = where.get(id(attributes))
+        if hit is not None and hit[0] is attributes:
+            found.append((hit[1], count))
+    return found
 
 
 def count_flushed(wide: np.ndarray, narrow: np.ndarray) -> tuple[int, int]:

@@ -5,6 +5,13 @@
 // RUN: ge-run %s 2>&1 | filecheck %s --check-prefix=F16
 // RUN: ge-run %s 2>&1 | grep -c warning | filecheck %s --check-prefix=ONE
 // RUN: ge-run %s --precision-mode must_keep_origin_dtype 2>&1 | filecheck %s --check-prefix=F32
+// The same warning at the same op from every path that runs the numbers: host
+// mode, and the interpreter given the precision mode (it runs the precision-mode
+// pass alone first); as written (f32), the interpreter flushes nothing.
+// RUN: ge-run %s --mode host 2>&1 | filecheck %s --check-prefix=F16
+// RUN: ge-run %s --interpret --precision-mode force_fp16 2>&1 | filecheck %s --check-prefix=F16
+// RUN: ge-run %s --interpret --precision-mode force_fp16 2>&1 | grep -c warning | filecheck %s --check-prefix=ONE
+// RUN: ge-run %s --interpret 2>&1 | filecheck %s --check-prefix=F32
 // ONE: {{^}}1{{$}}
 // F16: ge-run: {{.*}}f16_underflow.mlir:[[# @LINE + 12]]:5: warning: 'ge.mul' op: {{[0-9]+}} of its {{[0-9]+}} value(s) not zero in f32 are flushed to zero in f16 ({{[0-9.]+}}%; f16's smallest value is 6.0e-08): under --precision-mode force_fp16 the model computes in f16; --precision-mode must_keep_origin_dtype keeps the model's f32
 // F16-NEXT: %tiny = ge.mul %small, %c
