@@ -18,6 +18,7 @@ kernels' activations fit in L2 and they move no HBM bytes at all).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import sys
@@ -99,6 +100,31 @@ def bench_timing(sizes: list[int], streams: int, repeat: int, check_races: bool,
     return rows
 
 
+def bench_phases(n: int, streams: int, repeat: int) -> tuple[float, float, float]:
+    """Best CPU seconds of each phase of one timing-only emulation of ``n`` tasks,
+    race check off: compiling the program, the event loop, the report."""
+    from geir.backends.cost_model import CostModel
+    from geir.backends.device_profile import load_profile
+    from geir.backends.emulator.program import compile_program
+    from geir.backends.emulator.report import build_report
+    from geir.backends.emulator.simulator import simulate
+
+    tl = synthetic_task_list(n, streams)
+    profile = load_profile("910B2", [])
+    best = [float("inf")] * 3
+    for _ in range(repeat):
+        cost = CostModel(profile)  # a fresh model, as each emulate builds one
+        c0 = time.process_time()
+        program = compile_program(tl, cost)
+        c1 = time.process_time()
+        schedule = simulate(program, "sink", cost.launch_us)
+        c2 = time.process_time()
+        build_report(schedule, profile, None, cost.launch_us)
+        c3 = time.process_time()
+        best = [min(b, x) for b, x in zip(best, (c1 - c0, c2 - c1, c3 - c2))]
+    return best[0], best[1], best[2]
+
+
 def _light_resnet50() -> str | None:
     import onnx
     path = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", "light_resnet50.onnx")
@@ -175,6 +201,16 @@ def main() -> int:
             print(f"{'':>8} scaling t({n1})/t({n0}) = {t1 / t0:.2f} (linear: {n1 / n0:.2f})")
     print(f"timing-only at {sizes[-1]} tasks, race check off: {timing_only / 1e3:.0f}k tasks/s "
           f"(target >= {TARGET / 1e3:.0f}k: {'met' if timing_only >= TARGET else 'not met'})")
+    gc_was = gc.isenabled()
+    gc.disable()  # as emulate runs
+    try:
+        phases = bench_phases(sizes[-1], args.streams, args.repeat)
+    finally:
+        if gc_was:
+            gc.enable()
+    print(f"where the CPU time goes at {sizes[-1]} tasks (best of {args.repeat} each): "
+          + ", ".join(f"{name} {t * 1e3:.0f} ms ({t / sum(phases):.0%})"
+                      for name, t in zip(("compile", "event loop", "report"), phases)))
     print(f"numeric mode against the interpreter, best of {args.repeat}:")
     for line in bench_resnet(args.resnet, args.repeat):
         print(line)

@@ -80,9 +80,9 @@ def test_every_row_is_what_its_task_alone_compiles_to(seed: int) -> None:
             for column in _COLUMNS:
                 assert getattr(program, column)[g] == getattr(alone, column)[0], (column, t)
             g += 1
-    # the tasks whose ranges the liveness looks at are all the tasks that have any
-    assert [g for g in range(program.n) if program.reads[g] or program.writes[g]] == \
-        [g for g in program.access_tasks if program.reads[g] or program.writes[g]]
+    # the flat tables the liveness reads are the ranges, task by task
+    for table, ranges in ((program.read_table, program.reads), (program.write_table, program.writes)):
+        assert table == [x for g, rs in enumerate(ranges) for lo, hi in rs or () for x in (g, lo, hi)]
 
 
 def _where(message: str) -> tuple[int, int]:

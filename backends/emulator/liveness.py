@@ -13,8 +13,6 @@ older one there, since one byte cannot hold two values.
 
 from __future__ import annotations
 
-from itertools import chain
-
 import numpy as np
 
 from geir.backends.emulator.simulator import INF, Schedule
@@ -31,21 +29,20 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
     inputs = [(b.ref.offset, b.ref.end) for b in program.task_list.inputs if b.ref.space == "arena" and b.ref.nbytes]
     # Every access, flattened: the arena ranges each task reads, then those it writes. Tasks are taken
     # in order of start time (ties: task number), a task's reads before its writes, as they happen.
-    # Only the tasks that can have ranges are looked at (most tasks of a multi-stream list are events).
+    # The compiler flattened the ranges already (a walk over every task's tuples costs more than the rest).
     if start is None or end is None:
         start = np.fromiter(schedule.start, np.float64, n)
         end = np.fromiter(schedule.end, np.float64, n)
-    candidates = program.access_tasks
-    read_tasks, read_ranges = _accesses(program.reads, candidates)
-    write_tasks, write_ranges = _accesses(program.writes, candidates)
-    # the rank of a task's start among the candidates orders accesses as the rank among all tasks would
-    at_candidates = np.asarray(candidates, np.int64)
+    read = _table(program.read_table)
+    write = _table(program.write_table)
+    tasks = np.concatenate([read[:, 0], write[:, 0]])
+    lo = np.concatenate([read[:, 1], write[:, 1]])
+    hi = np.concatenate([read[:, 2], write[:, 2]])
+    is_write = np.concatenate([np.zeros(len(read), bool), np.ones(len(write), bool)])
+    # the rank of a task's start among the tasks with ranges orders accesses as the rank among all would
+    ranged = np.unique(tasks)
     rank = np.empty(n, np.int64)
-    rank[at_candidates[np.argsort(start[at_candidates], kind="stable")]] = np.arange(len(at_candidates))
-    tasks = np.concatenate([read_tasks, write_tasks])
-    lo = np.concatenate([read_ranges[0::2], write_ranges[0::2]])
-    hi = np.concatenate([read_ranges[1::2], write_ranges[1::2]])
-    is_write = np.concatenate([np.zeros(len(read_tasks), bool), np.ones(len(write_tasks), bool)])
+    rank[ranged[np.argsort(start[ranged], kind="stable")]] = np.arange(len(ranged))
     ran = start[tasks] != INF
     tasks, lo, hi, is_write = tasks[ran], lo[ran], hi[ran], is_write[ran]
     # the graph inputs: written by the host at time 0, before everything
@@ -93,13 +90,6 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
     return int(running[j]), float(times[order_idx][j])
 
 
-def _accesses(ranges: list, candidates: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(task of each range, the ranges' bounds flattened lo, hi, lo, hi ...) of
-    ``ranges`` (a program's ``reads`` or ``writes``), in task order; built by C-level
-    iteration (map, filter, chain), as a Python loop over the ranges costs most of the rest."""
-    chosen = list(map(ranges.__getitem__, candidates))
-    present = np.fromiter(map(bool, chosen), bool, len(chosen))
-    kept = list(filter(None, chosen))
-    tasks = np.repeat(np.asarray(candidates, np.int64)[present], np.fromiter(map(len, kept), np.int64, len(kept)))
-    bounds = np.fromiter(chain.from_iterable(chain.from_iterable(kept)), np.int64, 2 * len(tasks))
-    return tasks, bounds
+def _table(flat: list[int]) -> np.ndarray:
+    """A program's flat (task, lo, hi) table as rows."""
+    return np.fromiter(flat, np.int64, len(flat)).reshape(-1, 3)

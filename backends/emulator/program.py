@@ -78,9 +78,10 @@ class Program:
     block_dispatch: bool = False
     #: some task is a control task (labels, stream switches and activations)
     has_control: bool = False
-    #: the tasks that may have arena ranges (kernels, copies, control tasks), in
-    #: order: every other task's ``reads`` and ``writes`` are None
-    access_tasks: list[int] = attrs.Factory(list)
+    #: ``reads`` and ``writes`` flattened, task, lo, hi of every range in task
+    #: order (for numpy, which reads a flat list of ints far faster than tuples)
+    read_table: list[int] = attrs.Factory(list)
+    write_table: list[int] = attrs.Factory(list)
 
     @property
     def n(self) -> int:
@@ -270,8 +271,9 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
 
     # kernels, copies, control tasks and unknown ones, in task order (the traffic
     # table is numbered by first use)
-    access_tasks: list[int] = np.flatnonzero((code == KERNEL) | (code >= CONTROL)).tolist()
-    for g in access_tasks:
+    read_table: list[int] = []
+    write_table: list[int] = []
+    for g in np.flatnonzero((code == KERNEL) | (code >= CONTROL)).tolist():
         t = tasks[g]
         c = codes[g]
         if c == KERNEL:
@@ -282,6 +284,8 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                     pool[g], units[g], duration[g] = known_row[1], known_row[2], known_row[3]
                     traffic_id[g] = traffic_id_of(known_row[4])
                     reads[g], writes[g] = known_row[5], known_row[6]
+                    _flatten(g, known_row[5], read_table)
+                    _flatten(g, known_row[6], write_table)
                     continue
             failed = len(errors)
             ins, outs = t.inputs, t.outputs
@@ -334,21 +338,28 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                 if b is None:
                     if lo >= 0 and hi <= arena_size and hi > lo and a.space == ARENA:
                         rr = ((lo, hi),)
+                        read_table += (g, lo, hi)
                 else:
                     lo_b = b.offset
                     hi_b = lo_b + in_sizes[1]
                     if (lo >= 0 and hi <= arena_size and hi > lo and a.space == ARENA and lo_b >= 0
                             and hi_b <= arena_size and hi_b > lo_b and b.space == ARENA):
                         rr = ((lo, hi), (lo_b, hi_b))
+                        read_table += (g, lo, hi, g, lo_b, hi_b)
             if rr is None and n_in:
                 rr = arena_ranges(ins, in_sizes, g, "input", False)
+                _flatten(g, rr, read_table)
             if o is not None:
                 lo = o.offset
                 hi = lo + cached[6][0]
             if o is not None and lo >= 0 and hi <= arena_size and o.space == ARENA:
-                wr = ((lo, hi),) if hi > lo else None
+                wr = None
+                if hi > lo:
+                    wr = ((lo, hi),)
+                    write_table += (g, lo, hi)
             else:
                 wr = arena_ranges(outs, cached[6], g, "output", True)
+                _flatten(g, wr, write_table)
             reads[g] = rr
             writes[g] = wr
             if reuse is not None and len(errors) == failed:
@@ -367,6 +378,8 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
             pool[g], units[g], duration[g] = sdma, 1, tc.duration_us
             reads[g] = (r,) if r is not None else None
             writes[g] = (w,) if w is not None else None
+            _flatten(g, reads[g], read_table)
+            _flatten(g, writes[g], write_table)
             traffic_id[g] = traffic_id_of(_traffic_row(tc))
         elif c == CONTROL:
             # a switch reads its value when it starts, as a kernel reads its inputs
@@ -374,6 +387,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
             r = ref_range(src, src.nbytes, g, "the switch value", False) if src is not None else None
             duration[g] = control_duration(t, profile)
             reads[g] = (r,) if r is not None else None
+            _flatten(g, reads[g], read_table)
         else:
             errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: unknown task "
                                                   f"{type(t).__name__}")))
@@ -395,7 +409,13 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                    pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=max_event + 1,
                    warnings=warnings, traffic_id=traffic_id, traffic=traffic, hbm_bandwidth=cost.hbm_bw,
                    block_dispatch=profile.block_dispatch, has_control=bool((code == CONTROL).any()),
-                   access_tasks=access_tasks)
+                   read_table=read_table, write_table=write_table)
+
+
+def _flatten(g: int, ranges: tuple[Range, ...] | None, table: list[int]) -> None:
+    """Append task ``g``'s ``ranges`` to a flat (task, lo, hi) table."""
+    for lo, hi in ranges or ():
+        table += (g, lo, hi)
 
 
 def _traffic_row(c: TaskCost) -> tuple[float, float, float, float] | None:
