@@ -539,7 +539,10 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     selection = select_gear(module, arrays, where)
     options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params), mode=settings.mode,
                               timing_only=settings.timing_only, seed=settings.seed)
-    result = emulate(task_list_from_model(selection.model), selection.inputs, options)
+    from geir.backends.kernels.underflow import located, watch_underflow
+    task_list = task_list_from_model(selection.model)
+    with watch_underflow() as watch:
+        result = emulate(task_list, selection.inputs, options)
     fields = result.report
     fields["gear"] = gear_description(selection)
     outputs = trim_outputs(selection, result.outputs) if result.outputs is not None else None
@@ -547,7 +550,8 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
         fields["outputs"] = output_summary(outputs)
     fields["inputs"] = _described(settings)
     return RunReport(fields, f"gear: {fields['gear']}\n" + result.text(), outputs, result,
-                     input_arrays=None if settings.timing_only else arrays)
+                     input_arrays=None if settings.timing_only else arrays,
+                     f16_underflow=located(watch, kernel_locations([task_list])))
 
 
 def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str, np.ndarray] | None) -> RunReport:
