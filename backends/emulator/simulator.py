@@ -501,11 +501,12 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     else:
                         cur[s] = g + 1
                 g = cur[s]
-                if not has_launch and g < last[s] and (kind[g] == RECORD or kind[g] == WAIT):
+                k = kind[g] if g < last[s] and not has_launch else END
+                if k == RECORD or k == WAIT:
                     # advance's two commonest cases (most of a multi-stream list), here without a call
                     ready[g] = t
                     executed += 1
-                    if kind[g] == RECORD:
+                    if k == RECORD:
                         start[g] = t
                         fin = t + dur[g]
                         end[g] = fin
