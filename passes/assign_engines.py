@@ -48,8 +48,9 @@ AICPU_FALLBACK_TYPES = frozenset({"i64", "ui64", "si64", "f64", "complex<f32>", 
 AICPU_OPS = frozenset({"ge.top_k"})
 
 
-def _fallback_reason(op: Operation) -> str | None:
-    """Why an op whose default engine is AICore must run on AICPU, or None."""
+def _fallback_reason(op: Operation, shapes_bound: bool = False) -> str | None:
+    """Why an op whose default engine is AICore must run on AICPU, or None
+    (``shapes_bound``: as if its dynamic dims were bound, as a gear binds them)."""
     if op.name in AICPU_OPS:
         return f"'{op.name}' is a data-dependent selection, which runs on AICPU"
     for k, r in enumerate(op.results):
@@ -57,7 +58,7 @@ def _fallback_reason(op: Operation) -> str | None:
         if isinstance(t, TensorType):
             if str(t.element_type) in AICPU_FALLBACK_TYPES:
                 return f"result #{k} has element type {t.element_type}, which AICore cannot compute on"
-            if not t.is_static:
+            if not t.is_static and not shapes_bound:
                 return f"result #{k} has a dynamic shape ({t}), which an AICore kernel cannot tile"
     for k, v in enumerate(op.operands):
         t = v.type
@@ -66,15 +67,17 @@ def _fallback_reason(op: Operation) -> str | None:
     return None
 
 
-def engine_for(op: Operation, excluded: frozenset[str] = frozenset()) -> tuple[str, str | None]:
+def engine_for(op: Operation, excluded: frozenset[str] = frozenset(),
+               shapes_bound: bool = False) -> tuple[str, str | None]:
     """The engine ``op`` gets by default and, when it is an AICore→AICPU
-    fallback, the reason (else None)."""
+    fallback, the reason (else None). With ``shapes_bound`` a dynamic shape
+    does not count: the engine the op gets once its dims are bound."""
     od = op.definition
     if op.name == "ge.cmo":
         return RTS, None
     default = (od.engine if od is not None else None) or AICPU
     if default == AICORE:
-        reason = _fallback_reason(op)
+        reason = _fallback_reason(op, shapes_bound)
         if reason is None and AICORE in excluded:
             reason = "AICore is excluded (exclude-engines)"
         if reason is not None:

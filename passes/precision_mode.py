@@ -138,7 +138,9 @@ def _is_aicore(op: Operation) -> bool:
     pinned = op.get_attr("engine") or op.get_attr("engine_pin")
     if isinstance(pinned, str) and pinned:
         return normalize_engine(pinned) == "AICore"
-    return engine_for(op)[0] == "AICore"
+    # decided for the op, not its shape: an op that waits for its dims (a dynamic
+    # batch's gears, --input-shape at run time) runs on AICore once they are bound
+    return engine_for(op, shapes_bound=True)[0] == "AICore"
 
 
 def _retype(op: Operation, source: ElementType, target: ElementType) -> _Retype | None:
