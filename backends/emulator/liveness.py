@@ -40,7 +40,9 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
     hi = np.concatenate([read[:, 2], write[:, 2]])
     is_write = np.concatenate([np.zeros(len(read), bool), np.ones(len(write), bool)])
     # the rank of a task's start among the tasks with ranges orders accesses as the rank among all would
-    ranged = np.unique(tasks)
+    has_ranges = np.zeros(n, bool)
+    has_ranges[tasks] = True
+    ranged = np.flatnonzero(has_ranges)
     rank = np.empty(n, np.int64)
     rank[ranged[np.argsort(start[ranged], kind="stable")]] = np.arange(len(ranged))
     ran = start[tasks] != INF
