@@ -219,7 +219,9 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     num_events = program.num_event_ids
     ev_set = [False] * num_events
     ev_rec = [-1] * num_events
-    ev_waiters: dict[int, list[int]] = {}
+    # the streams waiting for each event, first come first served (a list by event id: the
+    # loop reads it at every record)
+    ev_waiters: list[list[int]] = [[] for _ in range(num_events)]
     consumed_by: dict[int, int] = {}
     lost: list[tuple[int, int]] = []
 
@@ -331,7 +333,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 if ev_set[ev]:
                     satisfy(g, s, ev, t)
                 else:
-                    ev_waiters.setdefault(ev, []).append(s)
+                    ev_waiters[ev].append(s)
                 return
             # END: takes no time
             start[g] = t
@@ -395,18 +397,18 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 cp_pred[g] = pred
                 phase[s] = _RUNNING
                 tid = traffic_id[g]
-                if tid >= 0:
+                if tid < 0:
+                    heappush(heap, (fin, s, version[s]))  # its end
+                else:
                     overhead, nbytes, demand, peak = traffic[tid]
                     if latency_spent is not None:
                         overhead = 0.0  # spent as latency before the kernel took its units
                     if overhead > 0.0:
                         phase[s] = _IN_OVERHEAD
-                        fin = t + overhead
+                        heappush(heap, (t + overhead, s, version[s]))
                     else:
+                        # its end comes from its share of the HBM
                         hbm.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
-                        fin = -1.0
-                if fin >= 0.0:
-                    heappush(heap, (fin, s, version[s]))
                 if checker is not None and reads[g] is not None:
                     checker.reads(g, reads[g])  # type: ignore[arg-type]
                 if numerics is not None:
@@ -482,7 +484,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                         else:
                             ev_set[ev] = True
                             ev_rec[ev] = g
-                            waiters = ev_waiters.get(ev)
+                            waiters = ev_waiters[ev]
                             if waiters:
                                 w = waiters.pop(0)
                                 satisfy(cur[w], w, ev, t)
@@ -519,7 +521,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                         if ev_set[ev]:
                             satisfy(g, s, ev, t)
                         else:
-                            ev_waiters.setdefault(ev, []).append(s)
+                            ev_waiters[ev].append(s)
                 else:
                     advance(s, t)
         if heap and heap[0][0] == t:
