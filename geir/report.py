@@ -334,6 +334,13 @@ class RunReport:
     #: and what it flushed (an ``Underflow``), in task order
     f16_underflow: list[tuple[str, Any]] = attrs.Factory(list)
 
+    def __attrs_post_init__(self) -> None:
+        # ge-run --report json carries what the warnings say, one object per op
+        if self.f16_underflow and "f16_underflow" not in self.fields:
+            self.fields["f16_underflow"] = [
+                {"loc": loc, "op": u.op, "flushed": u.flushed, "nonzero": u.nonzero, "share": round(u.share, 4)}
+                for loc, u in self.f16_underflow]
+
     def __getattr__(self, name: str) -> Any:
         # Only called for names that are not attributes: the report's other keys.
         if name.startswith("__"):

@@ -12,6 +12,14 @@
 // RUN: ge-run %s --interpret --precision-mode force_fp16 2>&1 | filecheck %s --check-prefix=F16
 // RUN: ge-run %s --interpret --precision-mode force_fp16 2>&1 | grep -c warning | filecheck %s --check-prefix=ONE
 // RUN: ge-run %s --interpret 2>&1 | filecheck %s --check-prefix=F32
+// --report json carries the counts, one object per op (none in f32).
+// RUN: ge-run %s --report json 2>/dev/null | filecheck %s --check-prefix=JSON
+// RUN: ge-run %s --precision-mode must_keep_origin_dtype --report json 2>/dev/null | filecheck %s --check-prefix=NOJSON
+// JSON: "f16_underflow": [
+// JSON: "op": "ge.mul",
+// JSON-NEXT: "flushed": {{[0-9]+}},
+// NOJSON: "makespan_us"
+// NOJSON-NOT: "f16_underflow":
 // ONE: {{^}}1{{$}}
 // F16: ge-run: {{.*}}f16_underflow.mlir:[[# @LINE + 12]]:5: warning: 'ge.mul' op: {{[0-9]+}} of its {{[0-9]+}} value(s) not zero in f32 are flushed to zero in f16 ({{[0-9.]+}}%; f16's smallest value is 6.0e-08): under --precision-mode force_fp16 the model computes in f16; --precision-mode must_keep_origin_dtype keeps the model's f32
 // F16-NEXT: %tiny = ge.mul %small, %c
