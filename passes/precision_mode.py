@@ -164,7 +164,7 @@ def _retype(op: Operation, source: ElementType, target: ElementType) -> _Retype 
         # a filled tensor (how ONNX's light models spell their weights) is a constant ATC folds and converts
         result_types = [_swap(r.type, source, target) for r in op.results]
         attributes["value"] = DenseElementsAttr(_swap(value.type, source, target),  # type: ignore[arg-type]
-                                                np.asarray(value.array).astype(target.numpy_dtype))
+                                                converted_constant(np.asarray(value.array), target.numpy_dtype))
     ctx = InferContext(operand_types, Attrs(attributes, od.attributes), op.operands, result_types)
     try:
         inferred = list(od.infer(ctx))
