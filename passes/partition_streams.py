@@ -257,13 +257,12 @@ class PartitionStreams(ModulePass):
             raise DiagnosticError(Diagnostic("error", f"partition-streams: {e}", op_position(where))) from None
 
     def _safe_strategy_reason(self, og: OpGraph) -> str | None:
-        from geir.passes.lower_control_flow import control_problems
+        from geir.passes.lower_control_flow import control_problems, is_control_op
         problems = control_problems(og.block)  # the block's diamonds grouped once, not per op
         for op in og.ops:
-            od = op.definition
             sinkable = (op.regions or op.name in ("ge.switch", "ge.merge")) and not any(
                 o in problems for o in op.walk())
-            if not sinkable and (op.regions or (od is not None and od.has_trait("control"))):
+            if not sinkable and is_control_op(op):
                 return f"the graph has control flow ('{op.name}'), which GE runs on a safe single stream"
         if not (self.dynamic_shape_multi_stream or _dynamic_multi_stream_default()):
             dynamic = _has_dynamic_shape(og)
