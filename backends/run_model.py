@@ -319,15 +319,21 @@ def compile_for_run(module: Module, settings: RunSettings, compare: bool | None 
     return CompileReport(plan.text, compiled.memory, single, compiled.bound, list(compiled.warnings))
 
 
+def _require_precision_mode_pass() -> None:
+    """A precision mode needs the ``precision-mode`` pass (DiagnosticError when
+    this installation lacks it)."""
+    import importlib.util
+    if importlib.util.find_spec("geir.passes.precision_mode") is None:
+        raise DiagnosticError(Diagnostic("error", "precision_mode needs the precision-mode pass, which this "
+                                                  "installation lacks"))
+
+
 def _with_precision_mode(pipeline: str | None, precision_mode: str | None) -> str | None:
     """The pipeline with ``precision-mode=...`` for ge-default, when a
     precision mode is asked for (and the pipeline is the default one)."""
     if precision_mode is None:
         return pipeline
-    import importlib.util
-    if importlib.util.find_spec("geir.passes.precision_mode") is None:
-        raise DiagnosticError(Diagnostic("error", "precision_mode needs the precision-mode pass, which this "
-                                                  "installation lacks"))
+    _require_precision_mode_pass()
     if pipeline is not None:
         raise DiagnosticError(Diagnostic("error", "precision_mode applies to the default pipeline; with a "
                                                   "pipeline given, put precision-mode in it"))
@@ -609,10 +615,7 @@ def _apply_precision_mode(module: Module, settings: RunSettings) -> str | None:
     so it computes in the types that mode gives; the mode, or None."""
     if settings.precision_mode is None or not any(op.name == "ge.graph" for op in module.body.ops):
         return None
-    import importlib.util
-    if importlib.util.find_spec("geir.passes.precision_mode") is None:
-        raise DiagnosticError(Diagnostic("error", "precision_mode needs the precision-mode pass, which this "
-                                                  "installation lacks"))
+    _require_precision_mode_pass()
     from geir.passes.pass_manager import PassManager
     from geir.passes.precision_mode import PrecisionMode
     PassManager([PrecisionMode(settings.precision_mode, settings.device)],

@@ -137,11 +137,11 @@ def _run(args: argparse.Namespace) -> int:
     except DiagnosticError as e:
         sys.stderr.write(e.format(sources))  # with the source line and caret of each op at fault
         return 1
-    _warn_non_finite(report, settings, sources)
+    _print_warnings(report, settings, sources)
     return print_report(report, args)
 
 
-def _warn_non_finite(report, settings: "RunSettings", sources: Any = None) -> None:  # type: ignore[no-untyped-def]
+def _print_warnings(report, settings: "RunSettings", sources: Any = None) -> None:  # type: ignore[no-untyped-def]
     """Print the run's warnings (:func:`~geir.backends.run_model.run_warnings`)
     with the source line of each op."""
     from geir.backends.run_model import run_warnings
@@ -177,7 +177,7 @@ def _interpret(prepared, args: argparse.Namespace, settings: "RunSettings", sour
     from geir.backends.io_bindings import save_outputs
     from geir.backends.run_model import interpret_prepared
     run = interpret_prepared(prepared, settings)
-    _warn_non_finite(run, settings, sources)
+    _print_warnings(run, settings, sources)
     if run.random_seed is not None:
         sys.stderr.write(f"ge-run: random inputs, seed {run.random_seed}\n")
     if args.output is not None:
