@@ -59,7 +59,7 @@ import numpy as np
 from geir.backends.cost_model import GE_LOCAL, SDMA
 from geir.backends.emulator.liveness import peak_live_bytes
 from geir.backends.emulator.program import CONTROL, END, KERNEL, RECORD, WAIT
-from geir.backends.emulator.simulator import INF, Schedule
+from geir.backends.emulator.simulator import INF, Schedule, host_launch_costs
 
 if TYPE_CHECKING:
     from geir.backends.device_profile import DeviceProfile
@@ -106,12 +106,9 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         # the host thread launches every task that ran (all of them, unless the device stalled)
         launched = sum(1 for x in schedule.start if x != INF)
         host = launched * launch_us
-        event_us = launch_us if schedule.event_launch_us is None else schedule.event_launch_us
-        free = schedule.free_events
-        if event_us != launch_us or free:  # records and waits cost the host otherwise
-            kind, event = schedule.program.kind, schedule.program.event
-            host = sum((0.0 if event[g] in free else event_us) if kind[g] in (RECORD, WAIT) else launch_us
-                       for g, x in enumerate(schedule.start) if x != INF)
+        costs = host_launch_costs(schedule.program, launch_us, schedule.event_launch_us, schedule.free_events)
+        if costs is not None:  # records and waits cost the host otherwise
+            host = sum(costs[g] for g, x in enumerate(schedule.start) if x != INF)
         engines["Host"] = {"capacity": 1, "busy_us": _r(host), "work_us": _r(host),
                            "utilization": round(host / makespan, 4) if makespan > 0 else 0.0, "tasks": launched}
         bounds["Host"] = host

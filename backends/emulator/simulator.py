@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from geir.backends.emulator.happens_before import RaceChecker
     from geir.backends.emulator.progress import ProgressBar
 
-__all__ = ["Schedule", "simulate", "HOST_PRED"]
+__all__ = ["Schedule", "simulate", "HOST_PRED", "host_launch_costs"]
 
 INF = float("inf")
 #: ``cp_pred`` of a task whose critical path starts at its host launch
@@ -147,24 +147,34 @@ class Schedule:
         return path[::-1], g == HOST_PRED
 
 
+def host_launch_costs(program: Program, launch_us: float, event_launch_us: float | None = None,
+                      free_events: frozenset[int] = frozenset()) -> list[float] | None:
+    """What launching each task costs the host thread: ``launch_us``, a record or
+    wait ``event_launch_us`` when given, one of ``free_events`` nothing; None when
+    every task costs ``launch_us``."""
+    if (event_launch_us is None or event_launch_us == launch_us) and not free_events:
+        return None
+    kind, event = program.kind, program.event
+    event_us = launch_us if event_launch_us is None else event_launch_us
+    return [(0.0 if event[g] in free_events else event_us) if kind[g] in (RECORD, WAIT) else launch_us
+            for g in range(program.n)]
+
+
 def host_launch_times(program: Program, sink: Schedule, launch_us: float,
                       event_launch_us: float | None = None, free_events: frozenset[int] = frozenset()) -> list[float]:
     """When the single host thread launches each task: in sink-mode start order,
-    ``launch_us`` apiece, a record or wait ``event_launch_us`` when given, one of
-    ``free_events`` nothing (tasks a stalled sink run never started go last)."""
+    each after the one before, at :func:`host_launch_costs` apiece (tasks a
+    stalled sink run never started go last)."""
     order = sorted(range(program.n), key=lambda g: (sink.start[g], program.stream_of[g], g))
     launch = [0.0] * program.n
-    if (event_launch_us is None or event_launch_us == launch_us) and not free_events:
+    costs = host_launch_costs(program, launch_us, event_launch_us, free_events)
+    if costs is None:
         for rank, g in enumerate(order):
             launch[g] = (rank + 1) * launch_us
         return launch
-    kind, event, at = program.kind, program.event, 0.0
-    event_us = launch_us if event_launch_us is None else event_launch_us
+    at = 0.0
     for g in order:
-        if kind[g] in (RECORD, WAIT):
-            at += 0.0 if event[g] in free_events else event_us
-        else:
-            at += launch_us
+        at += costs[g]
         launch[g] = at
     return launch
 
