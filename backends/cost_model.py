@@ -38,8 +38,11 @@ Durations (microseconds):
   ``memory`` is the DRAM bytes over ``min(units x per-core DRAM rate, sustained
   DRAM bandwidth)`` plus the L2 bytes over ``units x`` the per-core L2 rate:
   weights come from DRAM, the activations a kernel reads and writes are served
-  from L2 as far as they fit in ``l2_bytes``, and gathers and slices read only
-  what they keep.
+  from L2 when they fit in ``l2_bytes`` together and from DRAM when they do not
+  (a stream longer than an LRU cache finds nothing of itself in it), and
+  gathers and slices read only what they keep. Each cube base block waits
+  ``cube_block_dram_wait_cycles`` more for its first operands in the share of
+  the kernel's bytes DRAM serves.
 * **block dim**: a kernel's own ``block_dim`` when it is above 1, capped by an
   ``_op_aicore_num`` attribute (GE's per-op core cap); a ``block_dim`` of 0 or 1
   means *unset* and the kernel's tiling decides.
@@ -69,8 +72,8 @@ traffic, at twice the link rate). The emulator's fluid model
 among the tasks running at once; alone, a task takes exactly the time above.
 
 Not modelled (documented so nobody trusts it for that): L2 contents across
-kernels and launches (each kernel's own activations are in L2 as far as they
-fit, weights never), bank and cache conflicts, the cube's L1/L0 loading
+kernels and launches (each kernel's own activations are in L2 when they fit,
+weights never), bank and cache conflicts, the cube's L1/L0 loading
 pipeline beyond ``cube_efficiency``, DVPP traffic, and kernels whose blocks
 outnumber the cores they are granted (a kernel is gang-scheduled: it starts
 when all its units are free).
@@ -239,6 +242,7 @@ class CostModel:
         self.feed = CubeFeed(v["cube_flops_per_cycle"] * cube_eff, fill,
                              drain_cycles_per_element=v["cube_drain_cycles_per_element"],
                              block_overhead_cycles=v["cube_block_overhead_cycles"]) if fill > 0 else None
+        self.block_dram_wait = v["cube_block_dram_wait_cycles"]
         self.vector_min_bytes = v["vector_min_bytes_per_core"]
         self.aicpu_rate = v["aicpu_gflops_per_core"] * 1e3
         self.aicpu_bw = v["aicpu_bandwidth_gbps"] * 1e3
@@ -319,11 +323,22 @@ class CostModel:
             rate *= self.matmul_share
         return rate
 
+    def block_cycles(self, kernel: Kernel) -> float:
+        """Fixed cycles of each of ``kernel``'s cube base blocks: the profile's fixed cost,
+        plus the wait for the block's first operands from DRAM (``cube_block_dram_wait_cycles``)
+        in the share of the kernel's bytes that DRAM serves (the rest come from L2)."""
+        base = self.feed.block_overhead_cycles if self.feed else 0.0
+        if self.block_dram_wait <= 0:
+            return base
+        dram, l2 = self.traffic(kernel)
+        return base + self.block_dram_wait * dram / (dram + l2) if dram > 0 else base
+
     def _cube_tiling(self, kernel: Kernel, op: str, cores: int) -> Tiling:
         align, c0 = self.cube_align, self.channel_align
         # The feed compares a block's loads and drain with its multiplications at the
         # rate this kernel's cube sustains, the rate its work is divided by.
-        feed = self.feed._replace(flops_per_cycle=self.sustained_cube_rate(kernel, op) / self.mhz) if self.feed else None
+        feed = self.feed._replace(flops_per_cycle=self.sustained_cube_rate(kernel, op) / self.mhz,
+                                  block_overhead_cycles=self.block_cycles(kernel)) if self.feed else None
         if op in INT8_CUBE_OPS:
             c0 *= 2  # DtypeMKN int8: K fractal 32
         shapes = [r.shape if r is not None else () for r in kernel.inputs]
@@ -361,8 +376,9 @@ class CostModel:
 
     def traffic(self, kernel: Kernel) -> tuple[float, float]:
         """(bytes from DRAM, bytes from L2) ``kernel`` moves. Weights come from DRAM;
-        the activations a kernel reads and writes stay in L2 as far as they fit in it
-        (the producer just wrote them), the rest goes to DRAM. Gathers and slices read
+        the activations a kernel reads and writes stay in L2 when they fit in it together
+        (the producer just wrote them). When they do not, every byte goes to DRAM: a
+        stream longer than an LRU cache evicts each line before it is read again. Gathers and slices read
         only what they keep. Under UB fusion an op fused into another moves nothing of its
         own: the chain's head reads what the fused ops read (``fused_bytes``) and writes
         one result as large as its own, overlapped with its compute in one roofline."""
@@ -392,8 +408,9 @@ class CostModel:
         activations += out_bytes
         if activations <= 0:
             return weights, 0.0
-        in_l2 = min(activations, float(self.l2_bytes))
-        return weights + activations - in_l2, in_l2
+        if activations <= self.l2_bytes:
+            return weights, activations
+        return weights + activations, 0.0
 
     def kernel(self, kernel: Kernel) -> TaskCost:
         """Pool, units and duration of ``kernel``."""

@@ -98,6 +98,8 @@ PARAMS: dict[str, ParamSpec] = {
                                                          "after its multiplications moving its result out of L0C "
                                                          "(0: not modelled)"),
     "cube_block_overhead_cycles": ParamSpec(float, 0, "fixed cycles of each cube base block"),
+    "cube_block_dram_wait_cycles": ParamSpec(float, 0, "cycles a cube base block waits beyond its fixed cost "
+                                                       "when its operands come from DRAM rather than L2"),
     "vector_min_bytes_per_core": ParamSpec(int, 1, "the fewest bytes a vector kernel's tiling gives one core"),
     "max_tasks_per_stream": ParamSpec(int, 1, "tasks one stream may hold (GE splits longer streams)"),
     "max_streams": ParamSpec(int, 1, "streams per device"),

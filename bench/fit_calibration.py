@@ -5,10 +5,11 @@ device, nothing per network.
     python bench/fit_calibration.py [--data DIR] [--device 310P3] [--params cube_efficiency,kernel_overhead_us]
 
 The free parameters are the ones no public figure fixes (the profile marks
-them ``"fitted": true``): by default the five the 310P3 profile was fitted
+them ``"fitted": true``): by default the six the 310P3 profile was fitted
 with — the share of the cube's peak a core sustains on convolutions and on
-MatMul, the fixed cost of a kernel and of a cube base block, and the share of
-the DRAM bandwidth streaming kernels sustain (any other parameter with bounds
+MatMul, the fixed cost of a kernel and of a cube base block, how much longer a
+base block waits for operands from DRAM than from L2, and the share of the
+DRAM bandwidth streaming kernels sustain (any other parameter with bounds
 here can be named with ``--params``). Every row is compiled once (``bench/fidelity.py``'s
 way: graph-only export, the device's default precision mode, GE's default
 stream allocation); the fit then re-emulates the task lists with the
@@ -38,10 +39,11 @@ from geir.backends.device_profile import PARAMS, load_profile  # noqa: E402
 
 #: the free parameters fitted unless ``--params`` names others
 DEFAULT_PARAMS = ("cube_efficiency", "matmul_efficiency", "kernel_overhead_us", "dram_efficiency",
-                  "cube_block_overhead_cycles")
+                  "cube_block_overhead_cycles", "cube_block_dram_wait_cycles")
 #: the parameters that may be fitted, and their bounds
 BOUNDS = {"cube_efficiency": (0.3, 1.0), "matmul_efficiency": (0.2, 1.0), "dram_efficiency": (0.3, 1.0),
           "kernel_overhead_us": (0.0, 20.0), "cube_block_overhead_cycles": (0.0, 2000.0),
+          "cube_block_dram_wait_cycles": (0.0, 5000.0),
           "vector_min_bytes_per_core": (512, 262144), "core_ddr_bytes_per_cycle": (4.0, 128.0)}
 
 

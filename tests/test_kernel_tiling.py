@@ -142,14 +142,39 @@ def test_weights_stream_from_dram_at_the_cores_rate() -> None:
     assert c.duration_us == pytest.approx(weight_bytes / min(sustained, cores), rel=0.01)
 
 
-def test_activations_that_fit_in_l2_are_served_from_it() -> None:
+def test_activations_that_fit_in_l2_are_served_from_it_and_a_longer_stream_from_dram() -> None:
     cost = CostModel(load_profile("310P3"))
     small = Kernel("ge.relu", "AICore", [_ref((1, 64, 56, 56))], [_ref((1, 64, 56, 56))], flops=64 * 56 * 56)
     dram, l2 = cost.traffic(small)
     assert dram == 0 and l2 == 2 * 64 * 56 * 56 * 2
+    # 51 MiB read and written through a 16 MiB LRU L2: each line is evicted before it is read again
     big = Kernel("ge.relu", "AICore", [_ref((64, 64, 56, 56))], [_ref((64, 64, 56, 56))], flops=0)
     dram, l2 = cost.traffic(big)
-    assert l2 == cost.l2_bytes and dram == 2 * 64 * 64 * 56 * 56 * 2 - cost.l2_bytes
+    assert l2 == 0 and dram == 2 * 64 * 64 * 56 * 56 * 2
+    # exactly L2's size still fits
+    half = cost.l2_bytes // 4  # f16 elements in half of L2
+    edge = Kernel("ge.relu", "AICore", [_ref((half,))], [_ref((half,))], flops=0)
+    assert cost.traffic(edge) == (0, cost.l2_bytes)
+
+
+def _conv(batch: int) -> Kernel:
+    x, w, y = _ref((batch, 64, 56, 56)), _ref((64, 64, 3, 3), space=WEIGHTS), _ref((batch, 64, 56, 56))
+    return Kernel("ge.conv2d", "AICore", [x, w], [y], flops=2.0 * batch * 64 * 56 * 56 * 64 * 9)
+
+
+def test_a_cube_block_waits_longer_for_operands_from_dram() -> None:
+    p = load_profile("310P3")
+    cost = CostModel(p)
+    # batch 1: everything but the weights from L2; batch 64: every byte from DRAM
+    in_l2, spilled = _conv(1), _conv(64)
+    dram, l2 = cost.traffic(in_l2)
+    assert cost.block_cycles(in_l2) == pytest.approx(
+        p["cube_block_overhead_cycles"] + p["cube_block_dram_wait_cycles"] * dram / (dram + l2))
+    assert cost.block_cycles(spilled) == pytest.approx(p["cube_block_overhead_cycles"] + p["cube_block_dram_wait_cycles"])
+    # the wait lengthens the kernel; without it the block costs only its fixed cycles
+    no_wait = CostModel(load_profile("310P3", ["cube_block_dram_wait_cycles=0"]))
+    assert no_wait.block_cycles(spilled) == p["cube_block_overhead_cycles"]
+    assert cost.kernel(spilled).compute_us > no_wait.kernel(spilled).compute_us
 
 
 def test_a_fused_op_moves_nothing_and_is_not_launched() -> None:
