@@ -364,7 +364,10 @@ class CostModel:
                 m = out[-2] if len(out) >= 2 else 1
                 n = out[-1]
                 batch = _elements(out[:-2])
-                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block, feed)
+                if len(b) == 2 and not trans_a:
+                    # one weight matrix for every batch: MatMul folds the batch into M
+                    m, batch = m * batch, 1
+                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block, feed, fixed_blocks=True)
         except (IndexError, ZeroDivisionError):
             pass
         # any other cube op (attention, recurrent, einsum): its own FLOPs over the output's fractals

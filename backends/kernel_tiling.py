@@ -15,6 +15,9 @@ This follows what CANN's op tilings decide, not a per-network factor:
   does 16 times its useful MACs. The output is cut into base blocks of
   ``base_m x base_n`` (MatMul's tiling picks the largest base block that still
   gives every core a block, down to one 16 x 16 fractal), over batch x M x N;
+  MatMul keeps that size for the whole matrix, so a tail block of M or N takes
+  a full block's time beside the full ones, and a batch of rows times one
+  weight matrix is one M (batch folded into M, unless A is transposed);
   when M x N leaves cores idle and K is deep (GEMV: a fully connected layer at
   batch 1) K is split over the idle cores, as MatMul's multi-core split-K
   does. Blocks run in waves over the cores, so ``imbalance`` is the last
@@ -36,8 +39,11 @@ This follows what CANN's op tilings decide, not a per-network factor:
   it takes at most one core per output element.
 
 Sources: ``hicann/ops-nn`` ``matmul/mat_mul_v3/op_host/op_tiling/
-matmul_v3_base_tiling.cpp`` (all cube cores launched, base blocks over M x N,
-the split-K conditions) and ``conv/conv3d_v2/op_host/op_tiling/
+matmul_v3_base_tiling.cpp`` (all cube cores launched, base blocks of 128 or 256
+over M x N with ``baseM = min(baseM, M)``, the split-K conditions),
+``matmul/batch_mat_mul_v3/op_host/op_tiling/batch_mat_mul_v3_base_tiling.cpp``
+(``MergeBatchAndMAxis``: the batch folded into M when B has none and A is not
+transposed) and ``conv/conv3d_v2/op_host/op_tiling/
 conv3d_tiling_engine.cpp`` (C0 padding, the batch x Cout x HoWo split),
 ``hicann/catlass`` block scheduling (one base block per core in turn). The
 910B/310P Conv2D is a TBE op whose tiling is not public: the grouped-conv
@@ -92,12 +98,15 @@ def _waves(blocks: int, units: int) -> float:
 
 def matmul_tiling(batch: int, m: int, n: int, k: int, cores: int, align: int = FRACTAL,
                   k_align: int = FRACTAL, min_block: int = FRACTAL, feed: "CubeFeed | None" = None,
-                  a_reuse: float = 1.0) -> Tiling:
+                  a_reuse: float = 1.0, fixed_blocks: bool = False) -> Tiling:
     """Block dim, padded FLOPs and imbalance of a ``batch`` x (M x K @ K x N) product on
     ``cores``; base blocks are no smaller than ``min_block`` on either side. With ``feed``,
     a block whose operands take longer to load into L1 than the cube takes to multiply
     them costs the load time (``work`` grows by that factor); ``a_reuse`` is how many
-    times each byte of the left operand is used once loaded (a convolution's window)."""
+    times each byte of the left operand is used once loaded (a convolution's window).
+    With ``fixed_blocks`` (MatMul's tiling: one base block size for the whole matrix,
+    the remainder of M or N in a tail block) a tail block runs beside full ones and
+    takes as long, so M and N count in whole base blocks once they span more than one."""
     batch, m, n, k = max(1, batch), max(1, m), max(1, n), max(1, k)
     pm, pn, pk = _ceil_to(m, align), _ceil_to(n, align), _ceil_to(k, k_align)
     work = 2.0 * batch * pm * pn * pk
@@ -112,6 +121,8 @@ def matmul_tiling(batch: int, m: int, n: int, k: int, cores: int, align: int = F
             break
     if blocks == 0:
         blocks = batch * _ceil_div(pm, min_block) * _ceil_div(pn, min_block)
+    if fixed_blocks:
+        work *= (_ceil_to(pm, bm) / pm if pm > bm else 1.0) * (_ceil_to(pn, bn) / pn if pn > bn else 1.0)
     if feed is not None:
         work *= feed.slowdown(min(bm, pm), min(bn, pn), pk, a_reuse)
     if blocks >= cores:

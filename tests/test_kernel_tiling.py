@@ -105,12 +105,40 @@ def test_rows_are_never_split() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(batch=st.integers(1, 8), m=st.integers(1, 600), n=st.integers(1, 600), k=st.integers(1, 5000),
-       cores=st.sampled_from([1, 8, 20, 24, 80]))
-def test_matmul_tiling_invariants(batch: int, m: int, n: int, k: int, cores: int) -> None:
-    t = matmul_tiling(batch, m, n, k, cores)
+       cores=st.sampled_from([1, 8, 20, 24, 80]), fixed=st.booleans())
+def test_matmul_tiling_invariants(batch: int, m: int, n: int, k: int, cores: int, fixed: bool) -> None:
+    t = matmul_tiling(batch, m, n, k, cores, fixed_blocks=fixed)
     assert 1 <= t.units <= cores
     assert t.work >= 2.0 * batch * m * n * k  # padding never removes work
     assert t.imbalance >= 1.0
+    # whole base blocks never cost less than fractals, and the same cores
+    loose = matmul_tiling(batch, m, n, k, cores)
+    assert t.units == loose.units and t.work >= loose.work
+
+
+def test_a_matmul_tail_block_takes_a_full_blocks_time() -> None:
+    # 197 rows (ViT's tokens) in 128-row base blocks: the 80-row tail runs beside a full block
+    loose = matmul_tiling(1, 197, 768, 768, cores=8)
+    fixed = matmul_tiling(1, 197, 768, 768, cores=8, fixed_blocks=True)
+    assert fixed.work == pytest.approx(loose.work * 256 / 208)
+    # within one block nothing changes: a 128-row block holds M's 112 padded rows, N is 16 whole blocks
+    assert matmul_tiling(1, 100, 4096, 768, cores=8, fixed_blocks=True).work == matmul_tiling(1, 100, 4096, 768,
+                                                                                               cores=8).work
+
+
+def test_a_batch_of_rows_times_one_weight_matrix_is_one_m() -> None:
+    cost = CostModel(load_profile("310P3"))
+    w = _ref((768, 768), space=WEIGHTS)
+    batched = Kernel("ge.matmul", "AICore", [_ref((4, 197, 768)), w], [_ref((4, 197, 768))],
+                     flops=2.0 * 4 * 197 * 768 * 768)
+    flat = Kernel("ge.matmul", "AICore", [_ref((788, 768)), w], [_ref((788, 768))], flops=2.0 * 788 * 768 * 768)
+    assert cost.tiling(batched, "AICore") == cost.tiling(flat, "AICore")
+    unfed = CostModel(load_profile("310P3", ["l1_fill_bytes_per_cycle=0"]))
+    assert unfed.tiling(batched, "AICore") == matmul_tiling(1, 788, 768, 768, cores=8, fixed_blocks=True)
+    # a batch of right-hand matrices (attention's scores) keeps its batch
+    scores = Kernel("ge.matmul", "AICore", [_ref((4, 197, 64)), _ref((4, 64, 197))], [_ref((4, 197, 197))],
+                    flops=2.0 * 4 * 197 * 197 * 64)
+    assert unfed.tiling(scores, "AICore") == matmul_tiling(4, 197, 197, 64, cores=8, fixed_blocks=True)
 
 
 # ================================================================ costs
