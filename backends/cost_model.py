@@ -381,8 +381,8 @@ class CostModel:
         """(bytes from DRAM, bytes from L2) ``kernel`` moves. Weights come from DRAM;
         the activations a kernel reads and writes stay in L2 when they fit in it together
         (the producer just wrote them). When they do not, every byte goes to DRAM: a
-        stream longer than an LRU cache evicts each line before it is read again. Gathers and slices read
-        only what they keep. Under UB fusion an op fused into another moves nothing of its
+        stream longer than an LRU cache evicts each line before it is read again.
+        Gathers and slices read only what they keep. Under UB fusion an op fused into another moves nothing of its
         own: the chain's head reads what the fused ops read (``fused_bytes``) and writes
         one result as large as its own, overlapped with its compute in one roofline."""
         if not kernel.inputs and not kernel.outputs:
