@@ -279,17 +279,18 @@ class CostModel:
             return VECTOR
         return pool
 
-    def tiling(self, kernel: Kernel, pool: str) -> Tiling:
+    def tiling(self, kernel: Kernel, pool: str, traffic: tuple[float, float] | None = None) -> Tiling:
         """How ``kernel``'s tiling spreads it over ``pool`` (:mod:`geir.backends.kernel_tiling`):
         units, padded work and imbalance. An explicit ``block_dim`` above 1 wins; an
-        ``_op_aicore_num`` attribute caps the cores as GE's per-op option does."""
+        ``_op_aicore_num`` attribute caps the cores as GE's per-op option does. ``traffic``
+        is :meth:`traffic` of ``kernel`` when the caller has it (computed here otherwise)."""
         cap = self.capacity[pool]
         limit = _int_attribute(kernel.attributes, "_op_aicore_num", 0) if kernel.attributes else 0
         if 0 < limit < cap:
             cap = limit
         op = _op_name(kernel.op)
         if op in CUBE_OPS:
-            t = self._cube_tiling(kernel, op, cap)
+            t = self._cube_tiling(kernel, op, cap, traffic)
         else:
             nbytes = kernel.bytes if kernel.bytes > 0 and not kernel.inputs else _io_bytes(kernel)
             t = vector_tiling(nbytes, kernel.flops, cap, self.vector_min_bytes)
@@ -323,22 +324,23 @@ class CostModel:
             rate *= self.matmul_share
         return rate
 
-    def block_cycles(self, kernel: Kernel) -> float:
+    def block_cycles(self, kernel: Kernel, traffic: tuple[float, float] | None = None) -> float:
         """Fixed cycles of each of ``kernel``'s cube base blocks: the profile's fixed cost,
         plus the wait for the block's first operands from DRAM (``cube_block_dram_wait_cycles``)
-        in the share of the kernel's bytes that DRAM serves (the rest come from L2)."""
+        in the share of the kernel's bytes that DRAM serves (the rest come from L2;
+        ``traffic`` is :meth:`traffic` of ``kernel`` when the caller has it)."""
         base = self.feed.block_overhead_cycles if self.feed else 0.0
         if self.block_dram_wait <= 0:
             return base
-        dram, l2 = self.traffic(kernel)
+        dram, l2 = traffic if traffic is not None else self.traffic(kernel)
         return base + self.block_dram_wait * dram / (dram + l2) if dram > 0 else base
 
-    def _cube_tiling(self, kernel: Kernel, op: str, cores: int) -> Tiling:
+    def _cube_tiling(self, kernel: Kernel, op: str, cores: int, traffic: tuple[float, float] | None) -> Tiling:
         align, c0 = self.cube_align, self.channel_align
         # The feed compares a block's loads and drain with its multiplications at the
         # rate this kernel's cube sustains, the rate its work is divided by.
         feed = self.feed._replace(flops_per_cycle=self.sustained_cube_rate(kernel, op) / self.mhz,
-                                  block_overhead_cycles=self.block_cycles(kernel)) if self.feed else None
+                                  block_overhead_cycles=self.block_cycles(kernel, traffic)) if self.feed else None
         if op in INT8_CUBE_OPS:
             c0 *= 2  # DtypeMKN int8: K fractal 32
         shapes = [r.shape if r is not None else () for r in kernel.inputs]
@@ -382,9 +384,10 @@ class CostModel:
         the activations a kernel reads and writes stay in L2 when they fit in it together
         (the producer just wrote them). When they do not, every byte goes to DRAM: a
         stream longer than an LRU cache evicts each line before it is read again.
-        Gathers and slices read only what they keep. Under UB fusion an op fused into another moves nothing of its
-        own: the chain's head reads what the fused ops read (``fused_bytes``) and writes
-        one result as large as its own, overlapped with its compute in one roofline."""
+        Gathers and slices read only what they keep. Under UB fusion an op fused into
+        another moves nothing of its own: the chain's head reads what the fused ops read
+        (``fused_bytes``) and writes one result as large as its own, overlapped with its
+        compute in one roofline."""
         if not kernel.inputs and not kernel.outputs:
             return float(kernel.bytes), 0.0
         if not kernel.inputs and kernel.bytes > 0:
@@ -423,7 +426,8 @@ class CostModel:
         flops = kernel.flops
         if pool == AICORE or pool == VECTOR:
             op = _op_name(kernel.op)
-            tiling = self.tiling(kernel, pool)
+            dram, l2 = self.traffic(kernel)
+            tiling = self.tiling(kernel, pool, (dram, l2))
             units = tiling.units
             if op in CUBE_OPS:
                 rate = self.sustained_cube_rate(kernel, op)
@@ -431,7 +435,6 @@ class CostModel:
                 # the vector unit's lanes hold half as many 32-bit elements as 16-bit ones
                 rate = self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5
             compute = tiling.work * tiling.imbalance / (units * rate)
-            dram, l2 = self.traffic(kernel)
             bw = units * self.core_bw
             if bw > self.hbm_bw:
                 bw = self.hbm_bw

@@ -198,7 +198,8 @@ def test_a_cube_block_waits_longer_for_operands_from_dram() -> None:
     dram, l2 = cost.traffic(in_l2)
     assert cost.block_cycles(in_l2) == pytest.approx(
         p["cube_block_overhead_cycles"] + p["cube_block_dram_wait_cycles"] * dram / (dram + l2))
-    assert cost.block_cycles(spilled) == pytest.approx(p["cube_block_overhead_cycles"] + p["cube_block_dram_wait_cycles"])
+    assert cost.block_cycles(spilled) == pytest.approx(p["cube_block_overhead_cycles"]
+                                                       + p["cube_block_dram_wait_cycles"])
     # the wait lengthens the kernel; without it the block costs only its fixed cycles
     no_wait = CostModel(load_profile("310P3", ["cube_block_dram_wait_cycles=0"]))
     assert no_wait.block_cycles(spilled) == p["cube_block_overhead_cycles"]
