@@ -42,7 +42,12 @@ Durations (microseconds):
   (a stream longer than an LRU cache finds nothing of itself in it), and
   gathers and slices read only what they keep. Each cube base block waits
   ``cube_block_dram_wait_cycles`` more for its first operands in the share of
-  the kernel's bytes DRAM serves.
+  the kernel's bytes DRAM serves. A cube kernel's cores run their base blocks
+  in ``rounds``, double-buffered: each block's loads overlap the previous
+  block's multiplications, but the first round's loads and the last round's
+  multiplications overlap nothing, so ``cube_pipeline_fill x min(compute,
+  memory) / rounds`` is added to the maximum (a GEMV with one block per core
+  pays both sides; a kernel of hundreds of rounds, its maximum).
 * **block dim**: a kernel's own ``block_dim`` when it is above 1, capped by an
   ``_op_aicore_num`` attribute (GE's per-op core cap); a ``block_dim`` of 0 or 1
   means *unset* and the kernel's tiling decides.
@@ -243,6 +248,7 @@ class CostModel:
                              drain_cycles_per_element=v["cube_drain_cycles_per_element"],
                              block_overhead_cycles=v["cube_block_overhead_cycles"]) if fill > 0 else None
         self.block_dram_wait = v["cube_block_dram_wait_cycles"]
+        self.pipeline_fill = v["cube_pipeline_fill"]
         self.vector_min_bytes = v["vector_min_bytes_per_core"]
         self.aicpu_rate = v["aicpu_gflops_per_core"] * 1e3
         self.aicpu_bw = v["aicpu_bandwidth_gbps"] * 1e3
@@ -299,7 +305,9 @@ class CostModel:
                 if rows < t.units:
                     t = rows_tiling(rows, t.work, t.units)
         if kernel.block_dim > 1:
-            return Tiling(min(kernel.block_dim, cap), t.work, 1.0)
+            units = min(kernel.block_dim, cap)
+            # the same blocks over the cores it is given
+            return Tiling(units, t.work, 1.0, max(1, -(-t.rounds * t.units // units)))
         return t
 
     def block_dim(self, kernel: Kernel, pool: str) -> int:
@@ -375,7 +383,7 @@ class CostModel:
         # any other cube op (attention, recurrent, einsum): its own FLOPs over the output's fractals
         tiles = -(-_elements(out) // (align * align)) if out else 1
         units = max(1, min(cores, tiles))
-        return Tiling(units, kernel.flops, 1.0)
+        return Tiling(units, kernel.flops, 1.0, max(1, -(-tiles // units)))
 
     # ------------------------------------------------------------------ costs
 
@@ -443,9 +451,14 @@ class CostModel:
                 memory += l2 / (units * self.core_l2_bw)
             # a kernel fused into its producer is launched with it
             overhead = 0.0 if kernel.attributes and "fused_operand" in kernel.attributes else self.kernel_overhead
+            busy = compute if compute > memory else memory
+            if op in CUBE_OPS and self.pipeline_fill > 0:
+                # Double-buffered blocks: a block's loads overlap the previous block's
+                # multiplications, but not the first block's, and nothing overlaps the
+                # last block's: one round of the shorter side stays exposed.
+                busy += self.pipeline_fill * (memory if compute > memory else compute) / tiling.rounds
             # The fluid model moves the DRAM bytes; L2 time is part of the task's own length.
-            return TaskCost(pool, units, overhead + (compute if compute > memory else memory), compute, memory,
-                            overhead, dram, bw if dram > 0 else 0.0)
+            return TaskCost(pool, units, overhead + busy, compute, memory, overhead, dram, bw if dram > 0 else 0.0)
         nbytes = kernel.bytes
         if nbytes <= 0:
             nbytes = _io_bytes(kernel)

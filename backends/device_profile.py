@@ -100,6 +100,9 @@ PARAMS: dict[str, ParamSpec] = {
     "cube_block_overhead_cycles": ParamSpec(float, 0, "fixed cycles of each cube base block"),
     "cube_block_dram_wait_cycles": ParamSpec(float, 0, "cycles a cube base block waits beyond its fixed cost "
                                                        "when its operands come from DRAM rather than L2"),
+    "cube_pipeline_fill": ParamSpec(float, 0, "the share of one round of base blocks whose loads (or "
+                                              "multiplications) a double-buffered cube kernel cannot overlap "
+                                              "(0: loads and multiplications overlap fully)"),
     "vector_min_bytes_per_core": ParamSpec(int, 1, "the fewest bytes a vector kernel's tiling gives one core"),
     "max_tasks_per_stream": ParamSpec(int, 1, "tasks one stream may hold (GE splits longer streams)"),
     "max_streams": ParamSpec(int, 1, "streams per device"),

@@ -31,7 +31,10 @@ This follows what CANN's op tilings decide, not a per-network factor:
   not overlapped with the next block: an assumption the measured rows favour)
   and each block pays a fixed cost, so thin blocks (a depthwise convolution's
   16 merged channels, a 1 x 1 convolution over few channels) run further
-  from the cube's peak than deep ones.
+  from the cube's peak than deep ones. A core runs its blocks in ``rounds``,
+  double-buffered: each block's operands load while the previous block
+  multiplies, so the cost model overlaps loads and multiplications in all
+  but one round (see :mod:`geir.backends.cost_model`).
 * **Vector ops** (elementwise, reductions, normalisation, data movement,
   pooling). Elementwise tilings give each core at least a minimum chunk of
   bytes (``vector_min_bytes_per_core``) and use every core above that; a
@@ -76,12 +79,16 @@ MIN_SPLIT_K = 1024
 
 class Tiling(NamedTuple):
     """What a kernel's tiling decides: ``units`` cores, ``work`` in FLOPs after
-    padding (cube) or the kernel's own FLOPs (vector), and the ``imbalance``
-    factor (>= 1) of blocks running in uneven waves."""
+    padding (cube) or the kernel's own FLOPs (vector), the ``imbalance``
+    factor (>= 1) of blocks running in uneven waves, and the ``rounds`` of base
+    blocks each core runs."""
 
     units: int
     work: float
     imbalance: float
+    #: base blocks each core runs one after another (their loads overlap the previous
+    #: block's multiplications, so the first load and the last block's work do not)
+    rounds: int = 1
 
 
 def _ceil_to(x: int, m: int) -> int:
@@ -126,7 +133,7 @@ def matmul_tiling(batch: int, m: int, n: int, k: int, cores: int, align: int = F
     if feed is not None:
         work *= feed.slowdown(min(bm, pm), min(bn, pn), pk, a_reuse)
     if blocks >= cores:
-        return Tiling(cores, work, _waves(blocks, cores))
+        return Tiling(cores, work, _waves(blocks, cores), _ceil_div(blocks, cores))
     # Idle cores: split K when each share stays deep enough.
     split = min(cores // blocks, max(1, pk // MIN_SPLIT_K))
     units = blocks * split

@@ -114,6 +114,8 @@ def test_matmul_tiling_invariants(batch: int, m: int, n: int, k: int, cores: int
     # whole base blocks never cost less than fractals, and the same cores
     loose = matmul_tiling(batch, m, n, k, cores)
     assert t.units == loose.units and t.work >= loose.work
+    # every core runs at least one round, and the rounds hold every block of a wave
+    assert t.rounds >= 1 and t.rounds * t.units >= t.imbalance * t.units
 
 
 def test_a_matmul_tail_block_takes_a_full_blocks_time() -> None:
@@ -161,7 +163,8 @@ def test_a_larger_batch_never_runs_faster(device: str) -> None:
 
 
 def test_weights_stream_from_dram_at_the_cores_rate() -> None:
-    p = load_profile("310P3", ["kernel_overhead_us=0"])
+    # without the exposed round of a double-buffered pipeline, GEMV is its weight stream
+    p = load_profile("310P3", ["kernel_overhead_us=0", "cube_pipeline_fill=0"])
     c = CostModel(p).kernel(_fc(1))
     weight_bytes = 9216 * 4096 * 2
     sustained = p["hbm_bandwidth_gbps"] * p["dram_efficiency"] * 1e3
@@ -204,6 +207,39 @@ def test_a_cube_block_waits_longer_for_operands_from_dram() -> None:
     no_wait = CostModel(load_profile("310P3", ["cube_block_dram_wait_cycles=0"]))
     assert no_wait.block_cycles(spilled) == p["cube_block_overhead_cycles"]
     assert cost.kernel(spilled).compute_us > no_wait.kernel(spilled).compute_us
+
+
+def test_double_buffered_blocks_expose_one_round_of_the_shorter_side() -> None:
+    p = load_profile("310P3")
+    cost = CostModel(p)
+    overlapped = CostModel(load_profile("310P3", ["cube_pipeline_fill=0"]))
+    # batch 64: many base blocks per core, loads hidden behind multiplications in all but one round
+    conv = _conv(64)
+    t = cost.tiling(conv, "AICore")
+    c = cost.kernel(conv)
+    # 56 x 56 pixels in 128-row base blocks (25 an image), 64 channels in one: 1600 blocks on 8 cores
+    assert t.units == 8 and t.rounds == 64 * 25 // 8
+    exposed = min(c.compute_us, c.memory_us) / t.rounds
+    assert c.duration_us == pytest.approx(c.overhead_us + max(c.compute_us, c.memory_us) + exposed)
+    assert overlapped.kernel(conv).duration_us == pytest.approx(c.overhead_us + max(c.compute_us, c.memory_us))
+    # GEMV at batch 1: 4096 outputs in 16 blocks of 256, two rounds on 8 cores: half the shorter side shows
+    gemv = cost.kernel(_fc(1))
+    assert cost.tiling(_fc(1), "AICore").rounds == 2
+    assert gemv.duration_us == pytest.approx(gemv.overhead_us + max(gemv.compute_us, gemv.memory_us)
+                                             + min(gemv.compute_us, gemv.memory_us) / 2)
+    # 1024 outputs in 8 blocks: one block per core, so nothing overlaps
+    x, w, y = _ref((1, 9216)), _ref((9216, 1024), space=WEIGHTS), _ref((1, 1024))
+    narrow = Kernel("ge.matmul", "AICore", [x, w], [y], flops=2.0 * 9216 * 1024)
+    assert cost.tiling(narrow, "AICore").rounds == 1
+    n = cost.kernel(narrow)
+    assert n.duration_us == pytest.approx(n.overhead_us + n.compute_us + n.memory_us)
+    # an explicit block dim runs the same blocks over fewer cores, in more rounds
+    conv.block_dim = 2
+    assert cost.tiling(conv, "AICore").rounds == -(-t.rounds * t.units // 2)
+    # vector kernels are not cut into cube blocks: their loads and arithmetic overlap
+    relu = Kernel("ge.relu", "AICore", [_ref((64, 64, 56, 56))], [_ref((64, 64, 56, 56))], flops=64 * 64 * 56 * 56)
+    r = cost.kernel(relu)
+    assert r.duration_us == pytest.approx(r.overhead_us + max(r.compute_us, r.memory_us))
 
 
 def test_a_fused_op_moves_nothing_and_is_not_launched() -> None:

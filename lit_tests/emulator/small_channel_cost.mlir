@@ -5,8 +5,8 @@
 // fixed cost, so it takes about half the time.
 // RUN: ge-opt %s --pass-pipeline='ge-default{device=310P3}' | ge-run - --device 310P3 --timing-only | filecheck %s --check-prefix=C0
 // RUN: ge-opt %s --pass-pipeline='ge-default{device=310P3 enable-small-channel=true}' | ge-run - --device 310P3 --timing-only | filecheck %s --check-prefix=C04
-// C0: makespan {{ +}}226.011 us
-// C04: makespan {{ +}}99.098 us
+// C0: makespan {{ +}}223.423 us
+// C04: makespan {{ +}}100.452 us
 ge.graph @first_layer(%x: tensor<8x3x224x224xf16>, %w: tensor<64x3x7x7xf16>) -> tensor<8x64x112x112xf16> {
   %c = ge.conv2d %x, %w {pads = [3, 3, 3, 3], strides = [2, 2]} : (tensor<8x3x224x224xf16>, tensor<64x3x7x7xf16>) -> tensor<8x64x112x112xf16>
   ge.return %c : (tensor<8x64x112x112xf16>) -> ()
