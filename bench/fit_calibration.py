@@ -43,7 +43,7 @@ DEFAULT_PARAMS = ("cube_efficiency", "matmul_efficiency", "kernel_overhead_us", 
 #: the parameters that may be fitted, and their bounds
 BOUNDS = {"cube_efficiency": (0.3, 1.0), "matmul_efficiency": (0.2, 1.0), "dram_efficiency": (0.3, 1.0),
           "kernel_overhead_us": (0.0, 20.0), "cube_block_overhead_cycles": (0.0, 2000.0),
-          "cube_block_dram_wait_cycles": (0.0, 5000.0),
+          "cube_block_dram_wait_cycles": (0.0, 5000.0), "cube_pipeline_fill": (0.0, 3.0),
           "vector_min_bytes_per_core": (512, 262144), "core_ddr_bytes_per_cycle": (4.0, 128.0)}
 
 

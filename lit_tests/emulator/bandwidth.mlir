@@ -8,11 +8,14 @@
 // The matmul alone: 1.9 + (8 KiB + 8 KiB + 32 MiB) / (24 x 32 B x 1800 MHz) = 26.184 us,
 // plus its last round of multiplications, which no load hides (2.032 us of
 // compute in 22 rounds of double-buffered base blocks: 0.092 us): 26.277 us.
+// With cube_pipeline_fill=0 loads and multiplications overlap fully: 26.184 us.
 // RUN: ge-run %s --timing-only --device-param l2_bytes=0 | filecheck %s
+// RUN: ge-run %s --timing-only --device-param l2_bytes=0 --device-param cube_pipeline_fill=0 | filecheck %s --check-prefix=OVERLAP
 // RUN: ge-run %s --device-param l2_bytes=0 --sweep hbm_bandwidth_gbps=691.2,1382.4,2764.8 | filecheck %s --check-prefix=SWEEP
 
 // CHECK: makespan {{ +}}74.730 us
 // CHECK-NEXT: lower bound {{ +}}72.830 us  (bound by HBM bandwidth; HBM bandwidth 72.830, VectorCore 50.445, critical path 50.445, AICore 26.277)
+// OVERLAP: lower bound {{ +}}72.830 us {{.*}} AICore 26.184)
 // CHECK: HBM {{ +}}100679680 B (96.02 MiB) at 1382.4 GB/s: 72.830 us (97.5% of the makespan), saturated 48.569 us
 
 // The makespan follows the bandwidth (at 2764.8 GB/s the vector cores' own
