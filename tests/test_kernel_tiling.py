@@ -244,6 +244,24 @@ def test_double_buffered_blocks_expose_one_round_of_the_shorter_side() -> None:
     assert r.duration_us == pytest.approx(r.overhead_us + max(r.compute_us, r.memory_us))
 
 
+@settings(max_examples=150, deadline=None)
+@given(batch=st.integers(1, 64), cin=st.sampled_from([3, 16, 64, 160]), cout=st.sampled_from([16, 64, 192, 512]),
+       hw=st.sampled_from([7, 14, 28, 56]), window=st.sampled_from([1, 3]), device=st.sampled_from(["310P3", "910B2"]))
+def test_a_cube_kernel_takes_between_its_longer_side_and_both_sides(batch: int, cin: int, cout: int, hw: int,
+                                                                    window: int, device: str) -> None:
+    cost = CostModel(load_profile(device))
+    x, y = _ref((batch, cin, hw, hw)), _ref((batch, cout, hw, hw))
+    w = _ref((cout, cin, window, window), space=WEIGHTS)
+    conv = Kernel("ge.conv2d", "AICore", [x, w], [y], flops=2.0 * batch * hw * hw * cout * cin * window * window)
+    c = cost.kernel(conv)
+    busy = c.duration_us - c.overhead_us
+    # double buffering hides at most everything of the shorter side and never more
+    assert max(c.compute_us, c.memory_us) <= busy * (1 + 1e-9)
+    assert busy <= (c.compute_us + c.memory_us) * (1 + 1e-9)
+    exposed = cost.pipeline_fill * min(c.compute_us, c.memory_us) / cost.tiling(conv, "AICore").rounds
+    assert busy == pytest.approx(max(c.compute_us, c.memory_us) + exposed)
+
+
 def test_a_fused_op_moves_nothing_and_is_not_launched() -> None:
     cost = CostModel(load_profile("310P3"))
     x = _ref((1, 16, 8, 8))
