@@ -305,9 +305,8 @@ class CostModel:
                 if rows < t.units:
                     t = rows_tiling(rows, t.work, t.units)
         if kernel.block_dim > 1:
-            units = min(kernel.block_dim, cap)
             # the same blocks over the cores it is given
-            return Tiling(units, t.work, 1.0, max(1, -(-t.rounds * t.units // units)))
+            return Tiling(min(kernel.block_dim, cap), t.work, 1.0, t.blocks)
         return t
 
     def block_dim(self, kernel: Kernel, pool: str) -> int:
@@ -383,7 +382,7 @@ class CostModel:
         # any other cube op (attention, recurrent, einsum): its own FLOPs over the output's fractals
         tiles = -(-_elements(out) // (align * align)) if out else 1
         units = max(1, min(cores, tiles))
-        return Tiling(units, kernel.flops, 1.0, max(1, -(-tiles // units)))
+        return Tiling(units, kernel.flops, 1.0, tiles)
 
     # ------------------------------------------------------------------ costs
 

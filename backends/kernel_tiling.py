@@ -80,15 +80,19 @@ MIN_SPLIT_K = 1024
 class Tiling(NamedTuple):
     """What a kernel's tiling decides: ``units`` cores, ``work`` in FLOPs after
     padding (cube) or the kernel's own FLOPs (vector), the ``imbalance``
-    factor (>= 1) of blocks running in uneven waves, and the ``rounds`` of base
-    blocks each core runs."""
+    factor (>= 1) of blocks running in uneven waves, and the base ``blocks`` the
+    cores share (0: the kernel is not cut into blocks)."""
 
     units: int
     work: float
     imbalance: float
-    #: base blocks each core runs one after another (their loads overlap the previous
-    #: block's multiplications, so the first load and the last block's work do not)
-    rounds: int = 1
+    blocks: int = 0
+
+    @property
+    def rounds(self) -> int:
+        """Base blocks each core runs one after another (their loads overlap the previous
+        block's multiplications, so the first load and the last block's work do not)."""
+        return max(1, -(-self.blocks // self.units))
 
 
 def _ceil_to(x: int, m: int) -> int:
@@ -133,11 +137,12 @@ def matmul_tiling(batch: int, m: int, n: int, k: int, cores: int, align: int = F
     if feed is not None:
         work *= feed.slowdown(min(bm, pm), min(bn, pn), pk, a_reuse)
     if blocks >= cores:
-        return Tiling(cores, work, _waves(blocks, cores), _ceil_div(blocks, cores))
+        return Tiling(cores, work, _waves(blocks, cores), blocks)
     # Idle cores: split K when each share stays deep enough.
     split = min(cores // blocks, max(1, pk // MIN_SPLIT_K))
     units = blocks * split
-    return Tiling(max(1, units), work, 1.0)
+    # each core's share of a split block is a block of its own
+    return Tiling(max(1, units), work, 1.0, max(1, units))
 
 
 class CubeFeed(NamedTuple):
