@@ -56,7 +56,9 @@ Durations (microseconds):
   (``GE_LOCAL``) and take no time.
 * **UB fusion** (``fuse-ub``): an op fused into its producer (``fused_operand``)
   has no overhead and moves nothing; the chain's head moves what the fused ops
-  read besides the chain (``fused_bytes``) within its own roofline.
+  read besides the chain (``fused_bytes``) within its own roofline, and writes
+  one result: its own, or the pooled one when a pooling ends the chain
+  (``fused_result_bytes``).
 * **AICPU**: ``aicpu_overhead_us + max(flops / core rate, bytes / core bandwidth)``.
 * **DVPP**: ``dvpp_overhead_us`` plus one frame time of the channel, scaled by the
   output's pixels relative to 1080p (JPEG decode rate for ``dvpp_decode``, VPC
@@ -123,8 +125,8 @@ ROW_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "r
 PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice", "strided_slice"})
 
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
-COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "_op_aicore_num", "axis", "group", "transA",
-                   "small_channel", "strided_write")
+COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_result_bytes", "_op_aicore_num", "axis",
+                   "group", "transA", "small_channel", "strided_write")
 #: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
 C04 = 4
 
@@ -408,6 +410,8 @@ class CostModel:
         out_bytes = 0.0
         for r in kernel.outputs:
             out_bytes += r.nbytes
+        # the chain's one result, where a pooling fused after this kernel shrinks it
+        written = _int_attribute(attributes, "fused_result_bytes", -1) if attributes else -1
         for j, r in enumerate(kernel.inputs):
             if r is None:
                 continue
@@ -418,7 +422,7 @@ class CostModel:
                 weights += nbytes
             else:
                 activations += nbytes
-        activations += out_bytes
+        activations += out_bytes if written < 0 else written
         if activations <= 0:
             return weights, 0.0
         if activations <= self.l2_bytes:

@@ -94,7 +94,7 @@ def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
     with open(os.path.join(data, "measured-310p3.csv"), newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
             name = r["model_file"]
-            if models and os.path.splitext(name)[0] not in models:
+            if models and os.path.splitext(name)[0] not in {os.path.splitext(m)[0] for m in models}:
                 continue
             rows.append(Row(name, int(r["batch"]), int(r["seq"]) if r["seq"] else None, float(r["ms_per_execution"]),
                             r["source_path"], r["notes"].startswith("DUPLICATE"), _small_channel(r["notes"])))
@@ -254,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     data = find_data(args.data)
     rows = load_rows(data, [m for m in args.models.split(",") if m])
+    if not rows:
+        p.error(f"no row of {os.path.join(data, 'measured-310p3.csv')} measures --models {args.models}")
     compiled = compile_rows(data, rows, args.device, args.strategy)
     print(f"device {args.device}, strategy {args.strategy}, sink mode, one launch; data {data}\n")
     print_table(evaluate(rows, compiled, args.device, args.device_param))

@@ -21,8 +21,19 @@ An elementwise op is fused into the producer of one of its operands when the
 producer is a cube op or an elementwise op on AICore, that result has this op
 as its only reader, both run on AICore, the operand has the op's result shape
 (the fused operand is not broadcast), and the chain stays within
-``max-chain`` elementwise ops after its head. Remarks say what was fused
-(``ge-opt -Rpass=fuse-ub``).
+``max-chain`` elementwise ops after its head.
+
+A max pooling joins the chain of a ResNet-style first convolution on an
+Atlas inference device (``device`` whose SoC is an Ascend 310P), as CANN's
+``TbeAippConvReluMaxpoolingFusion`` fuses Conv2D + Relu/LeakyRelu + MaxPoolV3
+(what ATC makes of an ONNX MaxPool), under the conditions its UB fusion
+reference lists for MaxPoolV3: the convolution reads a 3 x 224 x 224 image in
+the C04 layout (``small_channel``) with a 7 x 7 kernel, pads 3, strides 2, no
+dilation, one group and 1 to 96 output channels; the pooling has a 3 x 3
+window, strides 2, pads 1 and no ceil mode; at most one ReLU or LeakyReLU lies
+between them. The pooled result is what the one kernel writes:
+``fused_result_bytes`` on the head says how many bytes that is. Remarks say
+what was fused (``ge-opt -Rpass=fuse-ub``).
 """
 
 from __future__ import annotations
@@ -30,12 +41,13 @@ from __future__ import annotations
 import attrs
 
 from geir.attributes import IntegerAttr, UnitAttr
+from geir.backends.device_profile import load_profile
 from geir.module import Module
 from geir.operation import Operation, OpResult
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
 
-__all__ = ["FuseUB", "ELEMENTWISE_OPS", "HEAD_OPS"]
+__all__ = ["FuseUB", "ELEMENTWISE_OPS", "HEAD_OPS", "POOL_CHAIN_OPS"]
 
 #: elementwise ops CANN's buffer fusion takes into a chain
 ELEMENTWISE_OPS = frozenset({
@@ -47,6 +59,10 @@ ELEMENTWISE_OPS = frozenset({
 #: ops that may head a fused chain: the cube ops (their output passes through the
 #: vector unit on its way out) and the elementwise ops themselves
 HEAD_OPS = frozenset({"ge.conv2d", "ge.matmul", "ge.gemm", "ge.batch_matmul"}) | ELEMENTWISE_OPS
+#: the activations TbeAippConvReluMaxpoolingFusion allows between the convolution and the pooling
+POOL_CHAIN_OPS = frozenset({"ge.relu", "ge.leaky_relu"})
+#: the SoC family whose MaxPoolV3 TbeAippConvReluMaxpoolingFusion fuses (Atlas inference cards)
+POOL_FUSION_SOC = "Ascend310P"
 
 
 def _engine(op: Operation) -> str:
@@ -62,14 +78,21 @@ class FuseUB(ModulePass):
     summary = "mark the elementwise ops GE fuses into the AICore op whose result they consume (UB fusion)"
 
     max_chain: int = option(4, "most elementwise ops fused after a chain's head")
+    device: str = option("910B2", "device profile: on an Atlas inference SoC (Ascend 310P) a ResNet-style "
+                                  "first convolution's max pooling joins its chain")
 
     def run(self, module: Module, ctx: PassContext) -> None:
+        fuse_pools = load_profile(self.device).soc.startswith(POOL_FUSION_SOC)
         for graph in module.graphs():
             #: elementwise ops already fused after each chain's head, by producer op
             depth: dict[int, int] = {}
             #: the head of the chain each fused op belongs to
             head: dict[int, Operation] = {}
             for op in graph.regions[0].blocks[0].ops:
+                if op.name == "ge.max_pool" and fuse_pools and "fused_operand" not in op.attributes \
+                        and _engine(op) == "AICore":
+                    self._fuse_pool(op, head, depth, ctx)
+                    continue
                 if op.name not in ELEMENTWISE_OPS or "fused_operand" in op.attributes or _engine(op) != "AICore":
                     continue
                 k = self._fusible_operand(op, depth)
@@ -88,6 +111,33 @@ class FuseUB(ModulePass):
                     chain_head.attributes["fused_bytes"] = IntegerAttr(int(before or 0) + extra)
                 ctx.remark(op, f"fused into '{producer.name}' (UB fusion): operand #{k} stays in the unified buffer")
 
+    def _fuse_pool(self, pool: Operation, head: dict[int, Operation], depth: dict[int, int],
+                   ctx: PassContext) -> None:
+        """Fuse ``pool`` after a ResNet-style first convolution and at most one
+        ReLU (TbeAippConvReluMaxpoolingFusion) when every condition holds."""
+        value = pool.operands[0] if pool.operands else None
+        if not isinstance(value, OpResult) or len(value.uses) != 1 or len(pool.results) != 1:
+            return
+        producer = value.owner
+        if "fused_output" in producer.attributes or _engine(producer) != "AICore":
+            return
+        conv = head.get(id(producer), producer)
+        between = depth.get(id(producer), 0)
+        if between > 1 or (between == 1 and producer.name not in POOL_CHAIN_OPS):
+            return
+        if conv.name != "ge.conv2d" or not _fusible_conv(conv) or not _fusible_pool(pool):
+            return
+        written = pool.results[0].type.size_in_bytes if isinstance(pool.results[0].type, TensorType) else None
+        if written is None:
+            return
+        producer.attributes["fused_output"] = UnitAttr()
+        pool.attributes["fused_operand"] = IntegerAttr(0)
+        depth[id(pool)] = between + 1
+        head[id(pool)] = conv
+        conv.attributes["fused_result_bytes"] = IntegerAttr(written)
+        ctx.remark(pool, f"fused into '{producer.name}' (UB fusion, conv + relu + max pool): the chain writes "
+                         f"the pooled result")
+
     def _fusible_operand(self, op: Operation, depth: dict[int, int]) -> int | None:
         result = op.results[0].type if op.results else None
         for k, value in enumerate(op.operands):
@@ -105,3 +155,37 @@ class FuseUB(ModulePass):
                 continue
             return k
         return None
+
+
+def _ints(op: Operation, name: str, default: list[int]) -> list[int] | None:
+    value = op.get_attr(name)
+    if value is None:
+        return default
+    if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+        return list(value)
+    return None
+
+
+def _fusible_conv(conv: Operation) -> bool:
+    """The convolution of TbeAippConvReluMaxpoolingFusion's MaxPoolV3 case: a
+    small-channel 3 x 224 x 224 image, a 7 x 7 kernel with 1 to 96 outputs,
+    pads 3, strides 2, no dilation, one group."""
+    if "small_channel" not in conv.attributes or len(conv.operands) < 2:
+        return False
+    x, w = conv.operands[0].type, conv.operands[1].type
+    if not isinstance(x, TensorType) or not isinstance(w, TensorType) or x.shape is None or w.shape is None:
+        return False
+    if len(x.shape) != 4 or tuple(x.shape[1:]) != (3, 224, 224) or len(w.shape) != 4:
+        return False
+    cout = w.shape[0]
+    return (isinstance(cout, int) and 1 <= cout <= 96 and tuple(w.shape[1:]) == (3, 7, 7)
+            and _ints(conv, "pads", [0, 0, 0, 0]) == [3, 3, 3, 3] and _ints(conv, "strides", [1, 1]) == [2, 2]
+            and _ints(conv, "dilations", [1, 1]) == [1, 1] and conv.get_attr("group", 1) == 1
+            and conv.get_attr("auto_pad", "NOTSET") == "NOTSET")
+
+
+def _fusible_pool(pool: Operation) -> bool:
+    """The MaxPoolV3 of the same rule: a 3 x 3 window, strides 2, pads 1, no ceil mode."""
+    return (_ints(pool, "kernel_shape", []) == [3, 3] and _ints(pool, "strides", [1, 1]) == [2, 2]
+            and _ints(pool, "pads", [0, 0, 0, 0]) == [1, 1, 1, 1] and not pool.get_attr("ceil_mode", 0)
+            and _ints(pool, "dilations", [1, 1]) == [1, 1] and pool.get_attr("auto_pad", "NOTSET") == "NOTSET")

@@ -274,6 +274,21 @@ def test_a_fused_op_moves_nothing_and_is_not_launched() -> None:
     assert sum(cost.traffic(head)) == sum(cost.traffic(plain)) + 4096
 
 
+def test_a_pooling_fused_after_a_convolution_shrinks_what_the_chain_writes() -> None:
+    # TbeAippConvReluMaxpoolingFusion: the stem convolution's 112 x 112 result never
+    # leaves the core; the one kernel writes the 56 x 56 pooled result instead
+    cost = CostModel(load_profile("310P3"))
+    x, w = _ref((8, 3, 224, 224)), _ref((64, 3, 7, 7), space=WEIGHTS)
+    y, pooled = _ref((8, 64, 112, 112)), _ref((8, 64, 56, 56))
+    plain = Kernel("ge.conv2d", "AICore", [x, w], [y], flops=1.0)
+    head = Kernel("ge.conv2d", "AICore", [x, w], [y], flops=1.0,
+                  attributes={"fused_output": UnitAttr(), "fused_result_bytes": IntegerAttr(pooled.nbytes)})
+    assert sum(cost.traffic(plain)) - sum(cost.traffic(head)) == y.nbytes - pooled.nbytes
+    pool = Kernel("ge.max_pool", "AICore", [y], [pooled], attributes={"fused_operand": IntegerAttr(0)}, flops=1.0)
+    c = cost.kernel(pool)
+    assert c.overhead_us == 0 and c.memory_us == 0 and c.hbm_bytes == 0
+
+
 def test_no_task_ops_take_no_time() -> None:
     cost = CostModel(load_profile("310P3"))
     reshape = Kernel("ge.reshape", "AICore", [_ref((2, 8))], [_ref((16,))])

@@ -36,6 +36,8 @@ COMMON_ATTRIBUTES = (
                                         "into (UB fusion)"),
     AttrDef("fused_output", "unit", doc="the result stays in the unified buffer of the op fused after it"),
     AttrDef("fused_bytes", "int", doc="bytes the ops fused after this one read besides the chain (UB fusion)"),
+    AttrDef("fused_result_bytes", "int", doc="bytes the chain fused after this op writes, where a pooling "
+                                             "fused into it shrinks its result (UB fusion)"),
     AttrDef("small_channel", "unit", doc="a convolution reads its at most four input channels in the C04 layout "
                                          "(ATC's --enable_small_channel)"),
     AttrDef("strided_write", "unit", doc="a concat whose producers write into its channel slices (GE's "
