@@ -31,9 +31,10 @@ reference lists for MaxPoolV3: the convolution reads a 3 x 224 x 224 image in
 the C04 layout (``small_channel``) with a 7 x 7 kernel, pads 3, strides 2, no
 dilation, one group and 1 to 96 output channels; the pooling has a 3 x 3
 window, strides 2, pads 1 and no ceil mode; at most one ReLU or LeakyReLU lies
-between them. The pooled result is what the one kernel writes:
-``fused_result_bytes`` on the head says how many bytes that is. Remarks say
-what was fused (``ge-opt -Rpass=fuse-ub``).
+between them, after at most an inference batch norm (which GE's
+ConvBatchnormFusionPass folds into the convolution first). The pooled result
+is what the one kernel writes: ``fused_result_bytes`` on the head says how many
+bytes that is. Remarks say what was fused (``ge-opt -Rpass=fuse-ub``).
 """
 
 from __future__ import annotations
@@ -113,8 +114,8 @@ class FuseUB(ModulePass):
 
     def _fuse_pool(self, pool: Operation, head: dict[int, Operation], depth: dict[int, int],
                    ctx: PassContext) -> None:
-        """Fuse ``pool`` after a ResNet-style first convolution and at most one
-        ReLU (TbeAippConvReluMaxpoolingFusion) when every condition holds."""
+        """Fuse ``pool`` after a ResNet-style first convolution, its batch norm
+        and one ReLU (TbeAippConvReluMaxpoolingFusion) when every condition holds."""
         value = pool.operands[0] if pool.operands else None
         if not isinstance(value, OpResult) or len(value.uses) != 1 or len(pool.results) != 1:
             return
@@ -122,8 +123,7 @@ class FuseUB(ModulePass):
         if "fused_output" in producer.attributes or _engine(producer) != "AICore":
             return
         conv = head.get(id(producer), producer)
-        between = depth.get(id(producer), 0)
-        if between > 1 or (between == 1 and producer.name not in POOL_CHAIN_OPS):
+        if not _pool_chain(producer, conv):
             return
         if conv.name != "ge.conv2d" or not _fusible_conv(conv) or not _fusible_pool(pool):
             return
@@ -132,7 +132,7 @@ class FuseUB(ModulePass):
             return
         producer.attributes["fused_output"] = UnitAttr()
         pool.attributes["fused_operand"] = IntegerAttr(0)
-        depth[id(pool)] = between + 1
+        depth[id(pool)] = depth.get(id(producer), 0) + 1
         head[id(pool)] = conv
         conv.attributes["fused_result_bytes"] = IntegerAttr(written)
         ctx.remark(pool, f"fused into '{producer.name}' (UB fusion, conv + relu + max pool): the chain writes "
@@ -155,6 +155,27 @@ class FuseUB(ModulePass):
                 continue
             return k
         return None
+
+
+def _pool_chain(producer: Operation, conv: Operation) -> bool:
+    """The ops fused between ``conv`` and the pooling, ``producer`` last, are
+    at most an inference batch norm (which GE's ConvBatchnormFusionPass folds
+    into the convolution before UB fusion) and then one ReLU or LeakyReLU."""
+    chain: list[str] = []
+    op = producer
+    while op is not conv:
+        k = op.get_attr("fused_operand")
+        if not isinstance(k, int) or len(chain) >= 2:
+            return False
+        chain.append(op.name)
+        owner = op.operands[k].owner
+        if not isinstance(owner, Operation):
+            return False
+        op = owner
+    chain.reverse()
+    if chain and chain[0] == "ge.batch_norm":
+        chain.pop(0)
+    return len(chain) <= 1 and all(name in POOL_CHAIN_OPS for name in chain)
 
 
 def _ints(op: Operation, name: str, default: list[int]) -> list[int] | None:

@@ -45,6 +45,29 @@ ge.graph @no_relu(%x: tensor<1x3x224x224xf16>, %w: tensor<64x3x7x7xf16>) -> tens
 
 // -----
 
+// A batch norm after the convolution (GE folds it into the convolution first)
+// keeps the rule: conv, batch norm, ReLU and pooling are one kernel. Two
+// activations are one too many.
+// CHECK-LABEL: ge.graph @batch_norm
+// CHECK: %c = ge.conv2d %x, %w {{.*}}fused_result_bytes = 401408 : i64
+// CHECK: %p = ge.max_pool %r {{.*}}fused_operand = 0 : i64
+// CHECK: %c2 = ge.conv2d %x, %w {engine = "AICore", fused_output, pads
+// CHECK-NOT: fused_result_bytes
+// CHECK: ge.return
+ge.graph @batch_norm(%x: tensor<1x3x224x224xf16>, %w: tensor<64x3x7x7xf16>, %s: tensor<64xf16>, %b: tensor<64xf16>, %m: tensor<64xf16>, %v: tensor<64xf16>) -> (tensor<1x64x56x56xf16>, tensor<1x64x56x56xf16>) {
+  %c = ge.conv2d %x, %w {pads = [3, 3, 3, 3], strides = [2, 2]} : (tensor<1x3x224x224xf16>, tensor<64x3x7x7xf16>) -> tensor<1x64x112x112xf16>
+  %n = ge.batch_norm %c, %s, %b, %m, %v : (tensor<1x64x112x112xf16>, tensor<64xf16>, tensor<64xf16>, tensor<64xf16>, tensor<64xf16>) -> tensor<1x64x112x112xf16>
+  %r = ge.relu %n : (tensor<1x64x112x112xf16>) -> tensor<1x64x112x112xf16>
+  %p = ge.max_pool %r {kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]} : (tensor<1x64x112x112xf16>) -> tensor<1x64x56x56xf16>
+  %c2 = ge.conv2d %x, %w {pads = [3, 3, 3, 3], strides = [2, 2]} : (tensor<1x3x224x224xf16>, tensor<64x3x7x7xf16>) -> tensor<1x64x112x112xf16>
+  %r2 = ge.relu %c2 : (tensor<1x64x112x112xf16>) -> tensor<1x64x112x112xf16>
+  %l2 = ge.leaky_relu %r2 : (tensor<1x64x112x112xf16>) -> tensor<1x64x112x112xf16>
+  %p2 = ge.max_pool %l2 {kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]} : (tensor<1x64x112x112xf16>) -> tensor<1x64x56x56xf16>
+  ge.return %p, %p2 : (tensor<1x64x56x56xf16>, tensor<1x64x56x56xf16>) -> ()
+}
+
+// -----
+
 // Outside the documented case nothing joins: a ceil-mode pooling (GoogLeNet's
 // stem), a 3 x 3 convolution (SqueezeNet's), a sigmoid between them, more than
 // 96 output channels, a convolution result read twice.
