@@ -58,7 +58,9 @@ Durations (microseconds):
   has no overhead and moves nothing; the chain's head moves what the fused ops
   read besides the chain (``fused_bytes``) within its own roofline, and writes
   one result: its own, or the pooled one when a pooling ends the chain
-  (``fused_result_bytes``).
+  (``fused_result_bytes``). An AIPP fused into the convolution that reads it
+  takes no time; the convolution reads the crop's uint8 pixels
+  (``aipp_input``).
 * **AICPU**: ``aicpu_overhead_us + max(flops / core rate, bytes / core bandwidth)``.
 * **DVPP**: ``dvpp_overhead_us`` plus one frame time of the channel, scaled by the
   output's pixels relative to 1080p (JPEG decode rate for ``dvpp_decode``, VPC
@@ -125,8 +127,8 @@ ROW_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "r
 PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice", "strided_slice"})
 
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
-COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_result_bytes", "_op_aicore_num", "axis",
-                   "group", "transA", "small_channel", "strided_write")
+COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_result_bytes", "aipp_input",
+                   "_op_aicore_num", "axis", "group", "transA", "small_channel", "strided_write")
 #: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
 C04 = 4
 
@@ -418,6 +420,9 @@ class CostModel:
             nbytes = r.nbytes
             if j == 0 and op in PARTIAL_READ_OPS:
                 nbytes = min(nbytes, out_bytes)
+            elif j == 0 and (op == "aipp" or attributes and "aipp_input" in attributes):
+                # AIPP reads the crop's uint8 pixels, one byte per element of its result
+                nbytes = min(nbytes, _elements(r.shape if op != "aipp" else kernel.outputs[0].shape))
             if r.space == WEIGHTS:
                 weights += nbytes
             else:
@@ -437,6 +442,8 @@ class CostModel:
         flops = kernel.flops
         if pool == AICORE or pool == VECTOR:
             op = _op_name(kernel.op)
+            if op == "aipp" and kernel.attributes and "fused_output" in kernel.attributes:
+                return TaskCost(pool, 1, 0.0)  # AIPP converts the pixels as the convolution loads them
             dram, l2 = self.traffic(kernel)
             tiling = self.tiling(kernel, pool, (dram, l2))
             units = tiling.units

@@ -45,6 +45,10 @@ _DATA_CANDIDATES = (os.environ.get("GEIR_CALIBRATION_DIR", ""),
                                  "calibration"))
 
 
+#: what a compiled task list depends on: model, batch, sequence, small channel, AIPP configuration
+RowKey = tuple[str, int, "int | None", bool, str]
+
+
 @attrs.frozen
 class Row:
     """One measurement: a model at a batch (and sequence length), its device time."""
@@ -57,11 +61,13 @@ class Row:
     duplicate: bool
     #: ATC ran with --enable_small_channel=1 (the row's notes say so)
     small_channel: bool = False
+    #: the AIPP configuration ATC ran with (--insert_op_conf), "" without AIPP
+    aipp: str = ""
 
     @property
-    def key(self) -> tuple[str, int, int | None, bool]:
+    def key(self) -> RowKey:
         """What a compiled task list depends on."""
-        return (self.model, self.batch, self.seq, self.small_channel)
+        return (self.model, self.batch, self.seq, self.small_channel, self.aipp)
 
 
 @attrs.frozen
@@ -97,15 +103,36 @@ def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
             if models and os.path.splitext(name)[0] not in {os.path.splitext(m)[0] for m in models}:
                 continue
             rows.append(Row(name, int(r["batch"]), int(r["seq"]) if r["seq"] else None, float(r["ms_per_execution"]),
-                            r["source_path"], r["notes"].startswith("DUPLICATE"), _small_channel(r["notes"])))
+                            r["source_path"], r["notes"].startswith("DUPLICATE"), _small_channel(r["notes"]),
+                            _aipp(r["notes"])))
     return rows
 
 
+def _own_notes(notes: str) -> str:
+    """A row's notes about its own measurement: a duplicate's notes describe the
+    other measurement first, then this one after ``measured:``."""
+    return notes[notes.find("measured:"):] if "measured:" in notes else notes
+
+
 def _small_channel(notes: str) -> bool:
-    """Whether the row's own ATC command had ``--enable_small_channel=1``: a duplicate's
-    notes describe the other measurement first, then this one after ``measured:``."""
-    own = notes[notes.find("measured:"):] if "measured:" in notes else notes
-    return "--enable_small_channel=1" in own
+    """Whether the row's own ATC command had ``--enable_small_channel=1``."""
+    return "--enable_small_channel=1" in _own_notes(notes)
+
+
+#: the AIPP configurations of the rows whose notes say ATC ran with AIPP
+AIPP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aipp")
+
+
+def _aipp(notes: str) -> str:
+    """The AIPP configuration of the row's own ATC command, "" without AIPP: a
+    256 x 256 image cropped to 224 where the notes say so, else an image of the
+    model's size (the notes give no size; AIPP's cost does not depend on it once
+    fused into the first convolution, which reads only the crop)."""
+    own = _own_notes(notes)
+    if "AIPP" not in own or "no AIPP" in own:
+        return ""
+    name = "imagenet_256_crop_224.cfg" if "256x256 -> crop 224" in own else "imagenet_224.cfg"
+    return os.path.join(AIPP_DIR, name)
 
 
 def _input_shapes(path: str, batch: int, seq: int | None) -> dict[str, tuple[int, ...]]:
@@ -139,7 +166,8 @@ def compile_row(data: str, row: Row, device: str, strategy: str) -> TaskList:
     # shapes bound at import: fold the shape arithmetic they fix and re-infer, as ge-run does
     geir.run_pipeline(module, "specialize-shapes")
     small = " enable-small-channel=true" if row.small_channel else ""
-    geir.run_pipeline(module, f"ge-default{{device={device} strategy={strategy}{small}}}")
+    aipp = f" insert-op-conf={row.aipp}" if row.aipp else ""
+    geir.run_pipeline(module, f"ge-default{{device={device} strategy={strategy}{small}{aipp}}}")
     return geir.lower(module)
 
 
@@ -151,9 +179,9 @@ def emulate_ms(task_list: TaskList, device: str, params: Iterable[str] = ()) -> 
 
 
 def compile_rows(data: str, rows: Sequence[Row], device: str, strategy: str,
-                 progress: bool = True) -> dict[tuple[str, int, int | None, bool], TaskList]:
+                 progress: bool = True) -> dict[RowKey, TaskList]:
     """Every distinct (model, batch, seq, ATC options) of ``rows``, compiled once."""
-    compiled: dict[tuple[str, int, int | None, bool], TaskList] = {}
+    compiled: dict[RowKey, TaskList] = {}
     for row in rows:
         key = row.key
         if key in compiled:
@@ -166,11 +194,11 @@ def compile_rows(data: str, rows: Sequence[Row], device: str, strategy: str,
     return compiled
 
 
-def evaluate(rows: Sequence[Row], compiled: dict[tuple[str, int, int | None, bool], TaskList], device: str,
+def evaluate(rows: Sequence[Row], compiled: dict[RowKey, TaskList], device: str,
              params: Iterable[str] = ()) -> list[Result]:
     """Every row emulated with ``params`` overrides of the device profile."""
     params = list(params)
-    cache: dict[tuple[str, int, int | None, bool], float] = {}
+    cache: dict[RowKey, float] = {}
     results = []
     for row in rows:
         key = row.key

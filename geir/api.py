@@ -25,7 +25,7 @@ import sys
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 
-from geir.diagnostics import Diagnostic, DiagnosticError, SourceManager
+from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile, SourceManager
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,8 +52,9 @@ class Error(DiagnosticError):
     ``error.diagnostics`` holds the ``geir.diagnostics.Diagnostic`` objects.
     """
 
-    def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic], sources: SourceManager | None = None) -> None:
-        super().__init__(diagnostics)
+    def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic], sources: SourceManager | None = None,
+                 source_files: Sequence[SourceFile] = ()) -> None:
+        super().__init__(diagnostics, source_files)
         self.sources = sources
 
     def __str__(self) -> str:
@@ -72,7 +73,7 @@ def _guarded(body: Callable[[], _T], sources: SourceManager | None = None) -> _T
     except Error:
         raise
     except DiagnosticError as e:
-        raise Error(e.diagnostics, sources) from None
+        raise Error(e.diagnostics, sources, e.source_files) from None
 
 
 def _sources_of(module: Module) -> SourceManager:

@@ -112,11 +112,18 @@ def _describe(loc: Location) -> str:
 class DiagnosticError(Exception):
     """A user-facing error: one or more diagnostics, already located."""
 
-    def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic]) -> None:
+    def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic], source_files: Sequence[SourceFile] = ()) -> None:
         self.diagnostics: list[Diagnostic] = [diagnostics] if isinstance(diagnostics, Diagnostic) else list(diagnostics)
+        #: texts the diagnostics point into that no tool read (a file a pass option names)
+        self.source_files: list[SourceFile] = list(source_files)
         super().__init__(self.diagnostics[0].message if self.diagnostics else "error")
 
     def format(self, sources: SourceManager | None = None) -> str:
+        if self.source_files:
+            merged = SourceManager(dict(sources.files) if sources is not None else {})
+            for f in self.source_files:
+                merged.files.setdefault(f.name, f)
+            sources = merged
         return "".join(d.format(sources) for d in self.diagnostics)
 
 

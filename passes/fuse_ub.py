@@ -23,6 +23,12 @@ as its only reader, both run on AICore, the operand has the op's result shape
 (the fused operand is not broadcast), and the chain stays within
 ``max-chain`` elementwise ops after its head.
 
+An AIPP (``insert-aipp``) whose result only a convolution reads runs in that
+convolution's kernel, converting the pixels as they load (CANN's AIPP + Conv2D
+UB fusions, TbeAippCommonFusionPass and TbeAippConvReluMaxpoolingFusion): the
+AIPP gets ``fused_output`` and no task time, the convolution ``aipp_input``
+and reads the crop's uint8 pixels.
+
 A max pooling joins the chain of a ResNet-style first convolution on an
 Atlas inference device (``device`` whose SoC is an Ascend 310P), as CANN's
 ``TbeAippConvReluMaxpoolingFusion`` fuses Conv2D + Relu/LeakyRelu + MaxPoolV3
@@ -90,6 +96,8 @@ class FuseUB(ModulePass):
             #: the head of the chain each fused op belongs to
             head: dict[int, Operation] = {}
             for op in graph.regions[0].blocks[0].ops:
+                if op.name == "ge.conv2d" and _engine(op) == "AICore":
+                    self._fuse_aipp(op, ctx)
                 if op.name == "ge.max_pool" and fuse_pools and "fused_operand" not in op.attributes \
                         and _engine(op) == "AICore":
                     self._fuse_pool(op, head, depth, ctx)
@@ -111,6 +119,18 @@ class FuseUB(ModulePass):
                     before = chain_head.get_attr("fused_bytes", 0)
                     chain_head.attributes["fused_bytes"] = IntegerAttr(int(before or 0) + extra)
                 ctx.remark(op, f"fused into '{producer.name}' (UB fusion): operand #{k} stays in the unified buffer")
+
+    @staticmethod
+    def _fuse_aipp(conv: Operation, ctx: PassContext) -> None:
+        """The AIPP whose only reader is ``conv``'s image runs in its load path."""
+        value = conv.operands[0] if conv.operands else None
+        if not isinstance(value, OpResult) or value.owner.name != "ge.aipp" or len(value.uses) != 1 \
+                or _engine(value.owner) != "AICore":
+            return
+        value.owner.attributes["fused_output"] = UnitAttr()
+        conv.attributes["aipp_input"] = UnitAttr()
+        ctx.remark(value.owner, "fused into 'ge.conv2d' (UB fusion, AIPP + convolution): the convolution reads "
+                                "the uint8 image")
 
     def _fuse_pool(self, pool: Operation, head: dict[int, Operation], depth: dict[int, int],
                    ctx: PassContext) -> None:

@@ -86,7 +86,7 @@ FALLBACK_ENGINE = "AICPU"
 #: task fields (engine, stream, offsets, block_dim) or are spent (user pins)
 #: what the kernel's cost depends on among them stays on the task (fusion marks, the core cap)
 DECISIONS = frozenset(a.name for a in COMMON_ATTRIBUTES) - {"fused_operand", "fused_output", "fused_bytes",
-                                                           "fused_result_bytes", "_op_aicore_num", "small_channel",
+                                                           "fused_result_bytes", "aipp_input", "_op_aicore_num", "small_channel",
                                                            "strided_write"}
 SYNC = frozenset({"ge.record_event", "ge.wait_event"})
 MAX_ERRORS = 20

@@ -15,7 +15,7 @@ __all__ = ["PipelineError", "parse_pipeline", "make_pass", "NAMED_PIPELINES", "P
 #: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
 #: pipeline that declares it)
 NAMED_PIPELINES: dict[str, str] = {
-    "ge-default": "canonicalize,cse,fuse-graph,precision-mode,small-channel,fuse-conv-concat,assign-engines,fuse-ub,partition-streams,insert-events,reuse-memory,"
+    "ge-default": "insert-aipp,canonicalize,cse,fuse-graph,precision-mode,small-channel,fuse-conv-concat,assign-engines,fuse-ub,partition-streams,insert-events,reuse-memory,"
                   "lower-to-tasks",
 }
 
@@ -26,6 +26,7 @@ NAMED_PIPELINES: dict[str, str] = {
 PIPELINE_OPTION_NAMES: dict[tuple[str, str], str] = {
     ("precision-mode", "mode"): "precision-mode",
     ("small-channel", "enable"): "enable-small-channel",
+    ("insert-aipp", "config"): "insert-op-conf",
     ("fuse-conv-concat", "enable"): "fuse-conv-concat",
 }
 

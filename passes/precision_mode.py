@@ -114,6 +114,10 @@ def _retypable_slots(onnx_op: str | None, n_operands: int, n_results: int) -> tu
     return slots(schema.inputs, n_operands), slots(schema.outputs, n_results)
 
 
+#: ops whose result type an attribute names (a cast's ``to``; AIPP's ``dtype``, the type the model reads)
+_RESULT_TYPE_ATTRIBUTES = {"ge.cast": "to", "ge.aipp": "dtype"}
+
+
 @attrs.define
 class _Retype:
     """How one op changes: its new operand and result types and attributes."""
@@ -155,9 +159,12 @@ def _retype(op: Operation, source: ElementType, target: ElementType) -> _Retype 
     if operand_types == [v.type for v in op.operands] and result_types == [r.type for r in op.results]:
         return None
     attributes = dict(op.attributes)
-    to = attributes.get("to")
-    if op.name == "ge.cast" and isinstance(to, TypeAttr) and to.value is source:
-        attributes["to"] = TypeAttr(target)
+    # an op whose result type an attribute names: the attribute follows
+    key = _RESULT_TYPE_ATTRIBUTES.get(op.name)
+    named = attributes.get(key) if key is not None else None
+    if key is not None and (named is None and od.attributes[key].default is source
+                            or isinstance(named, TypeAttr) and named.value is source):
+        attributes[key] = TypeAttr(target)
     value = attributes.get("value")
     if op.name == "ge.constant_of_shape" and isinstance(value, DenseElementsAttr) \
             and value.type.element_type is source:

@@ -19,6 +19,7 @@ PASSES: dict[str, str] = {
     "fuse-graph": "geir.passes.fuse_graph:FuseGraph",
     "fuse-conv-concat": "geir.passes.fuse_conv_concat:FuseConvConcat",
     "fuse-ub": "geir.passes.fuse_ub:FuseUB",
+    "insert-aipp": "geir.passes.insert_aipp:InsertAipp",
     "insert-events": "geir.passes.insert_events:InsertEvents",
     "lower-to-tasks": "geir.passes.lower_to_tasks:LowerToTasks",
     "partition-streams": "geir.passes.partition_streams:PartitionStreams",

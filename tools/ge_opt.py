@@ -166,6 +166,8 @@ def _run(args: argparse.Namespace) -> int:
                 timing.add("Output", time.perf_counter() - t1)
         except DiagnosticError as e:
             emitted.extend(e.diagnostics)
+            for source in e.source_files:  # a file a pass option names
+                sources.add(source)
         sys.stderr.write(dump.getvalue())
         if args.verify_diagnostics:
             problems = check_diagnostics(name, parse_expectations(chunk, offset), emitted)

@@ -11,6 +11,8 @@ emulated device.
   ``ge.exit``, ``ge.next_iteration``, ``ge.loop_cond``): data movement only;
   the interpreter decides which branch is live and when a frame loops.
 * ``ge.cmo`` (cache maintenance) has no outputs and no numeric effect.
+* ``ge.aipp``: ATC's static AIPP on a uint8 NHWC image (crop, channel swap,
+  mean, min and reciprocal deviation per channel).
 """
 
 from __future__ import annotations
@@ -129,6 +131,24 @@ def dvpp_resize(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     rows = (np.arange(height) * image.shape[0]) // height
     cols = (np.arange(width) * image.shape[1]) // width
     return [image[rows[:, None], cols[None, :]].copy()]
+
+
+@register("ge.aipp")
+def aipp(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """Static AIPP: crop the N x H x W x C uint8 images, swap R and B when asked,
+    then ``(pixel - mean_chn - min_chn) * var_reci_chn`` per channel (in f32,
+    rounded once to ``dtype``), as N x C x h x w."""
+    images = inputs[0]
+    (h0, w0), (h, w) = attrs.get("load_start_pos", [0, 0]), attrs["crop_size"]
+    x = images[:, h0:h0 + h, w0:w0 + w, :].astype(np.float32)
+    channels = x.shape[-1]
+    if attrs.get("rbuv_swap", False) and channels == 3:
+        x = x[..., ::-1]
+    mean = np.asarray(attrs.get("mean_chn", [0] * 4)[:channels], np.float32)
+    low = np.asarray(attrs.get("min_chn", [0.0] * 4)[:channels], np.float32)
+    scale = np.asarray(attrs.get("var_reci_chn", [1.0] * 4)[:channels], np.float32)
+    y = (x - mean - low) * scale
+    return [np.ascontiguousarray(y.transpose(0, 3, 1, 2)).astype(np.dtype(attrs.get("dtype", np.float32)))]
 
 
 @register("ge.onnx_op")

@@ -38,6 +38,8 @@ COMMON_ATTRIBUTES = (
     AttrDef("fused_bytes", "int", doc="bytes the ops fused after this one read besides the chain (UB fusion)"),
     AttrDef("fused_result_bytes", "int", doc="bytes the chain fused after this op writes, where a pooling "
                                              "fused into it shrinks its result (UB fusion)"),
+    AttrDef("aipp_input", "unit", doc="a convolution reads its image operand through the AIPP fused into it: "
+                                      "the uint8 pixels (UB fusion)"),
     AttrDef("small_channel", "unit", doc="a convolution reads its at most four input channels in the C04 layout "
                                          "(ATC's --enable_small_channel)"),
     AttrDef("strided_write", "unit", doc="a concat whose producers write into its channel slices (GE's "
@@ -549,6 +551,24 @@ DIALECT.define("dvpp_resize", operands=("image",),
                attributes=(AttrDef("height", "int", required=True), AttrDef("width", "int", required=True)),
                traits=SIDE_EFFECT, infer=infer.infer_dvpp_resize, engine=DVPP, cost=cost.elementwise_cost(4),
                summary="DVPP resize of an H x W x C ui8 image.")
+
+# ==================================================================== AIPP
+
+DIALECT.define("aipp", operands=("images",),
+               attributes=(AttrDef("input_format", "str", "RGB888_U8", choices=("RGB888_U8", "YUV400_U8"),
+                                   doc="the uint8 image's pixel format (3 or 1 channels, NHWC)"),
+                           AttrDef("load_start_pos", "ints", [0, 0], doc="crop start (h, w)"),
+                           AttrDef("crop_size", "ints", required=True, doc="crop size (h, w): the model's H, W"),
+                           AttrDef("rbuv_swap", "bool", False, doc="swap the R and B channels"),
+                           AttrDef("mean_chn", "ints", [0, 0, 0, 0], doc="per-channel mean, subtracted"),
+                           AttrDef("min_chn", "floats", [0.0, 0.0, 0.0, 0.0], doc="per-channel min, subtracted"),
+                           AttrDef("var_reci_chn", "floats", [1.0, 1.0, 1.0, 1.0],
+                                   doc="per-channel reciprocal of the deviation, multiplied"),
+                           AttrDef("dtype", "type", F32, doc="the element type the model reads")),
+               traits=PURE, infer=infer.infer_aipp, engine=AICORE, cost=cost.elementwise_cost(3),
+               summary="Static AIPP (ATC --insert_op_conf): an N x H x W x C ui8 image cropped to crop_size, "
+                       "R and B optionally swapped, each channel (pixel - mean_chn - min_chn) * var_reci_chn, "
+                       "as N x C x h x w of dtype.")
 
 # ==================================================================== HCCL
 

@@ -1720,6 +1720,35 @@ def infer_dvpp_resize(ctx: InferContext) -> list[Type]:
     return [TensorType((ctx.attrs["height"], ctx.attrs["width"], channels), UI8)]
 
 
+#: channels of each AIPP input format
+AIPP_CHANNELS = {"RGB888_U8": 3, "YUV400_U8": 1}
+
+
+def infer_aipp(ctx: InferContext) -> list[Type]:
+    """Static AIPP: ``N x H x W x C`` ui8 images in, the crop as ``N x C x h x w`` of ``dtype``."""
+    images = operand(ctx, 0, "images")
+    channels = AIPP_CHANNELS.get(ctx.attrs["input_format"])
+    if channels is None:
+        raise InferError(f"unknown AIPP input_format '{ctx.attrs['input_format']}'")
+    if images.element_type is not UI8 or images.shape is not None and len(images.shape) != 4:
+        raise InferError(f"operand 'images' must be N x H x W x C ui8, got {images}")
+    start, size = list(ctx.attrs["load_start_pos"]), list(ctx.attrs["crop_size"])
+    if len(start) != 2 or len(size) != 2 or min(start) < 0 or min(size) < 1:
+        raise InferError(f"load_start_pos must be 2 non-negative and crop_size 2 positive sizes, got {start} "
+                         f"and {size}")
+    dtype = ctx.attrs["dtype"]
+    if images.shape is None:
+        return [TensorType((None, channels, *size), dtype)]
+    n, h, w, c = images.shape
+    if isinstance(c, int) and c >= 0 and c != channels:
+        raise InferError(f"{ctx.attrs['input_format']} images have {channels} channel(s), got {images}")
+    for axis, (dim, begin, extent) in enumerate(zip((h, w), start, size)):
+        if isinstance(dim, int) and dim >= 0 and begin + extent > dim:
+            raise InferError(f"the crop's {'hw'[axis]} range [{begin}, {begin + extent}) leaves the "
+                             f"{dim}-pixel image")
+    return [TensorType((n, channels, *size), dtype)]
+
+
 def infer_all_gather(ctx: InferContext) -> list[Type]:
     """HCCL all-gather: every rank's tensor stacked along dim 0."""
     x = operand(ctx, 0, "input")
