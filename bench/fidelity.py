@@ -10,8 +10,10 @@ shape and type, none of its bytes), a batch and, for BERT, a sequence length.
 The graph is imported timing-only, its symbolic ``batch`` and ``seq`` bound,
 compiled with ``ge-default`` on the device — its default precision mode
 (``force_fp16`` on the 310P3, as ATC), GE's default stream allocation
-(``--strategy``) and ATC's ``--enable_small_channel`` where the row's notes say
-the vendor compiled with it — lowered and emulated in sink mode, one launch, as ais_bench
+(``--strategy``), ATC's ``--enable_small_channel`` where the row's notes say
+the vendor compiled with it and static AIPP (``--insert_op_conf``, the
+configurations in ``bench/aipp/``) where they say the model took uint8 images —
+lowered and emulated in sink mode, one launch, as ais_bench
 times ``NPU_compute_time``. Printed per row: measured and emulated ms, their
 ratio and error; then the mean absolute percentage error (MAPE), the worst
 ratio, how many rows lie within 1.5x, and per model the throughput ratio

@@ -38,11 +38,12 @@ import lark
 
 from geir.attributes import FileLineColLoc
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
+from geir.dialects.ge_infer import AIPP_CHANNELS
 
 __all__ = ["AippConfig", "AippFile", "INPUT_FORMATS", "parse_aipp_config", "load_aipp_config"]
 
-#: the input formats taken, with their channels
-INPUT_FORMATS: dict[str, int] = {"RGB888_U8": 3, "YUV400_U8": 1}
+#: the input formats taken, with their channels (those ``ge.aipp`` computes)
+INPUT_FORMATS: dict[str, int] = AIPP_CHANNELS
 
 _GRAMMAR = r"""
 start: block*

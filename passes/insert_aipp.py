@@ -6,10 +6,10 @@ Each ``aipp_op`` block of the configuration file (``config``, parsed by
 AIPP reads, and puts a ``ge.aipp`` before the input's readers: it crops the
 image (``crop``, ``load_start_pos_*``), swaps R and B (``rbuv_swap_switch``)
 and normalises each channel, ``(pixel - mean_chn - min_chn) * var_reci_chn``,
-into the type the model reads. As in ATC, sizes left at 0 come from the model
-input (``src_image_size_*`` from its H and W without a crop; ``crop_size_*``
-from its H and W), the AIPP output must be the model input's size, and the
-input's channels must be the format's. The model's input keeps its name.
+into the type the model reads. As in ATC, sizes left at 0 are the model
+input's H and W (``src_image_size_*``, ``crop_size_*``), the AIPP output must
+be the model input's size, and the input's channels must be the format's. The
+model's input keeps its name.
 
 Without ``config`` the pass does nothing (ATC's default). In ``ge-default`` the
 option is ``insert-op-conf``. The AIPP kernel fuses into the convolution that
@@ -71,13 +71,8 @@ def _insert(graph: Operation, block: AippConfig, config: AippFile, ctx: PassCont
         raise _error(f"AIPP needs the input's C, H and W; input {rank} is {t}", "related_input_rank")
     if c != block.channels:
         raise _error(f"{block.input_format} gives {block.channels} channel(s); input {rank} has {c}", "input_format")
-    if block.crop:
-        crop_h, crop_w = block.crop_size_h or h, block.crop_size_w or w
-        src_h = block.src_image_size_h or block.load_start_pos_h + crop_h
-        src_w = block.src_image_size_w or block.load_start_pos_w + crop_w
-    else:
-        crop_h, crop_w = h, w
-        src_h, src_w = block.src_image_size_h or h, block.src_image_size_w or w
+    crop_h, crop_w = (block.crop_size_h or h, block.crop_size_w or w) if block.crop else (h, w)
+    src_h, src_w = block.src_image_size_h or h, block.src_image_size_w or w
     if (crop_h, crop_w) != (h, w):
         raise _error(f"the AIPP output is {crop_h} x {crop_w}; input {rank} is {h} x {w} (the crop must be the "
                      f"model input's size)", "crop_size_h", "crop_size_w", "crop")

@@ -555,7 +555,7 @@ DIALECT.define("dvpp_resize", operands=("image",),
 # ==================================================================== AIPP
 
 DIALECT.define("aipp", operands=("images",),
-               attributes=(AttrDef("input_format", "str", "RGB888_U8", choices=("RGB888_U8", "YUV400_U8"),
+               attributes=(AttrDef("input_format", "str", "RGB888_U8", choices=tuple(infer.AIPP_CHANNELS),
                                    doc="the uint8 image's pixel format (3 or 1 channels, NHWC)"),
                            AttrDef("load_start_pos", "ints", [0, 0], doc="crop start (h, w)"),
                            AttrDef("crop_size", "ints", required=True, doc="crop size (h, w): the model's H, W"),
