@@ -227,8 +227,23 @@ def run_prepared(prepared: Prepared, settings: RunSettings) -> RunReport:
     compiled = compile_for_run(prepared.module, settings)
     report = emulate_module(prepared.module, settings, compiled, prepared.inputs)
     if original is not None:
+        _apply_input_passes(original, settings)
         _compare_with_host_driven(report, original, settings)
     return report
+
+
+def _apply_input_passes(module: Module, settings: RunSettings) -> None:
+    """The passes of the run's pipeline that change what the model takes
+    (``insert-aipp``: ATC's preprocessing, part of the model the device runs),
+    applied to ``module``, so that a host-driven run of it takes the same inputs."""
+    if settings.pipeline is None:
+        return
+    from geir.passes.insert_aipp import InsertAipp
+    from geir.passes.pass_manager import PassManager
+    from geir.passes.pipeline import parse_pipeline
+    passes = [p for p in parse_pipeline(settings.pipeline) if isinstance(p, InsertAipp) and p.config]
+    if passes:
+        PassManager(list(passes), allow_unregistered=settings.allow_unregistered).run(module)
 
 
 def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSettings) -> None:

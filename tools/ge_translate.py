@@ -46,6 +46,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="with --import-onnx: the types ops compute in, as ATC's --precision_mode (force_fp16, "
                         "allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype, force_fp32; the "
                         "precision-mode pass on 910B2)")
+    p.add_argument("--insert-op-conf", default=None, metavar="FILE",
+                   help="with --import-onnx: static AIPP before the inputs an ATC AIPP configuration names, as "
+                        "ATC's --insert_op_conf (the insert-aipp pass)")
     p.add_argument("--mlir-print-op-generic", "--print-op-generic", dest="generic", action="store_true")
     p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true")
     p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None, metavar="N")
@@ -84,6 +87,10 @@ def _run(args: argparse.Namespace) -> int:
             gears = parse_gears(gear[0], gear[1])
         source = sys.stdin.buffer.read() if args.input == "-" else args.input
         module = import_onnx(source, input_shapes=bindings, strict=args.strict, elide_weights=args.elide_weights)
+        if args.insert_op_conf is not None:
+            from geir.passes.insert_aipp import InsertAipp
+            from geir.passes.pass_base import PassContext
+            InsertAipp(args.insert_op_conf).run(module, PassContext())
         if args.precision_mode is not None:
             from geir.passes.pass_base import PassContext
             from geir.passes.precision_mode import PrecisionMode
@@ -95,9 +102,10 @@ def _run(args: argparse.Namespace) -> int:
             verify(module)
         write_output(args.output, module_to_string(module, options))
         return 0
-    if args.precision_mode is not None:
-        from geir.diagnostics import Diagnostic, DiagnosticError
-        raise DiagnosticError(Diagnostic("error", "--precision-mode goes with --import-onnx"))
+    for flag, value in (("--precision-mode", args.precision_mode), ("--insert-op-conf", args.insert_op_conf)):
+        if value is not None:
+            from geir.diagnostics import Diagnostic, DiagnosticError
+            raise DiagnosticError(Diagnostic("error", f"{flag} goes with --import-onnx"))
     if gear is not None or args.input_shape or args.elide_weights:
         from geir.diagnostics import Diagnostic, DiagnosticError
         what = "--elide-weights goes" if args.elide_weights else "--input-shape and the gear options go"
