@@ -44,7 +44,7 @@ class InsertAipp(ModulePass):
             return
         config = load_aipp_config(self.config)
         for graph in module.graphs():
-            for block in config.blocks:
+            for block in sorted(config.blocks, key=lambda b: b.related_input_rank):
                 _insert(graph, block, config, ctx)
 
 
@@ -82,7 +82,8 @@ def _insert(graph: Operation, block: AippConfig, config: AippFile, ctx: PassCont
                      "src_image_size_h", "src_image_size_w")
     arg.type = TensorType((n, src_h, src_w, c), UI8)
     rewriter = Rewriter()
-    first = next(iter(body.ops), None)
+    # after the AIPPs of earlier inputs: in input order, before everything else
+    first = next((op for op in body.ops if op.name != "ge.aipp"), None)
     rewriter.set_insertion_point(InsertionPoint.before(first) if first is not None else InsertionPoint.at_end(body))
     attributes = {
         "input_format": StringAttr(block.input_format),
