@@ -100,7 +100,7 @@ class FuseUB(ModulePass):
                     self._fuse_aipp(op, ctx)
                 if op.name == "ge.max_pool" and fuse_pools and "fused_operand" not in op.attributes \
                         and _engine(op) == "AICore":
-                    self._fuse_pool(op, head, depth, ctx)
+                    self._fuse_pool(op, head, ctx)
                     continue
                 if op.name not in ELEMENTWISE_OPS or "fused_operand" in op.attributes or _engine(op) != "AICore":
                     continue
@@ -132,8 +132,8 @@ class FuseUB(ModulePass):
         ctx.remark(value.owner, "fused into 'ge.conv2d' (UB fusion, AIPP + convolution): the convolution reads "
                                 "the uint8 image")
 
-    def _fuse_pool(self, pool: Operation, head: dict[int, Operation], depth: dict[int, int],
-                   ctx: PassContext) -> None:
+    @staticmethod
+    def _fuse_pool(pool: Operation, head: dict[int, Operation], ctx: PassContext) -> None:
         """Fuse ``pool`` after a ResNet-style first convolution, its batch norm
         and one ReLU (TbeAippConvReluMaxpoolingFusion) when every condition holds."""
         value = pool.operands[0] if pool.operands else None
@@ -152,8 +152,6 @@ class FuseUB(ModulePass):
             return
         producer.attributes["fused_output"] = UnitAttr()
         pool.attributes["fused_operand"] = IntegerAttr(0)
-        depth[id(pool)] = depth.get(id(producer), 0) + 1
-        head[id(pool)] = conv
         conv.attributes["fused_result_bytes"] = IntegerAttr(written)
         ctx.remark(pool, f"fused into '{producer.name}' (UB fusion, conv + relu + max pool): the chain writes "
                          f"the pooled result")
