@@ -17,8 +17,10 @@ lowered and emulated in sink mode, one launch, as ais_bench
 times ``NPU_compute_time``. Printed per row: measured and emulated ms, their
 ratio and error; then the mean absolute percentage error (MAPE), the worst
 ratio, how many rows lie within 1.5x, and per model the throughput ratio
-between its largest and smallest measured batch (per sequence length; a
-configuration measured twice at its mean time), emulated against measured.
+between its largest and smallest measured batch (per sequence length and per
+compiled configuration — a model measured both with and without AIPP and small
+channel is two series; a configuration measured twice at its mean time),
+emulated against measured, and how many series lie within 20%.
 
 Nothing is fitted here: the device profile's numbers are used as they are
 (``bench/fit_calibration.py`` fits the free ones). Never asserts.
@@ -229,10 +231,12 @@ def summarize(results: Sequence[Result]) -> Summary:
     ratios = sorted(r.ratio for r in results)
     worst = max(ratios, key=lambda x: max(x, 1 / x))
     scaling: dict[str, tuple[float, float]] = {}
-    by_model: dict[tuple[str, int | None], list[Result]] = {}
+    # a series is one compiled configuration: a model measured both with and without
+    # AIPP and small channel is two series, each against its own measurements
+    by_model: dict[tuple[str, int | None, bool, str], list[Result]] = {}
     for r in results:
-        by_model.setdefault((r.row.model, r.row.seq), []).append(r)
-    for (model, seq), rs in by_model.items():
+        by_model.setdefault((r.row.model, r.row.seq, r.row.small_channel, r.row.aipp), []).append(r)
+    for (model, seq, small_channel, aipp), rs in by_model.items():
         lo_batch = min(r.row.batch for r in rs)
         hi_batch = max(r.row.batch for r in rs)
         if lo_batch == hi_batch:
@@ -245,7 +249,11 @@ def summarize(results: Sequence[Result]) -> Summary:
 
         measured = throughput(hi_batch, lambda r: r.row.measured_ms) / throughput(lo_batch, lambda r: r.row.measured_ms)
         emulated = throughput(hi_batch, lambda r: r.emulated_ms) / throughput(lo_batch, lambda r: r.emulated_ms)
-        scaling[model if seq is None else f"{model} seq {seq}"] = (measured, emulated)
+        name = model if seq is None else f"{model} seq {seq}"
+        if sum(1 for c in by_model if c[:2] == (model, seq)) > 1:
+            name += " (AIPP, small channel)" if aipp and small_channel else " (AIPP)" if aipp else \
+                " (small channel)" if small_channel else " (plain)"
+        scaling[name] = (measured, emulated)
     return Summary(sum(r.error for r in results) / len(results), ratios[len(ratios) // 2], worst,
                    sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling)
 
@@ -264,7 +272,9 @@ def print_table(results: Sequence[Result], out=sys.stdout) -> Summary:
           f"{s.worst_ratio:.2f}x, {s.within_1_5x}/{s.rows} within 1.5x", file=out)
     print("throughput, largest / smallest measured batch (measured vs emulated):", file=out)
     for model, (m, e) in s.batch_scaling.items():
-        print(f"  {model:<28} measured {m:6.2f}x  emulated {e:6.2f}x  ({100 * (e / m - 1):+.0f}%)", file=out)
+        print(f"  {model:<38} measured {m:6.2f}x  emulated {e:6.2f}x  ({100 * (e / m - 1):+.0f}%)", file=out)
+    within = sum(1 for m, e in s.batch_scaling.values() if abs(e / m - 1) <= 0.2)
+    print(f"series within 20% of the measured scaling: {within}/{len(s.batch_scaling)}", file=out)
     return s
 
 

@@ -1,0 +1,62 @@
+"""``bench/fidelity.py``'s summary: how rows become the figures the emulator is
+judged by (MAPE, worst ratio, batch-scaling series)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from types import ModuleType
+
+import pytest
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "fidelity.py")
+
+
+@pytest.fixture(scope="module")
+def fidelity() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("fidelity_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _result(fidelity: ModuleType, batch: int, measured: float, emulated: float, *, aipp: str = "",
+            small_channel: bool = False, duplicate: bool = False, model: str = "net.onnx"):
+    row = fidelity.Row(model, batch, None, measured, "src", duplicate, small_channel, aipp)
+    return fidelity.Result(row, emulated)
+
+
+def test_rows_give_mape_worst_ratio_and_rows_within_one_and_a_half(fidelity: ModuleType) -> None:
+    s = fidelity.summarize([_result(fidelity, 1, 1.0, 1.1), _result(fidelity, 8, 4.0, 2.0)])
+    assert s.mape == pytest.approx((0.1 + 0.5) / 2)
+    assert s.worst_ratio == pytest.approx(0.5)
+    assert s.within_1_5x == 1
+
+
+def test_scaling_is_throughput_at_the_largest_batch_over_the_smallest(fidelity: ModuleType) -> None:
+    s = fidelity.summarize([_result(fidelity, 1, 1.0, 1.0), _result(fidelity, 8, 4.0, 2.0)])
+    # measured 8/4 over 1/1 = 2x; emulated 8/2 over 1/1 = 4x
+    assert s.batch_scaling == {"net.onnx": (pytest.approx(2.0), pytest.approx(4.0))}
+
+
+def test_a_model_compiled_two_ways_is_two_series_each_against_its_own_measurements(fidelity: ModuleType) -> None:
+    cfg = "imagenet.cfg"
+    s = fidelity.summarize([
+        _result(fidelity, 1, 1.0, 1.0, aipp=cfg, small_channel=True),
+        _result(fidelity, 8, 4.0, 4.0, aipp=cfg, small_channel=True, duplicate=True),
+        _result(fidelity, 1, 2.0, 1.0),
+        _result(fidelity, 8, 4.0, 4.0, duplicate=True),
+    ])
+    assert s.batch_scaling == {"net.onnx (AIPP, small channel)": (pytest.approx(2.0), pytest.approx(2.0)),
+                               "net.onnx (plain)": (pytest.approx(4.0), pytest.approx(2.0))}
+
+
+def test_a_configuration_measured_twice_counts_at_its_mean_time(fidelity: ModuleType) -> None:
+    s = fidelity.summarize([
+        _result(fidelity, 1, 1.0, 1.0),
+        _result(fidelity, 8, 3.0, 4.0),
+        _result(fidelity, 8, 5.0, 4.0, duplicate=True),
+    ])
+    # the two batch-8 measurements at their mean, 4 ms: 8/4 over 1/1
+    assert s.batch_scaling["net.onnx"][0] == pytest.approx(2.0)
