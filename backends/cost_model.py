@@ -94,7 +94,7 @@ from typing import Any, NamedTuple
 
 from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
-from geir.backends.task_list import WEIGHTS, Kernel, Memcpy
+from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, element_bytes
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["CostModel", "TaskCost", "POOLS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL",
@@ -128,7 +128,7 @@ PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice",
 
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
 COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_result_bytes", "aipp_input",
-                   "_op_aicore_num", "axis", "group", "transA", "small_channel", "strided_write")
+                   "_op_aicore_num", "axis", "group", "transA", "transB", "small_channel", "strided_write")
 #: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
 C04 = 4
 
@@ -244,6 +244,7 @@ class CostModel:
         self.cube_align = v["cube_align"]
         self.channel_align = v["channel_align"]
         self.min_block = v["cube_min_block"]
+        self.l0c_bytes = v["l0c_bytes"]
         fill = v["l1_fill_bytes_per_cycle"]
         self.mhz = mhz
         #: how fast a core's L1 takes cube operands (None: not modelled on this device); its
@@ -373,6 +374,7 @@ class CostModel:
             if op in MATMUL_OPS and len(shapes) >= 2 and shapes[0] and shapes[1] and out:
                 a, b = shapes[0], shapes[1]
                 trans_a = _int_attribute(kernel.attributes, "transA", 0)
+                trans_b = _int_attribute(kernel.attributes, "transB", 0)
                 k = a[-2] if trans_a and len(a) >= 2 else a[-1]
                 m = out[-2] if len(out) >= 2 else 1
                 n = out[-1]
@@ -380,7 +382,10 @@ class CostModel:
                 if len(b) == 2 and not trans_a:
                     # one weight matrix for every batch: MatMul folds the batch into M
                     m, batch = m * batch, 1
-                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block, feed, fixed_blocks=True)
+                operand = kernel.inputs[0]
+                return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block, feed, fixed_blocks=True,
+                                     l0c_bytes=self.l0c_bytes, trans_a=bool(trans_a), trans_b=bool(trans_b),
+                                     element_bytes=element_bytes(operand.dtype) if operand is not None else 2)
         except (IndexError, ZeroDivisionError):
             pass
         # any other cube op (attention, recurrent, einsum): its own FLOPs over the output's fractals

@@ -92,6 +92,8 @@ PARAMS: dict[str, ParamSpec] = {
     "cube_align": ParamSpec(int, 1, "M, N and K of a cube op are padded to this (the cube's fractal)"),
     "channel_align": ParamSpec(int, 1, "a convolution's channels are padded to this (C0 of the 5-D layout)"),
     "cube_min_block": ParamSpec(int, 1, "the smallest output block (each side) a cube kernel's tiling gives a core"),
+    "l0c_bytes": ParamSpec(int, 0, "bytes of a core's L0C (cube accumulators); 256 KiB selects MatMulV3's base "
+                                   "blocks for such a core (0: no cube L0C)"),
     "l1_fill_bytes_per_cycle": ParamSpec(float, 0, "bytes per cycle a core's L1 is filled with cube operands (0: the "
                                                    "feed is not modelled, only cube_efficiency)"),
     "cube_drain_cycles_per_element": ParamSpec(float, 0, "cycles per output element a cube base block spends "

@@ -15,7 +15,8 @@ from onnx.reference import ReferenceEvaluator
 import geir
 from geir.backends.cost_model import CostModel
 from geir.backends.device_profile import load_profile
-from geir.backends.kernel_tiling import CubeFeed, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
+from geir.backends.kernel_tiling import (L0C_256_KIB, CubeFeed, batch_matmul_v3_base_block, conv_tiling, matmul_tiling,
+                                         matmul_v3_base_block, rows_tiling, vector_tiling)
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, TensorRef
 from geir.attributes import IntegerAttr, UnitAttr
 
@@ -138,11 +139,78 @@ def test_a_batch_of_rows_times_one_weight_matrix_is_one_m() -> None:
     flat = Kernel("ge.matmul", "AICore", [_ref((788, 768)), w], [_ref((788, 768))], flops=2.0 * 788 * 768 * 768)
     assert cost.tiling(batched, "AICore") == cost.tiling(flat, "AICore")
     unfed = CostModel(load_profile("310P3", ["l1_fill_bytes_per_cycle=0"]))
-    assert unfed.tiling(batched, "AICore") == matmul_tiling(1, 788, 768, 768, cores=8, fixed_blocks=True)
+    assert unfed.tiling(batched, "AICore") == matmul_tiling(1, 788, 768, 768, cores=8, fixed_blocks=True,
+                                                            l0c_bytes=L0C_256_KIB)
     # a batch of right-hand matrices (attention's scores) keeps its batch
     scores = Kernel("ge.matmul", "AICore", [_ref((4, 197, 64)), _ref((4, 64, 197))], [_ref((4, 197, 197))],
                     flops=2.0 * 4 * 197 * 197 * 64)
-    assert unfed.tiling(scores, "AICore") == matmul_tiling(4, 197, 197, 64, cores=8, fixed_blocks=True)
+    assert unfed.tiling(scores, "AICore") == matmul_tiling(4, 197, 197, 64, cores=8, fixed_blocks=True,
+                                                           l0c_bytes=L0C_256_KIB)
+
+
+# ---------------------------------------------------------- MatMulV3 on a 256 KiB L0C (310P)
+
+
+def test_a_large_matrix_takes_256_by_256_base_blocks_on_a_256_kib_l0c() -> None:
+    assert matmul_v3_base_block(20480, 768, 768, cores=8) == (256, 256)
+    # the base never exceeds the matrix
+    assert matmul_v3_base_block(4096, 200, 768, cores=8)[1] <= 200
+
+
+def test_a_small_matrix_spreads_m_over_the_cores_its_n_blocks_leave() -> None:
+    # BERT at batch 1, sequence 320: three 256-column blocks of N leave two cores per
+    # block, so M's 320 rows go in two bases of 160, not three of 128
+    assert matmul_v3_base_block(320, 768, 768, cores=8) == (160, 256)
+    t = matmul_tiling(1, 320, 768, 768, cores=8, fixed_blocks=True, l0c_bytes=L0C_256_KIB)
+    assert (t.units, t.blocks, t.imbalance) == (6, 6, 1.0)
+    assert t.work == 2.0 * 320 * 768 * 768  # no padded rows
+
+
+def test_a_gemv_on_a_256_kib_l0c_cuts_n_and_leaves_k_whole() -> None:
+    # alexnet's fc6 at batch 1, its weight transposed (Gemm transB): one row, N in 256-column blocks
+    assert matmul_v3_base_block(1, 4096, 9216, cores=8, trans_b=True) == (1, 256)
+    t = matmul_tiling(1, 1, 4096, 9216, cores=8, l0c_bytes=L0C_256_KIB, trans_b=True)
+    assert (t.units, t.blocks) == (8, 16)
+    # the 310P's MatMul tiling has no split-K: a single small block keeps one core
+    assert matmul_tiling(1, 1, 16, 8192, cores=8, l0c_bytes=L0C_256_KIB).units == 1
+
+
+def test_a_small_matrix_with_unaligned_k_and_n_takes_the_balanced_base() -> None:
+    # K and N not 256-byte multiples in fp16 (both converted to the fractal layout):
+    # BalanceBaseBlockTiling keeps M whole under 256 rows and N in 256-column bases
+    assert matmul_v3_base_block(100, 1000, 100, cores=8) == (100, 256)
+    # with K aligned the least-load base stands
+    assert matmul_v3_base_block(100, 1000, 128, cores=8) != (100, 256)
+
+
+def test_a_batch_of_small_matrices_takes_even_passes_not_a_spread_of_one_matrix() -> None:
+    # attention's scores at sequence 128: 384 matrices of 128 x 128 fill the cores by
+    # themselves, so each is one 128 x 128 block, not sixteen-row slivers of one matrix
+    assert matmul_v3_base_block(128, 128, 64, cores=8)[0] == 16
+    assert batch_matmul_v3_base_block(384, 128, 128, 64, cores=8) == (128, 128)
+    t = matmul_tiling(384, 128, 128, 64, cores=8, fixed_blocks=True, l0c_bytes=L0C_256_KIB)
+    assert t.blocks == 384
+    # a full 256 x 256 base of a large matrix is kept
+    assert batch_matmul_v3_base_block(12, 1024, 1024, 64, cores=8) == (256, 256)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batch=st.sampled_from([1, 2, 12, 384]), m=st.integers(1, 5000), n=st.integers(1, 5000),
+       k=st.integers(1, 10000), trans_a=st.booleans(), trans_b=st.booleans(), element_bytes=st.sampled_from([1, 2, 4]))
+def test_a_256_kib_l0c_base_block_is_16_aligned_within_the_matrix_and_l0c(batch: int, m: int, n: int, k: int,
+                                                                         trans_a: bool, trans_b: bool,
+                                                                         element_bytes: int) -> None:
+    bm, bn = (matmul_v3_base_block(m, n, k, 8, trans_a, trans_b, element_bytes) if batch == 1 else
+              batch_matmul_v3_base_block(batch, m, n, k, 8, trans_a, trans_b, element_bytes))
+    assert 1 <= bm and 1 <= bn
+    assert bm == m or bm % 16 == 0
+    assert bn == n or bn % 16 == 0
+    # the fp32 accumulators of one base block fit in L0C
+    assert 4 * bm * bn <= L0C_256_KIB
+    t = matmul_tiling(batch, m, n, k, 8, fixed_blocks=True, l0c_bytes=L0C_256_KIB, trans_a=trans_a,
+                      trans_b=trans_b, element_bytes=element_bytes)
+    assert 1 <= t.units <= 8 and t.imbalance >= 1.0
+    assert t.work >= 2.0 * batch * m * n * k
 
 
 # ================================================================ costs
