@@ -27,6 +27,7 @@ PASSES: dict[str, str] = {
     "reuse-memory": "geir.passes.reuse_memory:ReuseMemory",
     "schedule-stats": "geir.passes.schedule_stats:ScheduleStats",
     "small-channel": "geir.passes.small_channel:SmallChannel",
+    "insert-trans-data": "geir.passes.insert_trans_data:InsertTransData",
     "specialize-shapes": "geir.passes.specialize_shapes:SpecializeShapes",
 }
 

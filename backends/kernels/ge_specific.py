@@ -13,6 +13,7 @@ emulated device.
 * ``ge.cmo`` (cache maintenance) has no outputs and no numeric effect.
 * ``ge.aipp``: ATC's static AIPP on a uint8 NHWC image (crop, channel swap,
   mean, min and reciprocal deviation per channel).
+* ``ge.trans_data``: a layout change; the values pass through.
 """
 
 from __future__ import annotations
@@ -131,6 +132,13 @@ def dvpp_resize(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     rows = (np.arange(height) * image.shape[0]) // height
     cols = (np.arange(width) * image.shape[1]) // width
     return [image[rows[:, None], cols[None, :]].copy()]
+
+
+@register("ge.trans_data")
+def trans_data(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """TransData changes how the values are stored, not what they are: the same
+    N x C x H x W array (the padding channels of the 5-D layout hold no values)."""
+    return [inputs[0]]
 
 
 @register("ge.aipp")

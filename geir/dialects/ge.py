@@ -570,6 +570,21 @@ DIALECT.define("aipp", operands=("images",),
                        "R and B optionally swapped, each channel (pixel - mean_chn - min_chn) * var_reci_chn, "
                        "as N x C x h x w of dtype.")
 
+# ============================================================== TransData
+
+#: the memory layouts GE converts between at the edges of the AI core's 5-D domain
+TRANS_DATA_FORMATS = ("NCHW", "NC1HWC0", "NC1HWC0_C04")
+
+DIALECT.define("trans_data", operands=("src",),
+               attributes=(AttrDef("src_format", "str", "NCHW", choices=TRANS_DATA_FORMATS,
+                                   doc="the layout the operand is stored in"),
+                           AttrDef("dst_format", "str", "NC1HWC0", choices=TRANS_DATA_FORMATS,
+                                   doc="the layout the result is stored in")),
+               traits=PURE, infer=infer.infer_same_as_first, engine=AICORE, cost=cost.data_movement_cost,
+               summary="GE's TransData: the same N x C x H x W values in another memory layout — NCHW to the "
+                       "5-D NC1HWC0 the AI core's convolutions and poolings read and write (channels padded to "
+                       "C0 = 16, or to 4 for NC1HWC0_C04), or back.")
+
 # ==================================================================== HCCL
 
 DIALECT.define("all_reduce", operands=("input",), attributes=(HCCL_REDUCTION, *HCCL_ATTRS), traits=SIDE_EFFECT,

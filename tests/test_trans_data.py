@@ -1,0 +1,101 @@
+"""GE's TransData (``insert-trans-data``, ``ge.trans_data``): where a compiled
+model converts its feature maps between NCHW and the 5-D NC1HWC0, what that
+costs, and that it changes no value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import geir
+from geir.backends.cost_model import CostModel
+from geir.backends.device_profile import load_profile
+from geir.backends.task_list import ARENA, Kernel, TensorRef
+from geir.attributes import StringAttr
+
+
+def _classifier(tmp_path: Path, channels: int) -> Path:
+    """conv -> relu -> global pool -> flatten -> gemm, on an N x ``channels`` x 8 x 8 image."""
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((16, channels, 3, 3)).astype(np.float32)
+    fc = rng.standard_normal((10, 16)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("GlobalAveragePool", ["r"], ["p"]),
+             helper.make_node("Flatten", ["p"], ["f"]),
+             helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1)]
+    graph = helper.make_graph(nodes, "classifier",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, channels, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 10])],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(fc, "fc")])
+    path = tmp_path / f"classifier_{channels}.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def _ops(module: geir.Module, name: str) -> list:
+    return [op for op in module.walk() if op.name == name]
+
+
+@settings(max_examples=10, deadline=None)
+@given(channels=st.sampled_from([1, 3, 4, 16, 17]), seed=st.integers(0, 2 ** 16))
+def test_trans_data_changes_no_value(tmp_path_factory: pytest.TempPathFactory, channels: int, seed: int) -> None:
+    path = _classifier(tmp_path_factory.mktemp("td"), channels)
+    x = np.random.default_rng(seed).standard_normal((2, channels, 8, 8)).astype(np.float32)
+    want = ReferenceEvaluator(str(path)).run(None, {"x": x})[0]
+    module = geir.import_onnx(path)
+    geir.run_pipeline(module, "insert-trans-data")
+    assert len(_ops(module, "ge.trans_data")) == 2
+    np.testing.assert_allclose(geir.interpret(module, {"x": x}).outputs["y"], want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_compiled_classifier_converts_its_image_in_and_its_features_out(tmp_path: Path) -> None:
+    path = _classifier(tmp_path, 3)
+    x = np.random.default_rng(0).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    want = ReferenceEvaluator(str(path)).run(None, {"x": x})[0]
+    report = geir.run_model(geir.import_onnx(path), pipeline="ge-default{device=310P3}", device="310P3",
+                            inputs={"x": x})
+    assert report.clean
+    np.testing.assert_allclose(report.outputs["y"], want, rtol=2e-2, atol=5e-2)
+    compiled = geir.import_onnx(path)
+    geir.run_pipeline(compiled, "ge-default{device=310P3}")
+    layouts = [dict(op.attributes["attrs"].value) for op in _ops(compiled, "rt.kernel")
+               if op.get_attr("op") == "ge.trans_data"]
+    assert [(d["src_format"].value, d["dst_format"].value) for d in layouts] == [("NCHW", "NC1HWC0"),
+                                                                               ("NC1HWC0", "NCHW")]
+
+
+def _ref(shape: tuple[int, ...], dtype: str = "f16") -> TensorRef:
+    return TensorRef(ARENA, 0, shape, dtype)
+
+
+@pytest.mark.parametrize(("layout", "block"), [("NC1HWC0", 16), ("NC1HWC0_C04", 4)])
+@pytest.mark.parametrize("channels", [1, 3, 16, 20])
+def test_trans_data_moves_the_5d_side_padded_to_whole_blocks(layout: str, block: int, channels: int) -> None:
+    cost = CostModel(load_profile("310P3"))
+    nchw = _ref((8, channels, 224, 224))
+    padded = nchw.nbytes // channels * (-(-channels // block) * block)
+    into = Kernel("ge.trans_data", "AICore", [nchw], [nchw],
+                  attributes={"src_format": StringAttr("NCHW"), "dst_format": StringAttr(layout)})
+    back = Kernel("ge.trans_data", "AICore", [nchw], [nchw],
+                  attributes={"src_format": StringAttr(layout), "dst_format": StringAttr("NCHW")})
+    assert sum(cost.traffic(into)) == sum(cost.traffic(back)) == nchw.nbytes + padded
+    # a kernel of its own: its fixed cost plus its bytes
+    assert cost.kernel(into).duration_us > cost.kernel_overhead
+
+
+def test_an_aipp_input_needs_no_trans_data(tmp_path: Path) -> None:
+    config = tmp_path / "aipp.cfg"
+    config.write_text("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n}\n", encoding="utf-8")
+    module = geir.import_onnx(_classifier(tmp_path, 3))
+    geir.run_pipeline(module, f"insert-aipp{{config={config}}},insert-trans-data")
+    conversions = _ops(module, "ge.trans_data")
+    # only the features out, before the flatten
+    assert len(conversions) == 1 and conversions[0].operands[0].owner.name == "ge.global_avg_pool"
