@@ -34,9 +34,9 @@ from __future__ import annotations
 import attrs
 
 from geir.attributes import IntegerAttr, StringAttr
-from geir.module import Module
 from geir.constants import CONSTANT_OPS, constant_value
-from geir.operation import OpResult, Operation, Value
+from geir.module import Module
+from geir.operation import Block, OpResult, Operation, Value
 from geir.passes.fuse_ub import ELEMENTWISE_OPS
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.rewriter import InsertionPoint, Rewriter
@@ -126,7 +126,7 @@ class InsertTransData(ModulePass):
             _insert(graph.regions[0].blocks[0], ctx)
 
 
-def _insert(block, ctx: PassContext) -> None:
+def _insert(block: Block, ctx: PassContext) -> None:
     layout: dict[Value, str] = {}
     #: (value, layout) -> the converted value, so each value converts once per layout
     converted: dict[tuple[Value, str], Value] = {}
@@ -156,6 +156,9 @@ def _insert(block, ctx: PassContext) -> None:
 
     for op in list(block.ops):
         if op.name == "ge.trans_data":
+            # a conversion already there (a second run): its result is in its layout
+            target = op.get_attr("dst_format", NC1HWC0)
+            layout[op.results[0]] = getattr(target, "value", target)
             continue
         if op.name in FIVE_D_OPS and op.operands and _is_feature_map(op.operands[0]):
             convert(op, 0, NC1HWC0_C04 if op.name == "ge.conv2d" and "small_channel" in op.attributes

@@ -8,6 +8,8 @@
 // RUN: ge-opt %s --pass-pipeline='insert-trans-data{enable=false}' --split-input-file | filecheck %s --check-prefix=OFF
 // RUN: ge-opt %s --pass-pipeline='ge-default{insert-trans-data=false}' --split-input-file | filecheck %s --check-prefix=OFF
 // RUN: ge-opt %s --pass-pipeline='ge-default{device=310P3}' --split-input-file | filecheck %s --check-prefix=PIPELINE
+// A second run finds every conversion in place and adds none.
+// RUN: ge-opt %s --pass-pipeline='insert-trans-data,insert-trans-data' --split-input-file | filecheck %s
 
 // OFF-NOT: ge.trans_data
 // OFF-NOT: op = "ge.trans_data"
