@@ -28,8 +28,9 @@ This follows what CANN's op tilings decide, not a per-network factor:
   loads the fewest rows and columns, a balanced base where K and N need a
   layout conversion; for a batch of small matrices BatchMatMulV3's
   ``TuneBaseMN`` (even passes over M and N within L0A/L0B and L0C) — and no
-  split-K (that core's tiling selects only its L2 tiling). Blocks run in waves over the cores, so ``imbalance`` is the last
-  wave's idle share: ``ceil(blocks / units) * units / blocks``. A block's
+  split-K (that core's tiling selects only its L2 tiling). Blocks run in
+  waves over the cores, so ``imbalance`` is the last wave's idle share:
+  ``ceil(blocks / units) * units / blocks``. A block's
   operands stream into L1 from L2 at the core's fill rate (the platform
   config's ``l2_read_rate``; a convolution's feature map once per window, as
   load3d expands it in L1; a right-hand panel that fits in half of L1 once,

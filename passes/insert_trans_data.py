@@ -1,8 +1,8 @@
 """``insert-trans-data``: GE's TransData at the edges of the AI core's 5-D layout.
 
-The AI core's convolutions, poolings and batch norms read and write feature maps
-in ``NC1HWC0``: channels in blocks of C0 = 16 (fp16), each block's 16 values
-side by side for every pixel. A model's inputs and outputs, and the ops that
+The AI core's convolutions, poolings, batch norms and resizes read and write
+feature maps in ``NC1HWC0``: channels in blocks of C0 = 16 (fp16), each block's
+16 values side by side for every pixel. A model's inputs and outputs, and the ops that
 reshape, transpose or multiply matrices, keep the user's ``NCHW``. Where a value
 crosses from one to the other, GE inserts a ``TransData`` node, a kernel of its
 own that reads the tensor in one layout and writes it in the other — at a model's
@@ -47,7 +47,8 @@ __all__ = ["InsertTransData", "FIVE_D_OPS", "NCHW", "NC1HWC0", "NC1HWC0_C04"]
 NCHW, NC1HWC0, NC1HWC0_C04 = "NCHW", "NC1HWC0", "NC1HWC0_C04"
 #: ops that read their first operand and write their result in NC1HWC0
 FIVE_D_OPS = frozenset({"ge.conv2d", "ge.conv_transpose", "ge.max_pool", "ge.avg_pool", "ge.global_avg_pool",
-                        "ge.global_max_pool", "ge.batch_norm", "ge.lrn"})
+                        "ge.global_max_pool", "ge.lp_pool", "ge.global_lp_pool", "ge.batch_norm", "ge.lrn",
+                        "ge.resize", "ge.upsample"})
 #: ops that write NC1HWC0 from an NCHW (or NHWC image) operand themselves
 FIVE_D_SOURCES = frozenset({"ge.aipp"})
 #: ops that keep the layout of their 4-D operands: elementwise arithmetic, whose

@@ -121,3 +121,21 @@ ge.graph @first_layers(%x: tensor<1x3x16x16xf16>, %w: tensor<16x3x3x3xf16>, %i: 
   %rb = ge.relu %b : (tensor<1x16x14x14xf16>) -> tensor<1x16x14x14xf16>
   ge.return %ra, %rb : (tensor<1x16x14x14xf16>, tensor<1x16x14x14xf16>) -> ()
 }
+
+// -----
+
+// A feature pyramid's upsampling runs in the 5-D layout: the sum of a lateral
+// convolution and an upsampled coarser level needs no conversion.
+// CHECK-LABEL: ge.graph @pyramid
+// CHECK-COUNT-1: ge.trans_data %x
+// CHECK-NOT: ge.trans_data
+// CHECK: %s = ge.add %lateral, %up
+// CHECK-NEXT: ge.trans_data %s {dst_format = "NCHW"
+ge.graph @pyramid(%x: tensor<1x16x16x16xf16>, %w: tensor<16x16x1x1xf16>, %v: tensor<16x16x2x2xf16>, %scales: tensor<4xf32>) -> tensor<1x16x16x16xf16> {
+  %lateral = ge.conv2d %x, %w : (tensor<1x16x16x16xf16>, tensor<16x16x1x1xf16>) -> tensor<1x16x16x16xf16>
+  %coarse = ge.conv2d %x, %v {strides = [2, 2]} : (tensor<1x16x16x16xf16>, tensor<16x16x2x2xf16>) -> tensor<1x16x8x8xf16>
+  %none = ge.none : () -> none
+  %up = ge.resize %coarse, %none, %scales {mode = "nearest"} : (tensor<1x16x8x8xf16>, none, tensor<4xf32>) -> tensor<1x16x16x16xf16>
+  %s = ge.add %lateral, %up : (tensor<1x16x16x16xf16>, tensor<1x16x16x16xf16>) -> tensor<1x16x16x16xf16>
+  ge.return %s : (tensor<1x16x16x16xf16>) -> ()
+}
