@@ -435,15 +435,16 @@ class CostModel:
             return 0.0, 0.0  # the chain's head streams what a fused op reads
         weights = 0.0
         activations = float(_int_attribute(attributes, "fused_bytes", 0)) if attributes else 0.0
-        out_bytes = 0.0
-        for r in kernel.outputs:
-            out_bytes += r.nbytes
-        # the chain's one result, where a pooling fused after this kernel shrinks it
-        written = _int_attribute(attributes, "fused_result_bytes", -1) if attributes else -1
         if op == "trans_data":
             # the 5-D side stores its channels padded to whole C0 blocks
             out_bytes = _layout_bytes(kernel.outputs[0], _str_attribute(attributes, "dst_format", "NC1HWC0"),
                                       self.channel_align) if kernel.outputs else 0.0
+        else:
+            out_bytes = 0.0
+            for r in kernel.outputs:
+                out_bytes += r.nbytes
+        # the chain's one result, where a pooling fused after this kernel shrinks it
+        written = _int_attribute(attributes, "fused_result_bytes", -1) if attributes else -1
         for j, r in enumerate(kernel.inputs):
             if r is None:
                 continue

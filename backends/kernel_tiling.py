@@ -152,29 +152,26 @@ def matmul_tiling(batch: int, m: int, n: int, k: int, cores: int, align: int = F
                   batch_matmul_v3_base_block(batch, m, n, k, cores, trans_a, trans_b, element_bytes))
         bm, bn = _ceil_to(bm, align), _ceil_to(bn, align)
         blocks = batch * _ceil_div(pm, bm) * _ceil_div(pn, bn)
-        if fixed_blocks:
-            work *= (_ceil_to(pm, bm) / pm) * (_ceil_to(pn, bn) / pn)
-        if feed is not None:
-            work *= feed.slowdown(bm, bn, pk, a_reuse)
-        units = min(cores, blocks)
-        return Tiling(units, work, _waves(blocks, units), blocks)
-    blocks = 0
-    bm = bn = min_block
-    for bm, bn in BASE_BLOCKS:
-        if bm < min_block or bn < min_block:
-            bm = bn = min_block
-            break
-        blocks = batch * _ceil_div(pm, bm) * _ceil_div(pn, bn)
-        if blocks >= cores:
-            break
-    if blocks == 0:
-        blocks = batch * _ceil_div(pm, min_block) * _ceil_div(pn, min_block)
+    else:
+        blocks = 0
+        bm = bn = min_block
+        for bm, bn in BASE_BLOCKS:
+            if bm < min_block or bn < min_block:
+                bm = bn = min_block
+                break
+            blocks = batch * _ceil_div(pm, bm) * _ceil_div(pn, bn)
+            if blocks >= cores:
+                break
+        if blocks == 0:
+            blocks = batch * _ceil_div(pm, min_block) * _ceil_div(pn, min_block)
     if fixed_blocks:
         work *= (_ceil_to(pm, bm) / pm if pm > bm else 1.0) * (_ceil_to(pn, bn) / pn if pn > bn else 1.0)
     if feed is not None:
         work *= feed.slowdown(min(bm, pm), min(bn, pn), pk, a_reuse)
     if blocks >= cores:
         return Tiling(cores, work, _waves(blocks, cores), blocks)
+    if l0c_bytes == L0C_256_KIB:
+        return Tiling(blocks, work, 1.0, blocks)  # that tiling leaves the idle cores idle
     # Idle cores: split K when each share stays deep enough.
     split = min(cores // blocks, max(1, pk // MIN_SPLIT_K))
     units = blocks * split

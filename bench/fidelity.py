@@ -34,6 +34,7 @@ import math
 import os
 import sys
 import time
+from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 import attrs
@@ -236,6 +237,7 @@ def summarize(results: Sequence[Result]) -> Summary:
     by_model: dict[tuple[str, int | None, bool, str], list[Result]] = {}
     for r in results:
         by_model.setdefault((r.row.model, r.row.seq, r.row.small_channel, r.row.aipp), []).append(r)
+    configurations = Counter((model, seq) for model, seq, _, _ in by_model)
     for (model, seq, small_channel, aipp), rs in by_model.items():
         lo_batch = min(r.row.batch for r in rs)
         hi_batch = max(r.row.batch for r in rs)
@@ -250,9 +252,9 @@ def summarize(results: Sequence[Result]) -> Summary:
         measured = throughput(hi_batch, lambda r: r.row.measured_ms) / throughput(lo_batch, lambda r: r.row.measured_ms)
         emulated = throughput(hi_batch, lambda r: r.emulated_ms) / throughput(lo_batch, lambda r: r.emulated_ms)
         name = model if seq is None else f"{model} seq {seq}"
-        if sum(1 for c in by_model if c[:2] == (model, seq)) > 1:
-            name += " (AIPP, small channel)" if aipp and small_channel else " (AIPP)" if aipp else \
-                " (small channel)" if small_channel else " (plain)"
+        if configurations[(model, seq)] > 1:
+            options = [n for n, on in (("AIPP", aipp), ("small channel", small_channel)) if on]
+            name += f" ({', '.join(options) or 'plain'})"
         scaling[name] = (measured, emulated)
     return Summary(sum(r.error for r in results) / len(results), ratios[len(ratios) // 2], worst,
                    sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling)

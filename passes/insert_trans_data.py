@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import attrs
 
-from geir.attributes import IntegerAttr, StringAttr
+from geir.attributes import StringAttr
 from geir.constants import CONSTANT_OPS, constant_value
 from geir.module import Module
 from geir.operation import Block, OpResult, Operation, Value
@@ -75,23 +75,16 @@ def _is_feature_map(value: Value) -> bool:
     return owner is None or owner.name not in CONSTANT_OPS
 
 
-def _int(op: Operation, name: str, default: int) -> int:
-    value = op.get_attr(name, default)
-    if isinstance(value, IntegerAttr):
-        return value.value
-    return value if isinstance(value, int) else default
-
-
 def _spatial_reduction(op: Operation) -> bool:
     """A reduction over H and W only, keeping the dims, runs in NC1HWC0 (the squeeze
     of a squeeze-excite block): its channels stay where the 5-D layout puts them."""
     if op.name not in SPATIAL_REDUCTIONS or not op.operands or not _is_feature_map(op.operands[0]):
         return False
-    if _int(op, "keepdims", 1) != 1:
+    if op.get_attr("keepdims", 1) != 1:
         return False
     axes = op.get_attr("axes")
     if axes is not None:
-        values = [getattr(a, "value", a) for a in getattr(axes, "value", axes)]
+        values = list(axes)
     elif len(op.operands) > 1:
         array = constant_value(op.operands[1])
         if array is None:
@@ -106,7 +99,7 @@ def _channel_concat(op: Operation) -> bool:
     """A concat along the channels of inputs that fill whole C0 blocks runs in NC1HWC0."""
     if op.name != "ge.concat" or not op.operands or not all(_is_feature_map(v) for v in op.operands):
         return False
-    if _int(op, "axis", 0) not in (1, -3):
+    if op.get_attr("axis", 0) not in (1, -3):
         return False
     return all(isinstance(v.type.shape[1], int) and v.type.shape[1] % C0_CHANNELS == 0 for v in op.operands)
 
@@ -158,8 +151,7 @@ def _insert(block: Block, ctx: PassContext) -> None:
     for op in list(block.ops):
         if op.name == "ge.trans_data":
             # a conversion already there (a second run): its result is in its layout
-            target = op.get_attr("dst_format", NC1HWC0)
-            layout[op.results[0]] = getattr(target, "value", target)
+            layout[op.results[0]] = op.get_attr("dst_format", NC1HWC0)
             continue
         if op.name in FIVE_D_OPS and op.operands and _is_feature_map(op.operands[0]):
             convert(op, 0, NC1HWC0_C04 if op.name == "ge.conv2d" and "small_channel" in op.attributes
