@@ -40,7 +40,10 @@ Durations (microseconds):
   weights come from DRAM, the activations a kernel reads and writes are served
   from L2 when they fit in ``l2_bytes`` together and from DRAM when they do not
   (a stream longer than an LRU cache finds nothing of itself in it), and
-  gathers and slices read only what they keep. Each cube base block waits
+  gathers and slices read only what they keep, and a convolution whose kernel
+  is one row high, strides over rows and pads nothing reads only the input rows
+  it uses (TBE Conv2D's ``strideh_opti``: the feature map is loaded into L1
+  with the row stride). Each cube base block waits
   ``cube_block_dram_wait_cycles`` more for its first operands in the share of
   the kernel's bytes DRAM serves. A cube kernel's cores run their base blocks
   in ``rounds``, double-buffered: each block's loads overlap the previous
@@ -133,7 +136,7 @@ PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice",
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
 COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_result_bytes", "aipp_input",
                    "_op_aicore_num", "axis", "group", "transA", "transB", "small_channel", "strided_write",
-                   "src_format", "dst_format")
+                   "src_format", "dst_format", "strides", "pads")
 #: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
 C04 = 4
 
@@ -228,6 +231,34 @@ def _layout_bytes(ref: TensorRef, layout: str, c0: int) -> float:
     block = C04 if layout == "NC1HWC0_C04" else c0
     channels = ref.shape[1]
     return float(ref.nbytes) / max(1, channels) * (-(-channels // block) * block) if channels > 0 else 0.0
+
+
+def _ints_attribute(attributes: dict[str, Any] | None, name: str) -> tuple[int, ...]:
+    value = attributes.get(name) if attributes else None
+    value = getattr(value, "value", value)  # a geir ArrayAttr, or a plain sequence
+    try:
+        return tuple(int(getattr(v, "value", v)) for v in value) if value is not None else ()
+    except (TypeError, ValueError):
+        return ()
+
+
+def _rows_read(kernel: Kernel) -> float:
+    """The share of a convolution's input rows its kernel loads. TBE's Conv2D loads the
+    feature map into L1 with the row stride when the kernel is one row high, the row
+    stride is above 1 and nothing is padded (``strideh_opti_flag`` in
+    ``tbe/dsl/compute/conv_compute.py`` and ``conv_compute_v2.py``), so a 1 x 1
+    convolution of stride 2 reads every other row; any other convolution reads all of
+    them. The C04 layout (``small_channel``) takes the ordinary load."""
+    attributes = kernel.attributes
+    if len(kernel.inputs) < 2 or kernel.inputs[0] is None or kernel.inputs[1] is None:
+        return 1.0
+    x, w = kernel.inputs[0].shape, kernel.inputs[1].shape
+    strides = _ints_attribute(attributes, "strides")
+    if len(x) != 4 or len(w) != 4 or w[2] != 1 or not strides or strides[0] <= 1 or x[2] <= 0:
+        return 1.0
+    if any(_ints_attribute(attributes, "pads")) or attributes and "small_channel" in attributes:
+        return 1.0
+    return ((x[2] - 1) // strides[0] + 1) / x[2]
 
 
 def _int_attribute(attributes: dict[str, Any], name: str, default: int) -> int:
@@ -421,7 +452,8 @@ class CostModel:
         the activations a kernel reads and writes stay in L2 when they fit in it together
         (the producer just wrote them). When they do not, every byte goes to DRAM: a
         stream longer than an LRU cache evicts each line before it is read again.
-        Gathers and slices read only what they keep. Under UB fusion an op fused into
+        Gathers and slices read only what they keep, a row-strided 1 x 1-high
+        convolution only the rows it uses (:func:`_rows_read`). Under UB fusion an op fused into
         another moves nothing of its own: the chain's head reads what the fused ops read
         (``fused_bytes``) and writes one result as large as its own, overlapped with its
         compute in one roofline."""
@@ -456,6 +488,8 @@ class CostModel:
             elif j == 0 and (op == "aipp" or attributes and "aipp_input" in attributes):
                 # AIPP reads the crop's uint8 pixels, one byte per element of its result
                 nbytes = min(nbytes, _elements(r.shape if op != "aipp" else kernel.outputs[0].shape))
+            elif j == 0 and op == "conv2d":
+                nbytes *= _rows_read(kernel)
             if r.space == WEIGHTS:
                 weights += nbytes
             else:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import attrs
 
-from geir.attributes import IntegerAttr, UnitAttr
+from geir.attributes import UnitAttr
 from geir.module import Module
 from geir.operation import Operation
 from geir.passes.pass_base import ModulePass, PassContext, option
@@ -34,8 +34,6 @@ SMALL_CHANNELS = 4
 
 def _groups(op: Operation) -> int:
     value = op.get_attr("group", 1)
-    if isinstance(value, IntegerAttr):
-        value = value.value
     try:
         return max(1, int(value or 1))
     except (TypeError, ValueError):

@@ -18,7 +18,7 @@ from geir.backends.device_profile import load_profile
 from geir.backends.kernel_tiling import (L0C_256_KIB, CubeFeed, batch_matmul_v3_base_block, conv_tiling, matmul_tiling,
                                          matmul_v3_base_block, rows_tiling, vector_tiling)
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, TensorRef
-from geir.attributes import IntegerAttr, UnitAttr
+from geir.attributes import ArrayAttr, IntegerAttr, UnitAttr
 
 
 # ================================================================ tiling
@@ -355,6 +355,37 @@ def test_a_pooling_fused_after_a_convolution_shrinks_what_the_chain_writes() -> 
     pool = Kernel("ge.max_pool", "AICore", [y], [pooled], attributes={"fused_operand": IntegerAttr(0)}, flops=1.0)
     c = cost.kernel(pool)
     assert c.overhead_us == 0 and c.memory_us == 0 and c.hbm_bytes == 0
+
+
+def _strided_conv(h: int, kernel: int, strides: tuple[int, int], pads: tuple[int, ...] = (0, 0, 0, 0),
+                  **attributes: object) -> Kernel:
+    x, w = _ref((64, 256, h, 56)), _ref((512, 256, kernel, kernel), space=WEIGHTS)
+    out_h = (h + pads[0] + pads[2] - kernel) // strides[0] + 1
+    y = _ref((64, 512, out_h, (56 + pads[1] + pads[3] - kernel) // strides[1] + 1))
+    attributes = {"strides": ArrayAttr([IntegerAttr(s) for s in strides]),
+                  "pads": ArrayAttr([IntegerAttr(p) for p in pads]), **attributes}
+    return Kernel("ge.conv2d", "AICore", [x, w], [y], attributes=attributes, flops=1.0)
+
+
+@pytest.mark.parametrize("h, expected_rows", [(56, 28), (55, 28), (7, 4)])
+def test_a_one_row_high_kernel_striding_over_rows_reads_only_the_rows_it_uses(h: int, expected_rows: int) -> None:
+    # TBE Conv2D's strideh_opti: the feature map enters L1 with the row stride,
+    # so a ResNet downsampling 1 x 1 convolution of stride 2 reads every other row
+    cost = CostModel(load_profile("310P3"))
+    conv = _strided_conv(h, 1, (2, 2))
+    x, w, y = conv.inputs[0], conv.inputs[1], conv.outputs[0]
+    assert sum(cost.traffic(conv)) == x.nbytes * expected_rows // h + w.nbytes + y.nbytes
+
+
+@pytest.mark.parametrize("conv", [
+    _strided_conv(56, 3, (2, 2), (1, 1, 1, 1)),           # a 3 x 3 window needs every row
+    _strided_conv(56, 1, (1, 2)),                         # a column stride loads whole rows
+    _strided_conv(56, 1, (2, 2), (0, 0, 1, 1)),           # padded: the ordinary load
+    _strided_conv(56, 1, (2, 2), small_channel=UnitAttr()),  # the C04 layout's load
+], ids=["3x3", "column-stride", "padded", "small-channel"])
+def test_every_other_convolution_reads_its_whole_input(conv: Kernel) -> None:
+    cost = CostModel(load_profile("310P3"))
+    assert sum(cost.traffic(conv)) == sum(r.nbytes for r in (*conv.inputs, *conv.outputs))
 
 
 def test_no_task_ops_take_no_time() -> None:

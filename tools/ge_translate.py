@@ -87,12 +87,11 @@ def _run(args: argparse.Namespace) -> int:
             gears = parse_gears(gear[0], gear[1])
         source = sys.stdin.buffer.read() if args.input == "-" else args.input
         module = import_onnx(source, input_shapes=bindings, strict=args.strict, elide_weights=args.elide_weights)
+        from geir.passes.pass_base import PassContext
         if args.insert_op_conf is not None:
             from geir.passes.insert_aipp import InsertAipp
-            from geir.passes.pass_base import PassContext
             InsertAipp(args.insert_op_conf).run(module, PassContext())
         if args.precision_mode is not None:
-            from geir.passes.pass_base import PassContext
             from geir.passes.precision_mode import PrecisionMode
             PrecisionMode(args.precision_mode).run(module, PassContext())
         if gear is not None:
