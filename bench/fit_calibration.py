@@ -17,7 +17,15 @@ parameters as profile overrides and minimises the squared log of
 emulated/measured, so a row 2x too slow weighs as much as one 2x too fast.
 Duplicate measurements of one row both count. It prints the fitted values
 and the fidelity table with them; copy the values into the profile JSON.
-Never asserts.
+
+    python bench/fit_calibration.py --hold-out
+
+asks whether the fitted numbers predict architectures the fit has not seen:
+for each architecture it fits the parameters to every other architecture's
+rows and emulates the held-out rows with them, then prints each
+architecture's MAPE and worst row held out beside the same rows under the fit
+to all rows, and the MAPE of every row predicted by a fit that never saw its
+architecture. Never asserts.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import argparse
 import math
 import os
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -47,6 +55,53 @@ BOUNDS = {"cube_efficiency": (0.3, 1.0), "matmul_efficiency": (0.2, 1.0), "dram_
           "vector_min_bytes_per_core": (512, 262144), "core_ddr_bytes_per_cycle": (4.0, 128.0)}
 
 
+def hold_out_splits(rows: Sequence[fidelity.Row]) -> list[tuple[str, list[fidelity.Row], list[fidelity.Row]]]:
+    """(architecture, the other architectures' rows, its own rows) for every
+    architecture of ``rows``, in the order they first appear."""
+    models = list(dict.fromkeys(r.model for r in rows))
+    return [(m, [r for r in rows if r.model != m], [r for r in rows if r.model == m]) for m in models]
+
+
+def fit(rows: Sequence[fidelity.Row], evaluate: Callable[[Sequence[fidelity.Row], list[str]], list[fidelity.Result]],
+        names: Sequence[str], x0: np.ndarray, overrides: Callable[[np.ndarray], list[str]]) -> tuple[np.ndarray, int]:
+    """The parameters ``names`` (from ``x0``, within their bounds) minimising the
+    squared log of emulated/measured over ``rows``, and how many evaluations it took."""
+    def residuals(x: np.ndarray) -> np.ndarray:
+        return np.array([math.log(r.ratio) for r in evaluate(rows, overrides(x))])
+
+    lo = np.array([BOUNDS[n][0] for n in names])
+    hi = np.array([BOUNDS[n][1] for n in names])
+    result = least_squares(residuals, np.clip(x0, lo, hi), bounds=(lo, hi), diff_step=0.02)
+    return result.x, result.nfev
+
+
+def _worst(results: Sequence[fidelity.Result]) -> float:
+    return max((r.ratio for r in results), key=lambda x: max(x, 1 / x))
+
+
+def print_hold_out(rows: Sequence[fidelity.Row],
+                   evaluate: Callable[[Sequence[fidelity.Row], list[str]], list[fidelity.Result]],
+                   names: Sequence[str], x0: np.ndarray, overrides: Callable[[np.ndarray], list[str]]) -> None:
+    """Each architecture predicted by a fit to the others, against the fit to all rows."""
+    everything, _ = fit(rows, evaluate, names, x0, overrides)
+    in_sample = {id(r.row): r for r in evaluate(rows, overrides(everything))}
+    print(f"{'held out':<28} {'rows':>4} {'MAPE held out':>14} {'worst':>7} {'MAPE all-row fit':>17} {'worst':>7}  "
+          + "  ".join(names))
+    predicted: list[fidelity.Result] = []
+    for model, train, test in hold_out_splits(rows):
+        x, _ = fit(train, evaluate, names, x0, overrides)
+        held = evaluate(test, overrides(x))
+        predicted += held
+        own = [in_sample[id(r)] for r in test]
+        print(f"{model:<28} {len(test):>4} {100 * fidelity.summarize(held).mape:>13.1f}% {_worst(held):>6.2f}x "
+              f"{100 * fidelity.summarize(own).mape:>16.1f}% {_worst(own):>6.2f}x  "
+              + "  ".join(f"{v:.4g}" for v in x))
+    all_fit = [in_sample[id(r)] for r in rows]
+    print(f"\nevery row predicted by a fit that never saw its architecture: MAPE "
+          f"{100 * fidelity.summarize(predicted).mape:.1f}%, worst {_worst(predicted):.2f}x "
+          f"(the fit to all rows: {100 * fidelity.summarize(all_fit).mape:.1f}%, worst {_worst(all_fit):.2f}x)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default=None)
@@ -54,6 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--strategy", default="ge")
     p.add_argument("--models", default="")
     p.add_argument("--params", default=",".join(DEFAULT_PARAMS))
+    p.add_argument("--hold-out", action="store_true",
+                   help="predict each architecture with the parameters fitted to the others")
     args = p.parse_args(argv)
     names = [n for n in args.params.split(",") if n]
     for n in names:
@@ -68,19 +125,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     def overrides(x: np.ndarray) -> list[str]:
         return [f"{n}={int(round(v)) if n in integer else v}" for n, v in zip(names, x)]
 
-    def residuals(x: np.ndarray) -> np.ndarray:
-        results = fidelity.evaluate(rows, compiled, args.device, overrides(x))
-        return np.array([math.log(r.ratio) for r in results])
+    def evaluate(subset: Sequence[fidelity.Row], params: list[str]) -> list[fidelity.Result]:
+        return fidelity.evaluate(subset, compiled, args.device, params)
 
     x0 = np.array([float(profile[n]) for n in names])
-    lo = np.array([BOUNDS[n][0] for n in names])
-    hi = np.array([BOUNDS[n][1] for n in names])
-    fit = least_squares(residuals, np.clip(x0, lo, hi), bounds=(lo, hi), diff_step=0.02)
-    print(f"device {args.device}: {len(rows)} rows, {fit.nfev} evaluations")
-    for n, before, after in zip(names, x0, fit.x):
+    if args.hold_out:
+        print_hold_out(rows, evaluate, names, x0, overrides)
+        return 0
+    x, evaluations = fit(rows, evaluate, names, x0, overrides)
+    print(f"device {args.device}: {len(rows)} rows, {evaluations} evaluations")
+    for n, before, after in zip(names, x0, x):
         print(f"  {n:<26} {before:>10.4g} -> {after:.4g}")
     print()
-    fidelity.print_table(fidelity.evaluate(rows, compiled, args.device, overrides(fit.x)))
+    fidelity.print_table(evaluate(rows, overrides(x)))
     return 0
 
 

@@ -1,0 +1,69 @@
+"""``bench/fit_calibration.py``: one parameter set per device, fitted by least
+squares of log(emulated/measured), and the held-out check that the set predicts
+architectures the fit has not seen."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from types import ModuleType
+from typing import Sequence
+
+import numpy as np
+import pytest
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "fit_calibration.py")
+
+
+@pytest.fixture(scope="module")
+def fit_calibration() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("fit_calibration_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rows(fc: ModuleType) -> list:
+    row = fc.fidelity.Row
+    return [row("a.onnx", 1, None, 1.0, "src", False, False, ""), row("a.onnx", 8, None, 4.0, "src", False, False, ""),
+            row("b.onnx", 1, None, 2.0, "src", False, False, ""), row("c.onnx", 4, 128, 3.0, "src", False, False, "")]
+
+
+def test_each_architecture_is_held_out_once_and_trained_on_the_others(fit_calibration: ModuleType) -> None:
+    rows = _rows(fit_calibration)
+    splits = fit_calibration.hold_out_splits(rows)
+    assert [model for model, _, _ in splits] == ["a.onnx", "b.onnx", "c.onnx"]
+    for model, train, test in splits:
+        assert test and all(r.model == model for r in test)
+        assert all(r.model != model for r in train)
+        assert sorted(map(id, train + test)) == sorted(map(id, rows))
+
+
+def _emulator(fc: ModuleType, truth: dict[str, float]):
+    """Emulated time = measured x (fitted overhead / the architecture's true overhead)."""
+    def evaluate(rows: Sequence, params: list[str]) -> list:
+        value = float(params[0].split("=")[1])
+        return [fc.fidelity.Result(r, r.measured_ms * value / truth[r.model]) for r in rows]
+    return evaluate
+
+
+def test_the_fit_finds_the_parameter_that_matches_every_row(fit_calibration: ModuleType) -> None:
+    evaluate = _emulator(fit_calibration, {"a.onnx": 2.5, "b.onnx": 2.5, "c.onnx": 2.5})
+    x, evaluations = fit_calibration.fit(_rows(fit_calibration), evaluate, ["kernel_overhead_us"], np.array([4.0]),
+                                         lambda x: [f"kernel_overhead_us={x[0]}"])
+    assert x[0] == pytest.approx(2.5, rel=1e-3) and evaluations > 0
+
+
+def test_a_held_out_architecture_is_predicted_by_the_others_fit(fit_calibration: ModuleType,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # b runs at twice the others' overhead: held out, it is predicted at 2x; a and c
+    # held out are predicted by a fit that b pulls off
+    evaluate = _emulator(fit_calibration, {"a.onnx": 1.0, "b.onnx": 2.0, "c.onnx": 1.0})
+    fit_calibration.print_hold_out(_rows(fit_calibration), evaluate, ["kernel_overhead_us"], np.array([1.5]),
+                                   lambda x: [f"kernel_overhead_us={x[0]}"])
+    out = capsys.readouterr().out
+    b = next(line for line in out.splitlines() if line.startswith("b.onnx"))
+    # fitted to a and c alone the overhead is 1.0, so b's row emulates at half its time
+    assert b.split()[2] == "50.0%" and b.split()[3] == "0.50x"
+    assert "every row predicted by a fit that never saw its architecture" in out
