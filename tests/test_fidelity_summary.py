@@ -3,22 +3,16 @@ judged by (MAPE, worst ratio, batch-scaling series)."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from types import ModuleType
 
 import pytest
 
-BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "fidelity.py")
+from calibration_bench import load_bench_script
 
 
 @pytest.fixture(scope="module")
 def fidelity() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fidelity_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("fidelity.py", "fidelity_bench")
 
 
 def _result(fidelity: ModuleType, batch: int, measured: float, emulated: float, *, aipp: str = "",

@@ -4,24 +4,18 @@ architectures the fit has not seen."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from types import ModuleType
 from typing import Sequence
 
 import numpy as np
 import pytest
 
-BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "fit_calibration.py")
+from calibration_bench import load_bench_script
 
 
 @pytest.fixture(scope="module")
 def fit_calibration() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fit_calibration_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("fit_calibration.py", "fit_calibration_bench")
 
 
 def _rows(fc: ModuleType) -> list:
