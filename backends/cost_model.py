@@ -245,8 +245,9 @@ def _ints_attribute(attributes: dict[str, Any] | None, name: str) -> tuple[int, 
 def _rows_read(kernel: Kernel) -> float:
     """The share of a convolution's input rows its kernel loads. TBE's Conv2D loads the
     feature map into L1 with the row stride when the kernel is one row high, the row
-    stride is above 1 and nothing is padded (``strideh_opti_flag`` in
-    ``tbe/dsl/compute/conv_compute.py`` and ``conv_compute_v2.py``), so a 1 x 1
+    stride is above 1 and nothing is padded (``strideh_opti_flag`` in canndev's
+    ``auto_schedule/python/tbe/dsl/compute/conv_compute.py`` and ``conv_compute_v2.py``,
+    mirrored on GitHub as dengguojie/vue-element-admin), so a 1 x 1
     convolution of stride 2 reads every other row; any other convolution reads all of
     them. The C04 layout (``small_channel``) takes the ordinary load."""
     attributes = kernel.attributes
