@@ -51,8 +51,7 @@ def test_the_fit_finds_the_parameter_that_matches_every_row(fit_calibration: Mod
 
 def test_a_held_out_architecture_is_predicted_by_the_others_fit(fit_calibration: ModuleType,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    # b runs at twice the others' overhead: held out, it is predicted at 2x; a and c
-    # held out are predicted by a fit that b pulls off
+    # b's rows take twice the others' overhead
     evaluate = _emulator(fit_calibration, {"a.onnx": 1.0, "b.onnx": 2.0, "c.onnx": 1.0})
     fit_calibration.print_hold_out(_rows(fit_calibration), evaluate, ["kernel_overhead_us"], np.array([1.5]),
                                    lambda x: [f"kernel_overhead_us={x[0]}"])
