@@ -58,6 +58,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
+from geir.backends.cost_model import COST_ATTRIBUTES
 from geir.backends.rt_module import model_from_task_list, weight_array
 from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                 TensorRef, Wait, WeightBlob)
@@ -85,9 +86,7 @@ FALLBACK_ENGINE = "AICPU"
 #: attributes that are scheduling decisions, not kernel semantics: they become
 #: task fields (engine, stream, offsets, block_dim) or are spent (user pins)
 #: what the kernel's cost depends on among them stays on the task (fusion marks, the core cap)
-DECISIONS = frozenset(a.name for a in COMMON_ATTRIBUTES) - {"fused_operand", "fused_output", "fused_bytes",
-                                                           "fused_result_bytes", "aipp_input", "_op_aicore_num", "small_channel",
-                                                           "strided_write"}
+DECISIONS = frozenset(a.name for a in COMMON_ATTRIBUTES) - frozenset(COST_ATTRIBUTES)
 SYNC = frozenset({"ge.record_event", "ge.wait_event"})
 MAX_ERRORS = 20
 
