@@ -209,9 +209,9 @@ def _base_m_and_n(m: int, n: int, cores: int, bm: int, bn: int, max_m: int = 128
     over the cores left; both end 16-aligned within the matrix."""
     m_blocks, n_blocks = _ceil_div(m, max_m), _ceil_div(n, max_n)
     if m_blocks < n_blocks:
-        bn = min(_ceil_to(max(n // max(cores // m_blocks, 1), 1), FRACTAL), max_n)
+        bn = _base_over_cores(m_blocks, cores, n, max_n)
     else:
-        bm = min(_ceil_to(max(m // max(cores // n_blocks, 1), 1), FRACTAL), max_m)
+        bm = _base_over_cores(n_blocks, cores, m, max_m)
     return _ceil_to(min(m, bm), FRACTAL), _ceil_to(min(n, bn), FRACTAL)
 
 
@@ -291,6 +291,18 @@ def matmul_v3_base_block(m: int, n: int, k: int, cores: int, trans_a: bool = Fal
     return min(bm, m), min(bn, n)
 
 
+def _least_padded_power(size: int, largest: int, least: int) -> int:
+    """The power-of-two base from ``size``'s next power of two (at most ``largest``, at
+    least 16) halving down to ``least`` that pads ``size`` least, stopping at one that
+    divides it (``CalcBaseMN``'s search over M and over N)."""
+    base = best = max(min(_next_power_of_two(size), largest), FRACTAL)
+    while base >= least and size % base:
+        if _ceil_to(size, base) < _ceil_to(size, best):
+            best = base
+        base >>= 1
+    return best
+
+
 def _even_base(m: int, n: int, k: int, trans_a: bool, trans_b: bool, element_bytes: int,
                divisor: int) -> tuple[int, int]:
     """``CalcBaseMN``: the base (M, N) that cuts M and N into even passes, within L0A/L0B
@@ -299,21 +311,10 @@ def _even_base(m: int, n: int, k: int, trans_a: bool, trans_b: bool, element_byt
         max_m = (1024 if k >= 32 else 2048) // (element_bytes * divisor)
         bm = _ceil_to(_ceil_div(m, _ceil_div(m, max_m)), FRACTAL)
     else:
-        least = max(32768 // element_bytes // min(n, 512), 32)
-        bm = best = max(min(_next_power_of_two(m), 2048 // element_bytes // divisor), FRACTAL)
-        while bm >= least and m % bm:
-            if _ceil_to(m, bm) < _ceil_to(m, best):
-                best = bm
-            bm >>= 1
-        bm = best
+        bm = _least_padded_power(m, 2048 // element_bytes // divisor, max(32768 // element_bytes // min(n, 512), 32))
     least = max(min(32768 // element_bytes // bm, 512 // element_bytes), 32)
     max_n = (1024 if trans_b and k >= 32 else 2048) // element_bytes // divisor
-    candidate = best = max(min(_next_power_of_two(n), max_n), FRACTAL)
-    while candidate >= least and n % candidate:
-        if _ceil_to(n, candidate) < _ceil_to(n, best):
-            best = candidate
-        candidate >>= 1
-    return bm, min(_last_power_of_two(32768 // bm), best)
+    return bm, min(_last_power_of_two(32768 // bm), _least_padded_power(n, max_n, least))
 
 
 def batch_matmul_v3_base_block(batch: int, m: int, n: int, k: int, cores: int, trans_a: bool = False,
