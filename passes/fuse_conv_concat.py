@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import attrs
 
-from geir.attributes import IntegerAttr, UnitAttr
+from geir.attributes import UnitAttr
 from geir.module import Module
 from geir.operation import Operation, OpResult, Value
 from geir.passes.pass_base import ModulePass, PassContext, option
@@ -73,10 +73,7 @@ def _c0(element_type: object) -> int | None:
 
 
 def _axis(op: Operation, rank: int) -> int:
-    value = op.get_attr("axis", 0)
-    if isinstance(value, IntegerAttr):
-        value = value.value
-    axis = int(value or 0)
+    axis = int(op.get_attr("axis", 0) or 0)
     return axis + rank if axis < 0 else axis
 
 
