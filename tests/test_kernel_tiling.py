@@ -377,6 +377,20 @@ def test_a_one_row_high_kernel_striding_over_rows_reads_only_the_rows_it_uses(h:
     assert sum(cost.traffic(conv)) == x.nbytes * expected_rows // h + w.nbytes + y.nbytes
 
 
+@settings(max_examples=100, deadline=None)
+@given(h=st.integers(1, 300), stride=st.integers(2, 8))
+def test_a_row_strided_load_reads_the_rows_the_output_uses_and_never_more(h: int, stride: int) -> None:
+    cost = CostModel(load_profile("310P3"))
+    x, w = _ref((2, 32, h, 20)), _ref((16, 32, 1, 1), space=WEIGHTS)
+    rows = (h - 1) // stride + 1  # one input row per output row
+    y = _ref((2, 16, rows, 20))
+    attributes = {"strides": ArrayAttr([IntegerAttr(stride), IntegerAttr(1)]),
+                  "pads": ArrayAttr([IntegerAttr(0)] * 4)}
+    conv = Kernel("ge.conv2d", "AICore", [x, w], [y], attributes=attributes, flops=1.0)
+    read = sum(cost.traffic(conv)) - w.nbytes - y.nbytes
+    assert read == pytest.approx(x.nbytes / h * rows) and read <= x.nbytes
+
+
 @pytest.mark.parametrize("conv", [
     _strided_conv(56, 3, (2, 2), (1, 1, 1, 1)),           # a 3 x 3 window needs every row
     _strided_conv(56, 1, (1, 2)),                         # a column stride loads whole rows
