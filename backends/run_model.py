@@ -682,15 +682,17 @@ def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list
     infinity, an op whose f16 results flushed values to zero; each names the
     precision mode the model computed under (when one was applied) and the
     mode that keeps f32."""
-    from geir.report import non_finite_warnings, underflow_warnings
+    from geir.backends.device_profile import load_profile
+    from geir.report import keep_f32_hint, non_finite_warnings, underflow_warnings
     if report.outputs is None:
         return []
+    profile = load_profile(settings.device, list(settings.device_params))
     if isinstance(report, Interpreted):
         mode = report.precision_mode
     elif report.fields.get("pipeline"):
-        from geir.backends.device_profile import load_profile
-        mode = settings.precision_mode or load_profile(settings.device, list(settings.device_params)) \
-            .default_precision_mode
+        mode = settings.precision_mode or profile.default_precision_mode
     else:
         mode = report.fields.get("precision_mode")
-    return non_finite_warnings(report.outputs, mode) + underflow_warnings(report.f16_underflow, mode)
+    keep_f32 = keep_f32_hint(profile.name, profile.cube_fp32)
+    return non_finite_warnings(report.outputs, mode, keep_f32) + underflow_warnings(report.f16_underflow, mode,
+                                                                                    keep_f32)

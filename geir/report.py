@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from geir.backends.emulator import EmulationResult
 
 __all__ = ["Report", "RunReport", "output_summary", "findings", "format_outputs", "non_finite_outputs",
-           "non_finite_warnings", "underflow_warnings", "UNDERFLOW_SHARE", "UNDERFLOW_WARNINGS",
+           "non_finite_warnings", "underflow_warnings", "keep_f32_hint", "UNDERFLOW_SHARE", "UNDERFLOW_WARNINGS",
            "F32_PRECISION_MODES"]
 
 
@@ -53,18 +53,31 @@ def non_finite_outputs(outputs: dict[str, np.ndarray]) -> dict[str, int]:
 F32_PRECISION_MODES = frozenset({"must_keep_origin_dtype", "force_fp32"})
 
 
-def non_finite_warnings(outputs: dict[str, np.ndarray], precision_mode: str | None) -> list[Any]:
+def keep_f32_hint(device: str | None = None, cube_fp32: bool = True) -> str:
+    """The precision mode that keeps the most of a model's f32 on a device:
+    ``must_keep_origin_dtype`` where the cube computes in f32; where it does
+    not (``cube_fp32`` false: 310P, 910A), that mode rejects an f32 cube op,
+    so ``force_fp32``, which keeps f32 in every other op."""
+    if cube_fp32:
+        return "--precision-mode must_keep_origin_dtype keeps the model's f32"
+    where = f"device {device}" if device else "the device"
+    return (f"--precision-mode force_fp32 keeps f32 in every op but the cube ops, which {where} "
+            "computes only in f16")
+
+
+def non_finite_warnings(outputs: dict[str, np.ndarray], precision_mode: str | None,
+                        keep_f32: str | None = None) -> list[Any]:
     """A warning (a ``Diagnostic``) per output holding non-finite values;
     under a mode that computes in f16 (``precision_mode``: the one the run
-    used) it says f16's largest value and that ``must_keep_origin_dtype``
-    keeps f32."""
+    used) it says f16's largest value and the mode that keeps f32
+    (``keep_f32``, :func:`keep_f32_hint` of the run's device)."""
     from geir.diagnostics import Diagnostic
     warnings = []
     for name, bad in non_finite_outputs(outputs).items():
         message = f"output '{name}' holds {bad} non-finite value(s) of {outputs[name].size}"
         if precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
             message += (f": under --precision-mode {precision_mode} the model computes in f16, whose largest "
-                        f"value is 65504; --precision-mode must_keep_origin_dtype keeps the model's f32")
+                        f"value is 65504; {keep_f32 or keep_f32_hint()}")
         warnings.append(Diagnostic("warning", message))
     return warnings
 
@@ -83,7 +96,8 @@ UNDERFLOW_SHARE = 0.1
 UNDERFLOW_WARNINGS = 5
 
 
-def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | None) -> list[Any]:
+def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | None,
+                       keep_f32: str | None = None) -> list[Any]:
     """A warning (a ``Diagnostic`` at the op) per op whose f16 results flushed
     to zero at least :data:`UNDERFLOW_SHARE` of the values they hold in f32
     when not zero, for the first :data:`UNDERFLOW_WARNINGS` such ops, and one
@@ -96,7 +110,7 @@ def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | 
     suffix = ""
     if precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
         suffix = (f": under --precision-mode {precision_mode} the model computes in f16; "
-                  "--precision-mode must_keep_origin_dtype keeps the model's f32")
+                  f"{keep_f32 or keep_f32_hint()}")
     flagged = [(loc, count) for loc, count in underflows if count.share >= UNDERFLOW_SHARE]
     warnings = []
     for loc, count in flagged[:UNDERFLOW_WARNINGS]:

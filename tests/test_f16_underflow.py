@@ -24,7 +24,7 @@ from geir.module import Module
 from geir.parser import parse_module
 from geir.passes.pass_base import PassContext
 from geir.passes.precision_mode import PrecisionMode
-from geir.report import UNDERFLOW_SHARE, UNDERFLOW_WARNINGS, underflow_warnings
+from geir.report import UNDERFLOW_SHARE, UNDERFLOW_WARNINGS, keep_f32_hint, underflow_warnings
 
 N = 200
 T = f"tensor<{N}xf32>"
@@ -207,6 +207,25 @@ def test_every_path_warns_alike_at_the_op(path: str) -> None:
                                f"(100.0%; f16's smallest value is 6.0e-08): under --precision-mode force_fp16 the "
                                "model computes in f16; --precision-mode must_keep_origin_dtype keeps the model's f32")
     assert np.all(run.outputs["y"] == 0)
+
+
+def test_the_hint_names_a_mode_the_device_can_run() -> None:
+    """must_keep_origin_dtype rejects an f32 cube op where the cube has no f32
+    (310P3), so there the warning names force_fp32, and following it keeps
+    the f32 the tiny model's vector ops need."""
+    from geir.backends.run_model import RunSettings, prepare, run_prepared, run_warnings
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
+    runs = {}
+    for mode in ("force_fp16", "force_fp32"):
+        settings = RunSettings(inputs={"x": x}, compare=False, precision_mode=mode, device="310P3")
+        run = run_prepared(prepare(parse_module(tiny_text(False), "tiny.mlir"), settings), settings)
+        runs[mode] = run, run_warnings(run, settings)
+    [warning] = runs["force_fp16"][1]
+    assert warning.message.endswith("--precision-mode force_fp32 keeps f32 in every op but the cube ops, "
+                                    "which device 310P3 computes only in f16")
+    kept, warnings = runs["force_fp32"]
+    assert warnings == [] and np.all(kept.outputs["y"] != 0)
+    assert keep_f32_hint("910B2", True) == "--precision-mode must_keep_origin_dtype keeps the model's f32"
 
 
 @pytest.mark.parametrize("path", ["interpret", "host-driven"])
