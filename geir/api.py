@@ -134,7 +134,8 @@ def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str,
     Args:
         path: the model file (or its raw bytes, or an ``onnx.ModelProto``).
         input_shapes: shapes for graph inputs by name, binding their dynamic
-            dimensions (``{"x": (1, 3, 224, 224)}``).
+            dimensions (``{"x": (1, 3, 224, 224)}``); the shape computations
+            they feed fold, as under GE's ``--input_shape``.
         strict: make every ONNX op without a native ``ge`` op an error instead
             of a generic ``ge.onnx_op``.
 
@@ -147,7 +148,15 @@ def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str,
 
     shapes = {name: tuple(int(d) for d in dims) for name, dims in (input_shapes or {}).items()}
     source = os.fspath(path) if isinstance(path, os.PathLike) else path
-    return _guarded(lambda: _import(source, input_shapes=shapes, strict=strict))
+
+    def bound() -> Module:
+        module = _import(source, input_shapes=shapes, strict=strict)
+        if shapes:  # the shape arithmetic the bound dims feed folds, as under GE's --input_shape
+            from geir.passes.pass_base import PassContext
+            from geir.passes.specialize_shapes import SpecializeShapes
+            SpecializeShapes().run(module, PassContext())
+        return module
+    return _guarded(bound)
 
 
 def run_pipeline(module: Module, pipeline: str, *, verify_each: bool = True,

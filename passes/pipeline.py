@@ -15,7 +15,7 @@ __all__ = ["PipelineError", "parse_pipeline", "make_pass", "NAMED_PIPELINES", "P
 #: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
 #: pipeline that declares it)
 NAMED_PIPELINES: dict[str, str] = {
-    "ge-default": "insert-aipp,canonicalize,cse,fuse-graph,precision-mode,small-channel,insert-trans-data,fuse-conv-concat,assign-engines,fuse-ub,partition-streams,insert-events,reuse-memory,"
+    "ge-default": "specialize-shapes,insert-aipp,canonicalize,cse,fuse-graph,precision-mode,small-channel,insert-trans-data,fuse-conv-concat,assign-engines,fuse-ub,partition-streams,insert-events,reuse-memory,"
                   "lower-to-tasks",
 }
 
@@ -29,6 +29,7 @@ PIPELINE_OPTION_NAMES: dict[tuple[str, str], str] = {
     ("insert-aipp", "config"): "insert-op-conf",
     ("fuse-conv-concat", "enable"): "fuse-conv-concat",
     ("insert-trans-data", "enable"): "insert-trans-data",
+    ("specialize-shapes", "shapes"): "input-shape",
 }
 
 

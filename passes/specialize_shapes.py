@@ -431,12 +431,20 @@ class SpecializeShapes(ModulePass):
     summary = "Bind dynamic input dims (by input or symbol name) and fold the shape computations they feed"
 
     shapes: str = option("", "bindings NAME=DxD... separated by ',' or ';' (NAME: an input or a symbolic dim)")
-    graph: str = option("main", "the ge.graph to specialise")
+    graph: str = option("main", "the ge.graph to specialise (without @main: the module's only ge.graph, or "
+                                "with no shapes every ge.graph)")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         what = "specialize-shapes: option 'shapes'"
         bindings = parse_shape_bindings(self.shapes.strip().strip("\"'"), what)
         target = module.lookup_symbol(self.graph)
+        if target is None and self.graph == "main":
+            graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+            if not bindings:
+                for graph in graphs:  # nothing to bind: fold what each graph's own shapes decide
+                    specialize_graph(graph, module, {})
+                return
+            target = graphs[0] if len(graphs) == 1 else None
         if target is None or target.name != "ge.graph":
             raise DiagnosticError(Diagnostic("error", f"specialize-shapes: the module has no ge.graph @{self.graph}"))
         try:

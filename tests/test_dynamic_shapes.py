@@ -228,6 +228,17 @@ def test_the_pass_and_the_import_binding_agree() -> None:
     assert graph_signature(by_pass) == graph_signature(by_import)
 
 
+def test_geir_import_onnx_binds_as_ge_translate_does() -> None:
+    """The public import with ``input_shapes`` folds the shape arithmetic the
+    bound dims feed, as the pass does: the same module, no ``ge.shape`` left."""
+    import geir
+    by_pass = import_onnx(heads())
+    PassManager([SpecializeShapes(shapes="batch=2,seq=3")]).run(by_pass)
+    by_api = geir.import_onnx(heads(), {"batch": (2,), "seq": (3,)})
+    assert module_to_string(by_api) == module_to_string(by_pass)
+    assert "ge.shape" not in module_to_string(by_api)
+
+
 @pytest.mark.parametrize("size", [1, 2, 5])
 def test_if_loop_scan_run_in_the_interpreter_on_several_sizes(size: int) -> None:
     for model, sizes in ((if_model(), {"batch": size}), (loop_model(), {"batch": size}),

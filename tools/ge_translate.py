@@ -88,6 +88,10 @@ def _run(args: argparse.Namespace) -> int:
         source = sys.stdin.buffer.read() if args.input == "-" else args.input
         module = import_onnx(source, input_shapes=bindings, strict=args.strict, elide_weights=args.elide_weights)
         from geir.passes.pass_base import PassContext
+        if bindings:
+            # as GE's --input_shape: the shape arithmetic the bound dims feed folds
+            from geir.passes.specialize_shapes import SpecializeShapes
+            SpecializeShapes().run(module, PassContext())
         if args.insert_op_conf is not None:
             from geir.passes.insert_aipp import InsertAipp
             InsertAipp(args.insert_op_conf).run(module, PassContext())

@@ -15,8 +15,9 @@ ge.graph @main(%x: tensor<4xf32>) -> (tensor<4xf32>) {
 
 // -----
 
-// A dynamic graph input: the error is at the graph.
-// expected-error@+1 {{reuse-memory: value of type tensor<?x4xf32> has no static size}}
+// A dynamic graph input: the error is at the graph, with a note on binding it.
+// expected-error@+2 {{reuse-memory: value of type tensor<?x4xf32> has no static size}}
+// expected-note@+1 {{bind the graph's dynamic input dims first: specialize-shapes{shapes=NAME=DxD...}, or ge-default{input-shape=NAME=DxD...}}}
 ge.graph @main(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>) {
   %a = ge.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   ge.return %a : (tensor<?x4xf32>) -> ()
