@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from geir.backends.io_bindings import GraphSignature, check_inputs, find_graph, graph_signature
-from geir.backends.kernel_dispatch import KernelError, PreparedOp, prepare_op, storage_dtype
+from geir.backends.kernel_dispatch import KernelError, KernelFailed, PreparedOp, prepare_op, storage_dtype
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.operation import Block, Operation, Value
@@ -130,7 +130,8 @@ class Interpreter:
         except (KernelError, ValueError, TypeError, IndexError, KeyError, ArithmeticError, RuntimeError,
                 NotImplementedError, AssertionError) as e:
             detail = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise DiagnosticError(Diagnostic("error", f"'{op.name}' failed: {detail}", op_position(op))) from e
+            error = DiagnosticError if isinstance(e, (KernelError, NotImplementedError)) else KernelFailed
+            raise error(Diagnostic("error", f"'{op.name}' failed: {detail}", op_position(op))) from e
 
     # ----------------------------------------------------------- regions
     def _if(self, op: Operation, env: Env) -> list[Any]:

@@ -21,10 +21,11 @@ import numpy as np
 
 from geir.attributes import Attribute, TypeAttr
 from geir.constants import CONSTANT_OPS
+from geir.diagnostics import DiagnosticError
 from geir.types import ElementType, FloatType, IntegerType, TensorType, Type, parse_element_type
 from geir.types import storage_dtype as element_storage_dtype
 
-__all__ = ["run_op", "prepare_op", "storage_dtype", "PreparedOp", "KernelError"]
+__all__ = ["run_op", "prepare_op", "storage_dtype", "PreparedOp", "KernelError", "KernelFailed"]
 
 #: a kernel ready to run: inputs (None = omitted optional input) -> results
 PreparedOp = Callable[[Sequence["np.ndarray | None"]], list[np.ndarray]]
@@ -36,6 +37,11 @@ _ONNX_OP_META = ("op_type", "domain", "opset")
 
 class KernelError(Exception):
     """No kernel can run this op (unknown op, or one with regions / no numerics)."""
+
+
+class KernelFailed(DiagnosticError):
+    """An op's kernel raised on the values it was given: the run's finding,
+    located at the op (an op no kernel implements is another error)."""
 
 
 # numpy has no bf16, float8 or 4-bit types; ml_dtypes (an onnx dependency) has,

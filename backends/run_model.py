@@ -26,8 +26,9 @@ in the report, not errors.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import attrs
 
@@ -435,7 +436,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
     options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
                               mode=settings.mode, timing_only=timing_only, seed=settings.seed)
     from geir.backends.kernels.underflow import located, watch_underflow
-    with watch_underflow() as watch:
+    with watch_underflow() as watch, _noting_random_inputs(seed):
         result = emulate(task_list, arrays, options)
     underflow = located(watch, kernel_locations([task_list]))
     fields = result.report
@@ -450,6 +451,21 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
         text = f"weights {WEIGHTS_ABSENT}\n" + text
     return RunReport(fields, text, result.outputs, result, list(compiled.warnings) if compiled is not None else [],
                      seed, arrays, underflow)
+
+
+@contextlib.contextmanager
+def _noting_random_inputs(seed: int | None) -> Iterator[None]:
+    """A kernel that fails on random inputs (``seed`` set) gets a note
+    saying so: an op that reads an input as a shape, an index or a size may
+    fail on random values and run on the model's own."""
+    from geir.backends.kernel_dispatch import KernelFailed
+    try:
+        yield
+    except KernelFailed as e:
+        if seed is not None and e.diagnostics:
+            e.diagnostics[0].attach_note(f"the inputs were random (seed {seed}); an input read as a shape, an index "
+                                         "or a size may need the model's own values: give them with --inputs")
+        raise
 
 
 def kernel_locations(task_lists: Sequence[TaskList]) -> list[tuple[Mapping[str, Any], str]]:
@@ -671,7 +687,7 @@ def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted
     if inputs is None:
         inputs, seed = random_inputs(graph_signature(module), settings.seed), settings.seed
     interpreter = Interpreter(module, graph_name(module))
-    with watch_underflow() as watch:
+    with watch_underflow() as watch, _noting_random_inputs(seed):
         outputs = interpreter.run(inputs)
     ops = [(op.attributes, loc_text(op.location)) for op in interpreter.graph.walk()]
     return Interpreted(outputs, dict(inputs), seed, mode, located(watch, ops))

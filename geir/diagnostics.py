@@ -14,7 +14,8 @@ from geir.attributes import CallSiteLoc, FileLineColLoc, FusedLoc, Location, Nam
 if TYPE_CHECKING:
     from geir.operation import Operation
 
-__all__ = ["Diagnostic", "DiagnosticError", "SourceFile", "SourceManager", "error", "error_at", "op_position"]
+__all__ = ["Diagnostic", "DiagnosticError", "SourceFile", "SourceManager", "error", "error_at", "op_position",
+           "location_from_text"]
 
 
 @attrs.define
@@ -141,6 +142,17 @@ def error(message: str, *notes: str) -> DiagnosticError:
     for n in notes:
         d.attach_note(n)
     return DiagnosticError(d)
+
+
+def location_from_text(loc: str) -> Location | None:
+    """A location printed as text (``file:line:col``, or a name, as a task
+    keeps its op's) as a location again: a file position where it is one, so a
+    diagnostic about the task shows the source line."""
+    file, _, rest = loc.rpartition(":")
+    head, _, line = file.rpartition(":")
+    if head and line.isdigit() and rest.isdigit():
+        return FileLineColLoc(head, int(line), int(rest))
+    return NameLoc(loc) if loc else None
 
 
 def error_at(op: "Operation", message: str, notes: Iterable[tuple[str, "Operation"]] = ()) -> DiagnosticError:

@@ -106,7 +106,7 @@ def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | 
     flushed (:class:`~geir.backends.kernels.underflow.Underflow`);
     ``precision_mode`` is the one the run used."""
     from geir.backends.kernels.underflow import F16_SMALLEST
-    from geir.diagnostics import Diagnostic
+    from geir.diagnostics import Diagnostic, location_from_text
     suffix = ""
     if precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
         suffix = (f": under --precision-mode {precision_mode} the model computes in f16; "
@@ -116,21 +116,11 @@ def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | 
     for loc, count in flagged[:UNDERFLOW_WARNINGS]:
         message = (f"'{count.op}' op: {count.flushed} of its {count.nonzero} value(s) not zero in f32 are flushed "
                    f"to zero in f16 ({count.share:.1%}; f16's smallest value is {F16_SMALLEST:.1e})")
-        warnings.append(Diagnostic("warning", message + suffix, _task_location(loc)))
+        warnings.append(Diagnostic("warning", message + suffix, location_from_text(loc)))
     if len(flagged) > UNDERFLOW_WARNINGS:
         warnings.append(Diagnostic("warning", f"{len(flagged) - UNDERFLOW_WARNINGS} more op(s) flush at least "
                                               f"{UNDERFLOW_SHARE:.0%} of their values to zero in f16"))
     return warnings
-
-
-def _task_location(loc: str) -> Any:
-    """A task's ``loc`` text (``file:line:col`` or a name) as a location."""
-    from geir.attributes import FileLineColLoc, NameLoc
-    file, _, rest = loc.rpartition(":")
-    head, _, line = file.rpartition(":")
-    if head and line.isdigit() and rest.isdigit():
-        return FileLineColLoc(head, int(line), int(rest))
-    return NameLoc(loc) if loc else None
 
 
 def format_outputs(summary: dict[str, dict[str, Any]]) -> str:

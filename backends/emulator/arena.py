@@ -21,7 +21,7 @@ import numpy as np
 
 from geir.backends.emulator.program import Program
 from geir.backends.task_list import ARENA, Kernel, Memcpy, TaskList, TensorRef
-from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.diagnostics import Diagnostic, DiagnosticError, location_from_text
 
 __all__ = ["DeviceMemory", "NumericExecutor", "RunOp", "dtype_of", "release_arena"]
 
@@ -183,8 +183,11 @@ class NumericExecutor:
         except DiagnosticError:
             raise
         except Exception as e:  # a kernel failing on these inputs is the user's finding, not a traceback
-            raise DiagnosticError(Diagnostic(
-                "error", f"{self.program.label(g)}: the kernel failed: {type(e).__name__}: {e}")) from None
+            from geir.backends.kernel_dispatch import KernelError, KernelFailed
+            error = DiagnosticError if isinstance(e, (KernelError, NotImplementedError)) else KernelFailed
+            raise error(Diagnostic(
+                "error", f"{self.program.label(g)}: the kernel failed: {type(e).__name__}: {e}",
+                location_from_text(task.loc))) from None
         if len(outputs) < len(task.outputs):
             raise DiagnosticError(Diagnostic(
                 "error", f"{self.program.label(g)}: the kernel gave {len(outputs)} results for "

@@ -22,3 +22,12 @@ ge.graph @main(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>) {
   %a = ge.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   ge.return %a : (tensor<?x4xf32>) -> ()
 }
+
+// -----
+
+// A string has no fixed size per element (its bytes depend on its value).
+// expected-error@+1 {{reuse-memory: value of type tensor<4x!ge.string> has no fixed size per element; an arena plan needs every tensor's size}}
+ge.graph @main(%x: tensor<4x!ge.string>) -> (tensor<4x!ge.string>) {
+  %a = ge.identity %x : (tensor<4x!ge.string>) -> tensor<4x!ge.string>
+  ge.return %a : (tensor<4x!ge.string>) -> ()
+}

@@ -164,14 +164,18 @@ class MemoryProblem:
         def new_buffer(v: Value, define: int, stream: int) -> Buffer:
             size = sizes.get(v.type)
             if size is None:
+                where = graph if define == HOST else order.nodes[define]
                 if not isinstance(v.type, TensorType) or not v.type.is_static:
-                    where = graph if define == HOST else order.nodes[define]
                     # a dynamic graph input: binding its dims makes every shape it decides static
                     notes = [("bind the graph's dynamic input dims first: specialize-shapes{shapes=NAME=DxD...}, "
                               "or ge-default{input-shape=NAME=DxD...}", graph)] if define == HOST else []
                     raise error_at(where, f"reuse-memory: value of type {v.type} has no static size; "
                                           f"an arena plan needs every tensor's size", notes)
-                size = sizes[v.type] = align(tensor_bytes(v.type), alignment)
+                try:
+                    size = sizes[v.type] = align(tensor_bytes(v.type), alignment)
+                except ValueError:  # a string: its bytes depend on its value
+                    raise error_at(where, f"reuse-memory: value of type {v.type} has no fixed size per element; "
+                                          f"an arena plan needs every tensor's size") from None
             b = Buffer(-1, [v], size, define, [] if define == HOST else [define], v in returned, stream)
             if zero_copy and (define == HOST or v in returned):
                 io.append(b)
