@@ -50,7 +50,10 @@ Durations (microseconds):
   block's multiplications, but the first round's loads and the last round's
   multiplications overlap nothing, so ``cube_pipeline_fill x min(compute,
   memory) / rounds`` is added to the maximum (a GEMV with one block per core
-  pays both sides; a kernel of hundreds of rounds, its maximum).
+  pays both sides; a kernel of hundreds of rounds, its maximum). A run that
+  follows a run of the same model (``warm_weights``: a benchmark's warm-up
+  before its timed runs) finds the weights in L2 when the model's weights and
+  activation arena fit in it together, and reads them from there.
 * **block dim**: a kernel's own ``block_dim`` when it is above 1, capped by an
   ``_op_aicore_num`` attribute (GE's per-op core cap); a ``block_dim`` of 0 or 1
   means *unset* and the kernel's tiling decides.
@@ -274,9 +277,12 @@ def _int_attribute(attributes: dict[str, Any], name: str, default: int) -> int:
 class CostModel:
     """Task durations and engine occupancy on one device profile."""
 
-    def __init__(self, profile: DeviceProfile) -> None:
+    def __init__(self, profile: DeviceProfile, warm_weights: bool = False) -> None:
         v = profile.values
         self.profile = profile
+        #: the weights are in L2, left there by a run of the same model just before
+        #: (a benchmark's warm-up): kernels read them from L2, not DRAM
+        self.warm_weights = warm_weights
         self.capacity: dict[str, int] = {
             AICORE: v["ai_cores"], VECTOR: v["vector_cores"], AICPU: v["aicpu_cores"], DVPP: v["dvpp_channels"],
             HCCL: v["hccl_concurrency"], SDMA: v["sdma_channels"], GE_LOCAL: UNBOUNDED}
@@ -449,7 +455,8 @@ class CostModel:
     # ------------------------------------------------------------------ costs
 
     def traffic(self, kernel: Kernel) -> tuple[float, float]:
-        """(bytes from DRAM, bytes from L2) ``kernel`` moves. Weights come from DRAM;
+        """(bytes from DRAM, bytes from L2) ``kernel`` moves. Weights come from DRAM,
+        or from L2 when a run of the same model just left them there (``warm_weights``);
         the activations a kernel reads and writes stay in L2 when they fit in it together
         (the producer just wrote them). When they do not, every byte goes to DRAM: a
         stream longer than an LRU cache evicts each line before it is read again.
@@ -496,6 +503,8 @@ class CostModel:
             else:
                 activations += nbytes
         activations += out_bytes if written < 0 else written
+        if self.warm_weights:
+            return (0.0, weights + activations) if activations <= self.l2_bytes else (activations, weights)
         if activations <= 0:
             return weights, 0.0
         if activations <= self.l2_bytes:

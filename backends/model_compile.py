@@ -249,34 +249,52 @@ class CompileReport:
 
 
 def compile_module(module: Any, passes: list[Any], allow_unregistered: bool = False,
-                   copy_first: bool = False, device: str | None = None) -> Compiled:
+                   copy_first: bool = False, device: str | None = None, warm_l2: bool = False) -> Compiled:
     """Run ``passes`` on ``module`` (a clone of it with ``copy_first``),
     keeping the last ``ge.memory`` the graph carried before it was lowered and,
-    with ``device``, the graph's lower bound on it (:func:`graph_bound`)."""
+    with ``device``, the graph's lower bound on it (:func:`graph_bound`; of a
+    run after a warm-up with ``warm_l2``)."""
     from geir.passes.pass_base import PassContext
     from geir.passes.pass_manager import PassManager
     target = module.clone() if copy_first else module
-    snapshot = _graph_snapshot(device)
+    snapshot = _graph_snapshot(device, warm_l2)
     ctx = PassContext()
     PassManager(list(passes), allow_unregistered=allow_unregistered, instrumentations=[snapshot]).run(target, ctx)
     return Compiled(target, snapshot.memory, [d for d in ctx.diagnostics if d.severity == "warning"],
                     snapshot.bound)
 
 
-def graph_bound(graph: Any, device: str) -> dict[str, Any] | None:
+def graph_bound(graph: Any, device: str, warm_l2: bool = False) -> dict[str, Any] | None:
     """The lower bound of any stream plan for ``graph`` on ``device``
     (:func:`~geir.passes.schedule_stats.scheduled_graph_bound`): ``bound_us``,
     ``bound_by``, ``streams``, the trips counted per loop (``trips``) and the
     loops counted once for a trip count that is a value (``per_trip``: then the
-    bound is per trip). None when the graph's ops have no engines yet."""
+    bound is per trip). None when the graph's ops have no engines yet. With
+    ``warm_l2``, of a run that follows a warm-up: the weights in L2 when they
+    fit in it with the arena, as the emulator runs it."""
     from geir.passes.schedule_stats import scheduled_graph_bound
     from geir.passes.scheduling.op_graph import OpGraph
     og = OpGraph.build(graph)
     if not all(op.get_attr("engine") for op in og.ops):
         return None
-    bound, budget = scheduled_graph_bound(og, device)
+    bound, budget = scheduled_graph_bound(og, device, warm_l2 and _fits_l2(graph, device))
     return {"bound_us": round(bound.bound_us, 3), "bound_by": bound.binding, "streams": budget,
             "trips": dict(bound.trips), "per_trip": list(bound.per_trip)}
+
+
+def _fits_l2(graph: Any, device: str) -> bool:
+    """Whether ``graph``'s weights (its constants) and its planned arena
+    (``ge.arena_bytes``) fit in ``device``'s L2 together."""
+    from geir.backends.device_profile import load_profile
+    from geir.constants import CONSTANT_OPS
+    from geir.passes.memory.lifetimes import tensor_bytes
+    from geir.types import TensorType
+    arena = graph.get_attr("ge.arena_bytes")
+    if arena is None:
+        return False
+    weights = sum(tensor_bytes(r.type) for op in graph.walk() if op.name in CONSTANT_OPS for r in op.results
+                  if isinstance(r.type, TensorType) and r.type.is_static)
+    return weights + int(arena) <= load_profile(device)["l2_bytes"]
 
 
 def _memory_of(module: Any) -> dict[str, Any] | None:
@@ -290,7 +308,7 @@ def _memory_of(module: Any) -> dict[str, Any] | None:
     return out
 
 
-def _graph_snapshot(device: str | None) -> Any:
+def _graph_snapshot(device: str | None, warm_l2: bool = False) -> Any:
     """A pass instrumentation keeping the graph's ``ge.memory`` after each pass
     and, with ``device``, its lower bound before ``lower-to-tasks`` (which
     replaces the graph, and with it both); made on call so importing this
@@ -308,7 +326,7 @@ def _graph_snapshot(device: str | None) -> Any:
             from geir.backends.io_bindings import main_or_first_graph
             graph = main_or_first_graph(module)
             if graph is not None:
-                self.bound = graph_bound(graph, device)
+                self.bound = graph_bound(graph, device, warm_l2)
 
         def after_pass(self, p: Any, module: Any) -> None:
             found = _memory_of(module)

@@ -37,6 +37,7 @@ from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile, SourceMana
 if TYPE_CHECKING:
     import numpy as np
 
+    from geir.backends.emulator import EmulatorOptions
     from geir.backends.model_compile import CompileReport
     from geir.backends.task_list import TaskList
     from geir.module import Module
@@ -64,11 +65,22 @@ class RunSettings:
     seed: int = 0
     allow_unregistered: bool = False
     precision_mode: str | None = None
+    #: the run follows a run of the same model (a benchmark's warm-up): weights
+    #: that fit in L2 with the activations are read from it (``--warm-l2``)
+    warm_l2: bool = False
 
     @property
     def inputs_named(self) -> str:
         """How diagnostics and the report name the inputs."""
         return self.inputs if isinstance(self.inputs, str) else "inputs"
+
+
+def emulator_options(settings: RunSettings, **overrides: Any) -> "EmulatorOptions":
+    """The emulator's options for a run as ``settings`` say (device, its
+    overrides, mode, seed, a warm L2), with ``overrides``."""
+    from geir.backends.emulator import EmulatorOptions
+    return EmulatorOptions(device=settings.device, device_params=list(settings.device_params), mode=settings.mode,
+                           seed=settings.seed, warm_l2=settings.warm_l2, **overrides)
 
 
 @attrs.define
@@ -255,7 +267,6 @@ def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSe
     import numpy as np
 
     from geir.backends.device_profile import load_profile
-    from geir.backends.emulator import EmulatorOptions
     from geir.backends.host_control import HostDriver
     fields = report.fields
     control = fields.get("control") or {}
@@ -270,8 +281,7 @@ def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSe
     elif not settings.compare:
         why = "not asked for"
     else:
-        options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
-                                  mode=settings.mode, seed=settings.seed, progress=False)
+        options = emulator_options(settings, progress=False)
         driver = HostDriver(module, options)
         outputs = driver.run(report.input_arrays)
         # in host mode each launch's makespan already holds the host's per-task launches
@@ -331,7 +341,8 @@ def compile_for_run(module: Module, settings: RunSettings, compare: bool | None 
         if (settings.compare if compare is None else compare) and plan.single is not None:
             compiled = compile_module(module, plan.single, settings.allow_unregistered, copy_first=True)
             single = task_list_of(compiled.module, settings.allow_unregistered)
-        compiled = compile_module(module, plan.passes, settings.allow_unregistered, device=device)
+        compiled = compile_module(module, plan.passes, settings.allow_unregistered, device=device,
+                                  warm_l2=settings.warm_l2)
     return CompileReport(plan.text, compiled.memory, single, compiled.bound, list(compiled.warnings))
 
 
@@ -416,7 +427,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
                    inputs: Mapping[str, np.ndarray] | None = None) -> RunReport:
     """Lower ``module`` (when it holds a graph) and emulate it; ``compiled``
     is what the pipeline said, for the report."""
-    from geir.backends.emulator import EmulatorOptions, emulate, random_task_inputs, task_list_signature
+    from geir.backends.emulator import emulate, random_task_inputs, task_list_signature
     from geir.backends.io_bindings import check_inputs, load_inputs
     from geir.report import WEIGHTS_ABSENT, RunReport, output_summary
     absent = _weights_absent(module)
@@ -433,8 +444,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
         else:
             arrays = random_task_inputs(task_list, settings.seed)
             seed = settings.seed if arrays else None
-    options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
-                              mode=settings.mode, timing_only=timing_only, seed=settings.seed)
+    options = emulator_options(settings, timing_only=timing_only)
     from geir.backends.kernels.underflow import located, watch_underflow
     with watch_underflow() as watch, _noting_random_inputs(seed):
         result = emulate(task_list, arrays, options)
@@ -486,7 +496,7 @@ def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileRepo
                         arrays: Mapping[str, np.ndarray] | None = None) -> str:
     """Add the pipeline, the speed-up over single stream, the graph's bound
     and the memory plan against its lower bound to ``report`` and to its ``text``."""
-    from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.backends.emulator import emulate
     from geir.backends.emulator.report import _bytes
     lines = text.splitlines(keepends=True)
     report["pipeline"] = compiled.pipeline
@@ -499,9 +509,7 @@ def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileRepo
         from geir.backends.task_list import CONTROL_TASKS
         branches = arrays is not None and any(t.kind in CONTROL_TASKS for st in compiled.single_task_list.streams
                                               for t in st.tasks)
-        options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params),
-                                  mode=settings.mode, timing_only=not branches, check_races=False, progress=False,
-                                  seed=settings.seed)
+        options = emulator_options(settings, timing_only=not branches, check_races=False, progress=False)
         single = float(emulate(compiled.single_task_list, arrays if branches else None, options)
                        .report["makespan_us"])
         speedup = single / makespan if makespan > 0 else None
@@ -563,7 +571,7 @@ def _graph_bound_line(bound: dict[str, Any], makespan: float) -> str:
 def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     """Emulate the smallest gear that fits the inputs; outputs trimmed back to
     the real sizes; the report's ``gear`` says which ran."""
-    from geir.backends.emulator import EmulatorOptions, emulate
+    from geir.backends.emulator import emulate
     from geir.backends.io_bindings import check_inputs, load_inputs
     from geir.backends.rt_module import task_list_from_model
     from geir.backends.shape_gears import gear_description, gear_signature, select_gear, trim_outputs
@@ -574,8 +582,7 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     else:
         arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
     selection = select_gear(module, arrays, where)
-    options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params), mode=settings.mode,
-                              timing_only=settings.timing_only, seed=settings.seed)
+    options = emulator_options(settings, timing_only=settings.timing_only)
     from geir.backends.kernels.underflow import located, watch_underflow
     task_list = task_list_from_model(selection.model)
     with watch_underflow() as watch:
@@ -595,7 +602,6 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     """A graph with ge.if / ge.loop / ge.scan or a data-dependent size: the host
     runs the control flow and launches the static segments between, and each
     data-dependent op alone at the size it gives (GE's runtime v2)."""
-    from geir.backends.emulator import EmulatorOptions
     from geir.backends.host_control import HostDriver
     from geir.backends.io_bindings import graph_signature, random_inputs
     from geir.report import RunReport, output_summary
@@ -606,8 +612,7 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     if inputs is None:
         inputs = random_inputs(graph_signature(module), settings.seed)
         seed = settings.seed
-    options = EmulatorOptions(device=settings.device, device_params=list(settings.device_params), mode=settings.mode,
-                              seed=settings.seed)
+    options = emulator_options(settings)
     precision_mode = _apply_precision_mode(module, settings)
     from geir.backends.kernels.underflow import located, watch_underflow
     driver = HostDriver(module, options)

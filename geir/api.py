@@ -269,7 +269,7 @@ def _pick(candidates: list[Any], name: str | None) -> Any:
 def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "sink",
             inputs: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None, *,
             timing_only: bool = False, seed: int = 0, device_params: Sequence[str] = (),
-            check_races: bool = True) -> Report:
+            check_races: bool = True, warm_l2: bool = False) -> Report:
     """Run a task list on the Ascend runtime emulator, as ``ge-run`` does.
 
     Args:
@@ -284,6 +284,9 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
         seed: the seed of random inputs.
         device_params: ``key=value`` overrides of the device profile's numbers.
         check_races: run the happens-before race checker.
+        warm_l2: the run follows a run of the same task list (a benchmark's
+            warm-up): when its weights and arena fit in L2 together, its
+            kernels read the weights from L2.
 
     Returns:
         A ``geir.Report``: the fields of ``ge-run --report json`` as
@@ -307,7 +310,7 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
         task_list = lower(task_list)
     tl = task_list
     options = EmulatorOptions(device=device, device_params=list(device_params), mode=mode,
-                              timing_only=timing_only, seed=seed, check_races=check_races)
+                              timing_only=timing_only, seed=seed, check_races=check_races, warm_l2=warm_l2)
 
     def body() -> Report:
         arrays = None
@@ -332,7 +335,8 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
               inputs: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None,
               input_shapes: Mapping[str, Sequence[int] | int] | None = None, compare: bool = True,
               timing_only: bool = False, precision_mode: str | None = None, seed: int = 0,
-              device_params: Sequence[str] = (), allow_unregistered: bool = False) -> RunReport:
+              device_params: Sequence[str] = (), allow_unregistered: bool = False,
+              warm_l2: bool = False) -> RunReport:
     """Run a model from end to end, as ``ge-run model`` does: import or parse
     it, bind its dynamic dims, compile it with ``ge-default`` (or
     ``pipeline``) for ``device``, together with the same pipeline on a single
@@ -367,6 +371,9 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
         seed: the seed of random inputs.
         device_params: ``key=value`` overrides of the device profile's numbers.
         allow_unregistered: accept ops no dialect defines.
+        warm_l2: the run follows a run of the same model (a benchmark's
+            warm-up): a model whose weights and activation arena fit in L2
+            together reads its weights from L2 (``ge-run --warm-l2``).
 
     Returns:
         A ``geir.RunReport``: the makespan, the lower bounds, the speed-up over
@@ -384,7 +391,7 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
     settings = RunSettings(pipeline=pipeline, device=device, device_params=list(device_params), streams=streams,
                            mode=mode, inputs=os.fspath(inputs) if isinstance(inputs, os.PathLike) else inputs,
                            input_shapes=input_shapes, compare=compare, timing_only=timing_only, seed=seed,
-                           allow_unregistered=allow_unregistered, precision_mode=precision_mode)
+                           allow_unregistered=allow_unregistered, precision_mode=precision_mode, warm_l2=warm_l2)
     sources = SourceManager()
     return _guarded(lambda: _run(model, settings, sources), sources)
 

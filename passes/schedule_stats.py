@@ -34,11 +34,12 @@ from geir.passes.scheduling.problem import ScheduleProblem
 __all__ = ["ScheduleStats", "schedule_stats", "scheduled_graph_bound"]
 
 
-def scheduled_graph_bound(og: OpGraph, device: str = "910B2") -> tuple[GraphBound, int]:
+def scheduled_graph_bound(og: OpGraph, device: str = "910B2", warm_weights: bool = False) -> tuple[GraphBound, int]:
     """The lower bound of any plan of ``og`` within GE's default stream budget
-    or the streams its ops are on now, whichever is more, and that budget."""
+    or the streams its ops are on now, whichever is more, and that budget
+    (``warm_weights``: the weights are in L2 from a run just before)."""
     budget = max(DEFAULT_MAX_STREAMS, len({stream_attr(op) for op in og.ops}))
-    return graph_lower_bound(ScheduleProblem.build(og, budget, device)), budget
+    return graph_lower_bound(ScheduleProblem.build(og, budget, device, warm_weights=warm_weights)), budget
 
 
 def schedule_stats(graph: Operation, device: str = "910B2") -> dict[str, Any]:

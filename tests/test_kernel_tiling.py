@@ -258,6 +258,47 @@ def test_activations_that_fit_in_l2_are_served_from_it_and_a_longer_stream_from_
     assert cost.traffic(edge) == (0, cost.l2_bytes)
 
 
+def test_warm_weights_are_read_from_l2() -> None:
+    """A run that follows a run of the same model finds its weights in L2;
+    activations longer than L2 still stream from DRAM."""
+    p = load_profile("310P3")
+    cold, warm = CostModel(p), CostModel(p, warm_weights=True)
+    weights = 64 * 64 * 9 * 2
+    for batch in (1, 64):
+        (dram, l2), (warm_dram, warm_l2) = cold.traffic(_conv(batch)), warm.traffic(_conv(batch))
+        assert warm_dram + warm_l2 == dram + l2 and warm_l2 >= weights
+        assert warm_dram == (0 if batch == 1 else dram - weights)
+        assert warm.kernel(_conv(batch)).duration_us <= cold.kernel(_conv(batch)).duration_us
+
+
+def _squeeze_fire(batch: int) -> geir.Module:
+    """A squeeze layer and its two expands, concatenated: 18 KiB of weights."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 64, 56, 56])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 128, 56, 56])
+    rng = np.random.default_rng(0)
+    weights = [onnx.numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
+               for n, s in (("ws", (16, 64, 1, 1)), ("w1", (64, 16, 1, 1)), ("w3", (64, 16, 3, 3)))]
+    nodes = [helper.make_node("Conv", ["x", "ws"], ["s"]), helper.make_node("Relu", ["s"], ["r"]),
+             helper.make_node("Conv", ["r", "w1"], ["e1"]),
+             helper.make_node("Conv", ["r", "w3"], ["e3"], pads=[1, 1, 1, 1]),
+             helper.make_node("Concat", ["e1", "e3"], ["y"], axis=1)]
+    model = helper.make_model(helper.make_graph(nodes, "fire", [x], [y], weights),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    module = geir.import_onnx(model)
+    geir.run_pipeline(module, "ge-default{device=310P3}")
+    return module
+
+
+@pytest.mark.parametrize("batch", [1, 16])
+def test_a_warm_run_reads_weights_from_l2_only_when_the_model_fits_in_it(batch: int) -> None:
+    task_list = geir.lower(_squeeze_fire(batch))
+    fits = task_list.weight_size + task_list.arena_size <= load_profile("310P3")["l2_bytes"]
+    assert fits == (batch == 1)
+    cold, warm = (geir.emulate(task_list, device="310P3", timing_only=True, warm_l2=w).makespan_us
+                  for w in (False, True))
+    assert (warm < cold) if fits else (warm == cold)
+
+
 def _conv(batch: int) -> Kernel:
     x, w, y = _ref((batch, 64, 56, 56)), _ref((64, 64, 3, 3), space=WEIGHTS), _ref((batch, 64, 56, 56))
     return Kernel("ge.conv2d", "AICore", [x, w], [y], flops=2.0 * batch * 64 * 56 * 56 * 64 * 9)

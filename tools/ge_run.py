@@ -78,6 +78,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=("sink", "host"), default="sink",
                    help="sink: runtime v1 task sink; host: runtime v2 host scheduling")
     p.add_argument("--timing-only", action="store_true", help="simulate time only, no numerics")
+    p.add_argument("--warm-l2", action="store_true",
+                   help="emulate a run that follows a run of the same model, as a benchmark's timed runs follow its "
+                        "warm-up: a model whose weights and activations fit in L2 together reads its weights from L2")
     p.add_argument("--report", choices=("text", "json"), default="text")
     p.add_argument("--trace", default=None, help="write a Chrome/Perfetto trace JSON here")
     p.add_argument("--timeline", default=None, help="draw a Gantt chart PNG here (needs matplotlib)")
@@ -113,7 +116,8 @@ def settings_of(args: argparse.Namespace) -> "RunSettings":
     return RunSettings(pipeline=args.pipeline, device=args.device, device_params=list(args.device_param),
                        streams=args.streams, mode=args.mode, inputs=args.inputs, input_shapes=list(args.input_shape),
                        compare=args.compare, timing_only=args.timing_only, seed=args.seed,
-                       allow_unregistered=args.allow_unregistered_dialect, precision_mode=args.precision_mode)
+                       allow_unregistered=args.allow_unregistered_dialect, precision_mode=args.precision_mode,
+                       warm_l2=args.warm_l2)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -91,6 +91,7 @@ _SINGLE_ONLY = {
     "trace": "--trace is written for one model's run",
     "timeline": "--timeline is drawn for one model's run",
     "memory_timeline": "--memory-timeline is drawn for one model's run",
+    "warm_l2": "--warm-l2 is one model's run after its own warm-up",
 }
 
 

@@ -98,6 +98,9 @@ def run_scenario(module_or_task_list: Any, args: argparse.Namespace) -> int | No
     if iterations is not None and devices is not None:
         raise _error("--iterations (scenario 1, frames) and --devices (scenario 3, a training step) are separate "
                      "scenarios; give one")
+    if getattr(args, "warm_l2", False):
+        raise _error("--warm-l2 cannot apply to a scenario: it emulates one run after a warm-up, and a scenario's "
+                     "frames or steps follow one another")
     if buffers is not None and iterations is None:
         raise _error("--buffers applies to --iterations, which is not given")
     from geir.backends.scenarios.runs import run_data_parallel, run_iterations, source_kind

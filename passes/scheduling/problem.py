@@ -78,11 +78,12 @@ class ScheduleProblem:
 
     @classmethod
     def build(cls, graph: OpGraph, max_streams: int, device: str | DeviceProfile = "910B2",
-              iterations: int = 1, mode: str = "sink") -> "ScheduleProblem":
+              iterations: int = 1, mode: str = "sink", warm_weights: bool = False) -> "ScheduleProblem":
         """The problem of ``graph`` on ``device`` with at most ``max_streams``
-        streams, judged over ``iterations`` back-to-back frames in ``mode``."""
+        streams, judged over ``iterations`` back-to-back frames in ``mode``;
+        ``warm_weights``: the weights are in L2 from a run just before."""
         profile = device if isinstance(device, DeviceProfile) else load_profile(device)
-        model = CostModel(profile)
+        model = CostModel(profile, warm_weights=warm_weights)
         kernels = [node_kernel(op) for op in graph.ops]
         costs = [model.kernel(k) for k in kernels]
         labels = []
