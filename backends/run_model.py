@@ -75,7 +75,7 @@ class RunSettings:
         return self.inputs if isinstance(self.inputs, str) else "inputs"
 
 
-def emulator_options(settings: RunSettings, **overrides: Any) -> "EmulatorOptions":
+def _emulator_options(settings: RunSettings, **overrides: Any) -> "EmulatorOptions":
     """The emulator's options for a run as ``settings`` say (device, its
     overrides, mode, seed, a warm L2), with ``overrides``."""
     from geir.backends.emulator import EmulatorOptions
@@ -281,7 +281,7 @@ def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSe
     elif not settings.compare:
         why = "not asked for"
     else:
-        options = emulator_options(settings, progress=False)
+        options = _emulator_options(settings, progress=False)
         driver = HostDriver(module, options)
         outputs = driver.run(report.input_arrays)
         # in host mode each launch's makespan already holds the host's per-task launches
@@ -444,7 +444,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
         else:
             arrays = random_task_inputs(task_list, settings.seed)
             seed = settings.seed if arrays else None
-    options = emulator_options(settings, timing_only=timing_only)
+    options = _emulator_options(settings, timing_only=timing_only)
     from geir.backends.kernels.underflow import located, watch_underflow
     with watch_underflow() as watch, _noting_random_inputs(seed):
         result = emulate(task_list, arrays, options)
@@ -509,7 +509,7 @@ def _add_compile_report(report: dict[str, Any], text: str, compiled: CompileRepo
         from geir.backends.task_list import CONTROL_TASKS
         branches = arrays is not None and any(t.kind in CONTROL_TASKS for st in compiled.single_task_list.streams
                                               for t in st.tasks)
-        options = emulator_options(settings, timing_only=not branches, check_races=False, progress=False)
+        options = _emulator_options(settings, timing_only=not branches, check_races=False, progress=False)
         single = float(emulate(compiled.single_task_list, arrays if branches else None, options)
                        .report["makespan_us"])
         speedup = single / makespan if makespan > 0 else None
@@ -582,7 +582,7 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     else:
         arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
     selection = select_gear(module, arrays, where)
-    options = emulator_options(settings, timing_only=settings.timing_only)
+    options = _emulator_options(settings, timing_only=settings.timing_only)
     from geir.backends.kernels.underflow import located, watch_underflow
     task_list = task_list_from_model(selection.model)
     with watch_underflow() as watch:
@@ -612,11 +612,11 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     if inputs is None:
         inputs = random_inputs(graph_signature(module), settings.seed)
         seed = settings.seed
-    options = emulator_options(settings)
+    options = _emulator_options(settings)
     precision_mode = _apply_precision_mode(module, settings)
     from geir.backends.kernels.underflow import located, watch_underflow
     driver = HostDriver(module, options)
-    with watch_underflow() as watch:
+    with watch_underflow() as watch, _noting_random_inputs(seed):
         outputs = driver.run(inputs)
     # the device's kernels only: a data-dependent op the host also runs for its size is counted once
     underflow = located(watch, kernel_locations(driver.task_lists()))
