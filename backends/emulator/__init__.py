@@ -209,7 +209,8 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     if options.mode not in MODES:
         raise DiagnosticError(Diagnostic("error", f"unknown emulator mode '{options.mode}' (expected sink or host)"))
     profile = _profile(options)
-    warm = options.warm_l2 and task_list.weight_size + task_list.arena_size <= profile.values["l2_bytes"]
+    footprint, l2_bytes = task_list.weight_size + task_list.arena_size, profile.values["l2_bytes"]
+    warm = options.warm_l2 and footprint <= l2_bytes
     cost = options.cost_model if options.cost_model is not None and options.cost_model.profile is profile \
         and options.cost_model.warm_weights == warm else CostModel(profile, warm_weights=warm)
     program = compile_program(task_list, cost, reuse=options.kernel_rows if cost is options.cost_model else None)
@@ -240,6 +241,8 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
         if progress is not None:
             progress.close()
     report = build_report(schedule, profile, checker, cost.launch_us, options.liveness)
+    if options.warm_l2:
+        report["warm_l2"] = {"weights_in_l2": warm, "footprint_bytes": footprint, "l2_bytes": l2_bytes}
     outputs = memory.read_outputs() if memory is not None and schedule.deadlock is None else None
     if memory is not None:
         release_arena(memory)

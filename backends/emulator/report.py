@@ -25,6 +25,10 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
     ``bytes`` moved, ``bandwidth_gbps``, ``bound_us`` (bytes / bandwidth),
     ``utilization`` (``bound / makespan``) and ``saturated_us``, the time the
     running tasks asked for more bandwidth than the device has.
+``warm_l2``
+    only for a run asked to follow a warm-up (``EmulatorOptions.warm_l2``):
+    ``weights_in_l2`` (whether the model's weights and arena, ``footprint_bytes``,
+    fit in ``l2_bytes``, so its kernels read the weights from L2).
 ``streams``
     a list, one entry per stream: ``id``, ``priority``, ``tasks``, ``kernels``,
     ``busy_us`` (time running kernels and copies), ``wait_us`` (time stalled at
@@ -262,6 +266,12 @@ def format_text(report: dict[str, Any]) -> str:
         lines.append(f"HBM             {_bytes(hbm['bytes'])} at {hbm['bandwidth_gbps']:g} GB/s: "
                      f"{hbm['bound_us']:.3f} us ({hbm['utilization'] * 100:.1f}% of the makespan), "
                      f"saturated {hbm['saturated_us']:.3f} us")
+    warm = report.get("warm_l2")
+    if warm:
+        fits = "fit in" if warm["weights_in_l2"] else "exceed"
+        where = "L2" if warm["weights_in_l2"] else "DRAM"
+        lines.append(f"L2              after a warm-up run: weights and arena {_bytes(warm['footprint_bytes'])} "
+                     f"{fits} {_bytes(warm['l2_bytes'])}, so weights come from {where}")
     lines.append("engines          capacity      busy us      work us   util   tasks")
     idle = [name for name, e in report["engines"].items() if not e["tasks"]]
     for name, e in report["engines"].items():
