@@ -272,7 +272,7 @@ def test_warm_weights_are_read_from_l2() -> None:
 
 
 def _squeeze_fire(batch: int) -> geir.Module:
-    """A squeeze layer and its two expands, concatenated: 18 KiB of weights."""
+    """A squeeze layer and its two expands, concatenated: 22 KiB of f16 weights."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 64, 56, 56])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 128, 56, 56])
     rng = np.random.default_rng(0)
