@@ -12,7 +12,8 @@ base block waits for operands from DRAM than from L2, and the share of the
 DRAM bandwidth streaming kernels sustain (any other parameter with bounds
 here can be named with ``--params``). Every row is compiled once (``bench/fidelity.py``'s
 way: graph-only export, the device's default precision mode, GE's default
-stream allocation); the fit then re-emulates the task lists with the
+stream allocation) and emulated as fidelity emulates it (after a warm-up run,
+as ais_bench times it); the fit then re-emulates the task lists with the
 parameters as profile overrides and minimises the squared log of
 emulated/measured, so a row 2x too slow weighs as much as one 2x too fast.
 Duplicate measurements of one row both count. It prints the fitted values
