@@ -271,6 +271,24 @@ def test_warm_weights_are_read_from_l2() -> None:
         assert warm.kernel(_conv(batch)).duration_us <= cold.kernel(_conv(batch)).duration_us
 
 
+@settings(max_examples=60, deadline=None)
+@given(batch=st.integers(1, 64), cin=st.sampled_from([3, 16, 64, 256]), cout=st.sampled_from([16, 64, 512]),
+       hw=st.sampled_from([7, 14, 56, 112]), kernel=st.sampled_from([1, 3]), device=st.sampled_from(["310P3", "910B2"]))
+def test_a_warm_run_moves_the_same_bytes_and_never_more_from_dram(batch: int, cin: int, cout: int, hw: int,
+                                                                   kernel: int, device: str) -> None:
+    """Warm weights only move the weights' bytes from DRAM to L2: the total is
+    the same, DRAM keeps only the activations it had, and the kernel never
+    takes longer."""
+    p = load_profile(device)
+    cold, warm = CostModel(p), CostModel(p, warm_weights=True)
+    x, y = _ref((batch, cin, hw, hw)), _ref((batch, cout, hw, hw))
+    w = _ref((cout, cin, kernel, kernel), space=WEIGHTS)
+    conv = Kernel("ge.conv2d", "AICore", [x, w], [y], flops=2.0 * batch * cout * hw * hw * cin * kernel * kernel)
+    (dram, l2), (warm_dram, warm_l2) = cold.traffic(conv), warm.traffic(conv)
+    assert warm_dram + warm_l2 == dram + l2 and warm_dram == dram - w.nbytes
+    assert warm.kernel(conv).duration_us <= cold.kernel(conv).duration_us + 1e-9
+
+
 def _squeeze_fire(batch: int) -> geir.Module:
     """A squeeze layer and its two expands, concatenated: 22 KiB of f16 weights."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 64, 56, 56])
