@@ -184,7 +184,10 @@ class NumericExecutor:
             raise
         except Exception as e:  # a kernel failing on these inputs is the user's finding, not a traceback
             from geir.backends.kernel_dispatch import KernelError, KernelFailed
-            error = DiagnosticError if isinstance(e, (KernelError, NotImplementedError)) else KernelFailed
+            if isinstance(e, KernelError):  # no kernel computes this op: its own words say why
+                raise DiagnosticError(Diagnostic("error", f"{self.program.label(g)}: {e}",
+                                                 location_from_text(task.loc))) from None
+            error = DiagnosticError if isinstance(e, NotImplementedError) else KernelFailed
             raise error(Diagnostic(
                 "error", f"{self.program.label(g)}: the kernel failed: {type(e).__name__}: {e}",
                 location_from_text(task.loc))) from None

@@ -174,7 +174,14 @@ def _evaluator(op_type: str, domain: str, opset: int, inputs: Sequence[np.ndarra
         if len(_EVALUATORS) >= _MAX_CACHED:  # bounded: dynamic shapes/attrs must not leak
             _EVALUATORS.pop(next(iter(_EVALUATORS)))
         model = build_model(op_type, domain, opset, inputs, attrs, num_outputs)
-        evaluator = _EVALUATORS[key] = ReferenceEvaluator(model)
+        try:
+            evaluator = ReferenceEvaluator(model)
+        except NotImplementedError:  # its message lists every op onnx.reference knows
+            from geir.backends.kernel_dispatch import KernelError
+            raise KernelError(f"no kernel computes ONNX op '{op_type}' (domain '{domain or 'ai.onnx'}'): "
+                              "onnx.reference does not implement it, so its values cannot be computed (ge-run --timing-only "
+                              "emulates its time)") from None
+        _EVALUATORS[key] = evaluator
     return evaluator
 
 
