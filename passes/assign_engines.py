@@ -18,6 +18,10 @@ For each op, in order of precedence:
    * ``ge.top_k`` (data-dependent selection: GE's AICore TopK needs a constant k
      and a sorted-size limit; we follow the conservative rule).
 
+   Reshapes (reshape, flatten, squeeze, unsqueeze, identity) never fall back:
+   they run no kernel on any engine (GE's local engine gives their output the
+   input's memory, whatever its element type).
+
    Each fallback is a remark at the op naming the reason
    (``ge-opt -Rpass=assign-engines`` prints them).
 
@@ -31,7 +35,7 @@ from __future__ import annotations
 import attrs
 
 from geir.attributes import StringAttr
-from geir.backends.cost_model import normalize_engine
+from geir.backends.cost_model import NO_TASK_OPS, normalize_engine
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.operation import Operation
@@ -76,7 +80,7 @@ def engine_for(op: Operation, excluded: frozenset[str] = frozenset(),
     if op.name == "ge.cmo":
         return RTS, None
     default = (od.engine if od is not None else None) or AICPU
-    if default == AICORE:
+    if default == AICORE and op.name.removeprefix("ge.") not in NO_TASK_OPS:
         reason = _fallback_reason(op, shapes_bound)
         if reason is None and AICORE in excluded:
             reason = "AICore is excluded (exclude-engines)"

@@ -8,10 +8,12 @@ Folds (each a pattern, tried on every op a rewrite touches):
   operand are not (a model with a symbolic batch reads its static H and W);
 * ``ge.gather`` / ``ge.slice`` of a ``ge.shape`` that picks static dims only
   (Shape -> Gather(2) of ``tensor<?x3x224x224xf32>`` is 224);
-* a pure op whose operands are all constants and whose result is small (at most
-  :data:`FOLD_LIMIT` elements, :data:`FLOAT_FOLD_LIMIT` for floats: the shape
-  arithmetic that follows, Sub / Div / Ceil / Cast / Concat ...), run through
-  its kernel;
+* a pure op whose operands are all constants, run through its kernel, whatever
+  its size, as GE's ``ConstantFoldingPass`` folds every node whose inputs are
+  all constants (a model that builds its weights with ConstantOfShape, a
+  position table from Range and Expand); ``fold-limit=N`` folds only results of
+  at most N elements, and an op carrying GE's ``_do_not_constant_folding``
+  attribute is never folded;
 * ``ge.if`` with a constant condition: the taken branch, inlined (the other is
   never inferred again); ``ge.loop`` that runs no iteration: its initial values.
 """
@@ -36,7 +38,10 @@ __all__ = ["Canonicalize", "fold_op", "inline_constant_control", "FOLD_LIMIT"]
 #: above this many elements a folded constant goes to a resource blob
 INLINE_CONSTANT_LIMIT = 16
 #: results with at most this many elements fold when their operands are known
+#: and the caller asks only for shape arithmetic (``specialize-shapes``)
 FOLD_LIMIT = 64
+#: GE's attribute that keeps a node from constant folding
+DO_NOT_FOLD = "_do_not_constant_folding"
 #: float results fold up to this many elements: shape arithmetic that passes
 #: through floats (Cast -> Div -> Ceil) works on a few dims; a larger float
 #: result (ConstantOfShape of ones ...) is data, computed by its kernel
@@ -52,6 +57,9 @@ def constant_attr(module: Module, array: np.ndarray, rt: TensorType,
                   op: Operation) -> DenseElementsAttr | DenseResourceAttr:
     """The ``value`` of a constant folded from ``op``: inline when small or a
     splat, else a resource blob of ``module`` named after the one ``op`` read."""
+    if array.size > 0 and not any(array.strides):
+        # one value broadcast (a ConstantOfShape): a splat, never materialised
+        return DenseElementsAttr(rt, np.broadcast_to(array[(0,) * array.ndim], rt.shape))
     flat = array.reshape(-1)
     splat = flat.size > 0 and bool(np.all(flat == flat[0]))
     if array.size <= INLINE_CONSTANT_LIMIT or splat or element_type_from_numpy(array.dtype) is not rt.element_type:
@@ -124,12 +132,13 @@ class FoldConstantLayout(RewritePattern):
             return False
         if any(constant_value(v) is None for v in op.operands[1:]):
             return False  # a data-dependent shape operand
-        if op.name == "ge.transpose":
+        if value.size and not any(value.strides):
+            folded = np.broadcast_to(value[(0,) * value.ndim], rt.shape)  # a splat stays one value
+        elif op.name == "ge.transpose":
             perm = op.get_attr("perm")
-            folded = np.transpose(value, perm if perm is not None else None)
+            folded = np.ascontiguousarray(np.transpose(value, perm if perm is not None else None))
         else:
-            folded = value.reshape(rt.shape)
-        folded = np.ascontiguousarray(folded)
+            folded = np.ascontiguousarray(value.reshape(rt.shape))
         rewriter.set_insertion_point(InsertionPoint.before(op))
         const = rewriter.create("ge.const", (), [rt], {"value": constant_attr(self.module, folded, rt, op)},
                                 location=op.location)
@@ -209,34 +218,60 @@ def _constant_value_of(op: Operation) -> np.ndarray | None:
     return None if out is None else out[0]
 
 
-def fold_op(op: Operation, limit: int = FOLD_LIMIT) -> np.ndarray | None:
-    """The value of a pure one-result op known at compile time, when it has at
-    most ``limit`` elements, else None: constant operands (run through the op's
-    kernel), or static dims read through ``ge.shape`` / ``ge.size`` /
-    a gather or slice of a shape."""
+def _constant_of_shape_value(op: Operation) -> np.ndarray | None:
+    """``ge.constant_of_shape`` of a constant shape: its one value broadcast to the
+    shape (a view: a model's weights built this way are never materialised)."""
+    shape = constant_value(op.operands[0])
+    if shape is None:
+        return None
+    rt = op.results[0].type
+    assert isinstance(rt, TensorType)
+    attr = op.attributes.get("value")
+    array = getattr(attr, "array", None)
+    fill = np.asarray(array).reshape(-1)[0] if array is not None and np.asarray(array).size else 0
+    dims = tuple(int(d) for d in shape.reshape(-1))
+    if any(d < 0 for d in dims):
+        return None
+    return np.broadcast_to(np.asarray(fill, dtype=storage_dtype(rt.element_type)), dims)
+
+
+def fold_op(op: Operation, limit: int | None = FOLD_LIMIT,
+            float_limit: int | None = FLOAT_FOLD_LIMIT) -> np.ndarray | None:
+    """The value of a pure one-result op known at compile time, else None:
+    constant operands (run through the op's kernel), or static dims read through
+    ``ge.shape`` / ``ge.size`` / a gather or slice of a shape. ``limit`` folds
+    only results of at most that many elements, ``float_limit`` float results
+    (the shape arithmetic that passes through floats); None folds any size, as
+    GE's constant folding does. An op with GE's ``_do_not_constant_folding``
+    attribute never folds."""
     od = op.definition
     if (od is None or not od.has_trait("pure") or len(op.results) != 1 or op.regions or not op.operands
-            or op.name in CONSTANT_OPS):
+            or op.name in CONSTANT_OPS or DO_NOT_FOLD in op.attributes):
         return None
     rt = op.results[0].type
     if not isinstance(rt, TensorType) or rt.element_type.numpy_dtype is None:
         return None
-    if np.dtype(rt.element_type.numpy_dtype).kind not in "iub":
-        limit = min(limit, FLOAT_FOLD_LIMIT)
-    if rt.shape is not None and all(d is not None for d in rt.shape) and (rt.num_elements or 0) > limit:
-        return None
+    if np.dtype(rt.element_type.numpy_dtype).kind not in "iub" and float_limit is not None:
+        limit = float_limit if limit is None else min(limit, float_limit)
+    if limit is not None:
+        if rt.shape is not None and all(d is not None for d in rt.shape) and (rt.num_elements or 0) > limit:
+            return None
     if op.name in _SHAPE_OPS:
         value = _shape_value(op)
+    elif op.name == "ge.constant_of_shape":
+        value = _constant_of_shape_value(op)
     else:
         value = _selected_shape_value(op) if op.name in _SELECT_OPS else None
         if value is None:
             value = _constant_value_of(op)
-    if value is None or value.size > limit or value.dtype == object:
+    if value is None or (limit is not None and value.size > limit) or value.dtype == object:
         return None
     if rt.shape is not None and (len(rt.shape) != value.ndim
                                  or any(d is not None and d != s for d, s in zip(rt.shape, value.shape))):
         return None  # not what the op declares: leave it to the verifier's diagnostic
     value = value.astype(storage_dtype(rt.element_type), copy=False)
+    if value.size and not any(value.strides):
+        return value  # one value broadcast: kept a view
     return np.ascontiguousarray(value) if value.ndim else value
 
 
@@ -297,13 +332,14 @@ def inline_constant_control(op: Operation, rewriter: Rewriter, keep_signature: b
 
 
 class FoldKnownValue(RewritePattern):
-    """A small pure op whose value is known (see :func:`fold_op`) is a constant."""
+    """A pure op whose value is known (see :func:`fold_op`) is a constant."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, limit: int | None = None) -> None:
         self.module = module
+        self.limit = limit
 
     def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
-        value = fold_op(op)
+        value = fold_op(op, self.limit, self.limit)
         if value is None:
             return False
         rt = op.results[0].type
@@ -336,9 +372,12 @@ class Canonicalize(ModulePass):
                "erase dead code")
 
     max_iterations: int = option(1_000_000, "stop after this many rewrites")
+    fold_limit: int = option(-1, "fold an op whose operands are all constants only when its result has at most "
+                                 "this many elements (-1: any size, as GE's constant folding)")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         ops = [op for op in module.walk() if op is not module.op]
-        patterns = [FoldConstantLayout(module), FoldKnownValue(module), InlineConstantControl(), RemoveIdentity(),
+        limit = self.fold_limit if self.fold_limit >= 0 else None
+        patterns = [FoldConstantLayout(module), FoldKnownValue(module, limit), InlineConstantControl(), RemoveIdentity(),
                     EraseDeadOp()]
         apply_patterns_greedily(ops, patterns, self.max_iterations)

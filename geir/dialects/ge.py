@@ -32,6 +32,8 @@ COMMON_ATTRIBUTES = (
     AttrDef("stream_label", "str", doc="user pinning: ops with one label share a stream"),
     AttrDef("engine_pin", "str", doc="user pinning of the engine"),
     AttrDef("_op_aicore_num", "int", doc="most AI cores the op's kernel may use (GE's per-op core cap)"),
+    AttrDef("_do_not_constant_folding", "unit", doc="the op stays a kernel when its operands are all constants "
+                                                    "(GE's attribute)"),
     AttrDef("fused_operand", "int", doc="the operand read from the unified buffer of the op this one is fused "
                                         "into (UB fusion)"),
     AttrDef("fused_output", "unit", doc="the result stays in the unified buffer of the op fused after it"),

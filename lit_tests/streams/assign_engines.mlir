@@ -51,3 +51,22 @@ ge.graph @given(%i: tensor<16xi64>, %f: tensor<16xf32>) -> (tensor<16xf32>, tens
   %a = ge.add %i, %i {engine = "AICPU"} : (tensor<16xi64>, tensor<16xi64>) -> tensor<16xi64>
   ge.return %s, %a : (tensor<16xf32>, tensor<16xi64>) -> ()
 }
+
+// -----
+
+// Reshapes run no kernel on any engine (GE's local engine gives the result the
+// operand's memory), so an i64 or dynamic one does not fall back to AICPU: no
+// remark, and it costs nothing on the device.
+// CHECK-LABEL: ge.graph @no_task_ops
+// CHECK: ge.add {{.*}}engine = "AICPU"
+// CHECK: ge.unsqueeze {{.*}}engine = "AICore"
+// CHECK: ge.reshape {{.*}}engine = "AICore"
+ge.graph @no_task_ops(%i: tensor<49xi64>, %x: tensor<?x4xf32>) -> (tensor<49x1xi64>, tensor<?xf32>) {
+  // expected-remark@+1 {{'ge.add' runs on AICPU instead of AICore: result #0 has element type i64, which AICore cannot compute on}}
+  %s = ge.add %i, %i : (tensor<49xi64>, tensor<49xi64>) -> tensor<49xi64>
+  %axes = ge.const {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %u = ge.unsqueeze %s, %axes : (tensor<49xi64>, tensor<1xi64>) -> tensor<49x1xi64>
+  %shape = ge.const {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %r = ge.reshape %x, %shape : (tensor<?x4xf32>, tensor<1xi64>) -> tensor<?xf32>
+  ge.return %u, %r : (tensor<49x1xi64>, tensor<?xf32>) -> ()
+}

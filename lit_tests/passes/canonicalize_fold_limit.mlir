@@ -1,0 +1,56 @@
+// canonicalize folds every pure op whose operands are all constants, whatever
+// its size, as GE's constant folding does: a model that builds its weights
+// with ConstantOfShape (the onnx package's light_* models) gets weights, not
+// kernels that fill them on every run. fold-limit=N folds only results of at
+// most N elements; GE's _do_not_constant_folding attribute keeps an op.
+// RUN: ge-opt %s --canonicalize --split-input-file | filecheck %s
+// RUN: ge-opt %s --pass-pipeline='builtin.module(canonicalize{fold-limit=64})' --split-input-file \
+// RUN:   | filecheck %s --check-prefix=LIMIT
+
+// A ConstantOfShape of a constant shape is a splat weight: one value, never
+// expanded (100 M elements here).
+// CHECK-LABEL: ge.graph @weights_from_constant_of_shape
+// CHECK-NEXT:    %w = ge.const {value = dense<2.000000e-02> : tensor<4096x25088xf32>}
+// CHECK-NEXT:    %y = ge.matmul %x, %w
+// LIMIT-LABEL: ge.graph @weights_from_constant_of_shape
+// LIMIT:         ge.constant_of_shape
+ge.graph @weights_from_constant_of_shape(%x: tensor<1x4096xf32>) -> tensor<1x25088xf32> {
+  %s = ge.const {value = dense<[4096, 25088]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %w = ge.constant_of_shape %s {value = dense<2.000000e-02> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<4096x25088xf32>
+  %y = ge.matmul %x, %w : (tensor<1x4096xf32>, tensor<4096x25088xf32>) -> tensor<1x25088xf32>
+  ge.return %y : (tensor<1x25088xf32>) -> ()
+}
+
+// -----
+
+// A position table computed from constants (Range, then Expand to 49 x 49,
+// as an exported Swin or T5 computes its relative positions) is a constant:
+// no AICPU kernel builds it on every run.
+// CHECK-LABEL: ge.graph @position_table
+// CHECK-NEXT:    %t = ge.const {value = dense_resource<{{folded.*}}> : tensor<49x49xi64>}
+// CHECK-NEXT:    ge.return %t
+// LIMIT-LABEL: ge.graph @position_table
+// LIMIT:         %r = ge.const
+// LIMIT:         %t = ge.expand %r
+ge.graph @position_table() -> tensor<49x49xi64> {
+  %start = ge.const {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %limit = ge.const {value = dense<49> : tensor<i64>} : () -> tensor<i64>
+  %delta = ge.const {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %r = ge.range %start, %limit, %delta : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<49xi64>
+  %s = ge.const {value = dense<[49, 49]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %t = ge.expand %r, %s : (tensor<49xi64>, tensor<2xi64>) -> tensor<49x49xi64>
+  ge.return %t : (tensor<49x49xi64>) -> ()
+}
+
+// -----
+
+// GE's _do_not_constant_folding keeps an op a kernel.
+// CHECK-LABEL: ge.graph @kept
+// CHECK:         ge.constant_of_shape %s {_do_not_constant_folding
+// LIMIT-LABEL: ge.graph @kept
+// LIMIT:         ge.constant_of_shape %s {_do_not_constant_folding
+ge.graph @kept() -> tensor<4x4xf32> {
+  %s = ge.const {value = dense<[4, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %w = ge.constant_of_shape %s {_do_not_constant_folding, value = dense<1.000000e+00> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<4x4xf32>
+  ge.return %w : (tensor<4x4xf32>) -> ()
+}
