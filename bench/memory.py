@@ -1,4 +1,5 @@
-"""Memory benchmark of ``reuse-memory``: onnx's ``light_*`` models and generated
+"""Memory benchmark of ``reuse-memory``: onnx's ``light_*`` models (imported and
+canonicalised, as ``bench/streams.py`` and ``ge-bench`` take them) and generated
 multi-branch graphs, scheduled on one stream and on several, planned by every
 algorithm; the emulator checks each plan (races) and times the schedules.
 
@@ -28,7 +29,6 @@ an N-op graph (target: 100k ops in under 20 s). Prints; never asserts.
 from __future__ import annotations
 
 import argparse
-import glob
 import math
 import os
 import random
@@ -98,17 +98,11 @@ def multi_branch_graph(blocks: int, branches: int, seed: int = 0, hw: int = 28) 
 
 def _light_models(names: list[str] | None) -> list[tuple[str, Callable[[], Module]]]:
     try:
-        import onnx
-        from geir.onnx_importer import import_onnx
+        from geir.tools.bench.models import import_light_model, light_model_paths
     except ImportError:
         return []
-    pattern = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", "light_*.onnx")
-    out = []
-    for path in sorted(glob.glob(pattern)):
-        name = os.path.basename(path)[:-5]
-        if names is None or name in names:
-            out.append((name, lambda path=path: import_onnx(path)))
-    return out
+    return [(name, lambda path=path: import_light_model(path)) for name, path in light_model_paths().items()
+            if names is None or name in names]
 
 
 def _schedule(load: Callable[[], Module], strategy: str, max_streams: int, device: str) -> Module:

@@ -364,6 +364,8 @@ class DenseElementsAttr(Attribute):
         if a.size == 0:
             return f"dense<> : {self.type}"
         flat = a.reshape(-1)
+        if not any(a.strides):  # one value broadcast: a splat without looking at every element
+            return f"dense<{_format_scalar(flat[0].item(), et)}> : {self.type}"
         # One repeated value prints as a splat, as MLIR does (bitwise, so -0.0 and NaN count).
         if a.dtype.kind in "biuf":
             bits = flat.view(_uint_view(a.dtype))
@@ -379,7 +381,7 @@ class DenseElementsAttr(Attribute):
         all equal: ``dense<"0x...">``, the elements' bytes as stored (an i1 a
         byte, bf16 two); None when MLIR prints the elements."""
         a = self.array
-        if a.size <= 100 or a.dtype.kind not in "biuf":
+        if a.size <= 100 or a.dtype.kind not in "biuf" or not any(a.strides):
             return None
         flat = a.reshape(-1)
         bits = flat.view(_uint_view(a.dtype))
@@ -401,7 +403,18 @@ class DenseElementsAttr(Attribute):
                 and np.array_equal(self.array, other.array, equal_nan=self.array.dtype.kind == "f"))
 
     def __hash__(self) -> int:
-        return hash((self.type, self.array.tobytes()))
+        # Equal arrays share their first and last elements: hashing those (not
+        # every byte) keeps a splat weight of 100 M elements a broadcast view.
+        a = self.array
+        if a.size == 0:
+            return hash((self.type, a.dtype.str))
+        return hash((self.type, a.dtype.str, _hash_key(a[(0,) * a.ndim]), _hash_key(a[(-1,) * a.ndim])))
+
+
+def _hash_key(x: Any) -> Any:
+    """An element as a hash key consistent with ``np.array_equal(equal_nan=True)``."""
+    v = x.item() if isinstance(x, np.generic) else x
+    return "nan" if isinstance(v, float) and v != v else v
 
 
 def _uint_view(dtype: np.dtype) -> np.dtype:

@@ -385,6 +385,9 @@ def converted_constant(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
     finite f16 of their sign (an attention mask's ``finfo(float32).min`` becomes
     -65504, not -inf, so ``0 * mask`` stays 0)."""
     dtype = np.dtype(dtype)
+    if data.size and not any(data.strides):
+        # one value broadcast (a splat weight): convert the value, keep the view
+        return np.broadcast_to(converted_constant(data[(0,) * data.ndim].reshape(1), dtype)[0], data.shape)
     if dtype != np.float16 or data.dtype.kind != "f" or data.dtype.itemsize <= 2:
         return data.astype(dtype)
     largest = float(np.finfo(np.float16).max)

@@ -158,3 +158,27 @@ def test_folding_leaves_no_op_on_constants_and_keeps_the_value(model: onnx.Model
     np.testing.assert_array_equal(after, before)
     (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
     np.testing.assert_allclose(after, expected, rtol=1e-6, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(value=st.floats(allow_nan=True, allow_infinity=True, width=32),
+       shape=st.lists(st.integers(1, 6), min_size=0, max_size=3),
+       dtype=st.sampled_from(["f32", "f16"]))
+def test_a_splat_view_is_the_same_constant_as_its_values(value: float, shape: list[int], dtype: str) -> None:
+    """A splat weight kept as a broadcast view and the same values written out are
+    one attribute: equal, with equal hashes (CSE merges them) and the same text;
+    converting it to f16 as precision-mode does keeps the view and the values."""
+    from geir.attributes import DenseElementsAttr
+    from geir.passes.precision_mode import converted_constant
+    from geir.types import TensorType, parse_element_type
+
+    np_dtype = np.float32 if dtype == "f32" else np.float16
+    t = TensorType(tuple(shape), parse_element_type(dtype))
+    with np.errstate(over="ignore"):  # an f32 value beyond f16's range is inf in f16
+        view = np.broadcast_to(np.asarray(value, dtype=np_dtype), tuple(shape))
+    full = np.array(view)
+    a, b = DenseElementsAttr(t, view), DenseElementsAttr(t, full)
+    assert a == b and hash(a) == hash(b) and str(a) == str(b)
+    converted = converted_constant(view, np.dtype(np.float16))
+    assert not any(converted.strides) or converted.size <= 1
+    np.testing.assert_array_equal(converted, converted_constant(full, np.dtype(np.float16)))
