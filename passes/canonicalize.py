@@ -13,7 +13,8 @@ Folds (each a pattern, tried on every op a rewrite touches):
   all constants (a model that builds its weights with ConstantOfShape, a
   position table from Range and Expand); ``fold-limit=N`` folds only results of
   at most N elements, and an op carrying GE's ``_do_not_constant_folding``
-  attribute is never folded;
+  attribute is never folded; in a graph without its weights such an op becomes
+  a constant without bytes (its values unknown, its kernel gone all the same);
 * ``ge.if`` with a constant condition: the taken branch, inlined (the other is
   never inferred again); ``ge.loop`` that runs no iteration: its initial values.
 """
@@ -24,6 +25,7 @@ import attrs
 
 import numpy as np
 
+from geir.absent_weights import is_absent
 from geir.attributes import DenseElementsAttr, DenseResourceAttr
 from geir.constants import CONSTANT_OPS, constant_value
 from geir.module import Module
@@ -355,6 +357,40 @@ class FoldKnownValue(RewritePattern):
         return True
 
 
+class FoldAbsentValue(RewritePattern):
+    """A pure op whose operands are all constants, some without their bytes (a
+    graph imported without its weights), is a constant without bytes too: GE
+    folds it at compile time, so it is no kernel, though its values are unknown
+    here (whatever needs them says so, as for any absent weight)."""
+
+    def __init__(self, module: Module, limit: int | None = None) -> None:
+        self.module = module
+        self.limit = limit
+
+    def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
+        od = op.definition
+        if (od is None or not od.has_trait("pure") or len(op.results) != 1 or op.regions or not op.operands
+                or op.name in CONSTANT_OPS or DO_NOT_FOLD in op.attributes):
+            return False
+        rt = op.results[0].type
+        if not isinstance(rt, TensorType) or not rt.is_static:
+            return False
+        if self.limit is not None and (rt.num_elements or 0) > self.limit:
+            return False
+        sources = [getattr(v, "op", None) for v in op.operands if v.type is not NONE]
+        if not all(src is not None and src.name in CONSTANT_OPS for src in sources):
+            return False
+        absent = [a for a in (src.attributes.get("value") for src in sources) if is_absent(a)]
+        if not absent:
+            return False  # every value known: FoldKnownValue computes it
+        blob = self.module.add_resource(f"{absent[0].blob.name}_folded", None)
+        rewriter.set_insertion_point(InsertionPoint.before(op))
+        const = rewriter.create("ge.const", (), [rt], {"value": DenseResourceAttr(rt, blob)}, location=op.location)
+        const.results[0].name_hint = op.results[0].name_hint
+        rewriter.replace_op(op, [const.results[0]])
+        return True
+
+
 class InlineConstantControl(RewritePattern):
     """``ge.if`` on a constant is its taken branch; a loop that never runs is its initial values."""
 
@@ -378,6 +414,6 @@ class Canonicalize(ModulePass):
     def run(self, module: Module, ctx: PassContext) -> None:
         ops = [op for op in module.walk() if op is not module.op]
         limit = self.fold_limit if self.fold_limit >= 0 else None
-        patterns = [FoldConstantLayout(module), FoldKnownValue(module, limit), InlineConstantControl(), RemoveIdentity(),
+        patterns = [FoldConstantLayout(module), FoldKnownValue(module, limit), FoldAbsentValue(module, limit), InlineConstantControl(), RemoveIdentity(),
                     EraseDeadOp()]
         apply_patterns_greedily(ops, patterns, self.max_iterations)

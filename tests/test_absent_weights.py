@@ -181,3 +181,31 @@ def test_a_missing_constant_node_tensor_is_an_error(tmp_path: pathlib.Path) -> N
     os.remove(tmp_path / "const.bin")
     with pytest.raises(DiagnosticError, match="tensor 'k' keeps its data in an external file that was not found"):
         import_onnx(path)
+
+
+def test_an_op_on_absent_weights_alone_folds_to_a_constant_without_bytes(tmp_path: pathlib.Path) -> None:
+    """GE folds a node whose inputs are all constants; without the weights' bytes
+    its value is unknown, but it is still no kernel: a position-embedding gather
+    of a graph-only export becomes a constant without bytes, the model emulates
+    timing-only, and numerics name the folded constant."""
+    table = RNG.standard_normal((64, 8)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["positions.weight", "ids"], ["pos"], name="embed", axis=0),
+         helper.make_node("Add", ["x", "pos"], ["y"], name="add")],
+        "positions",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 8])],
+        [numpy_helper.from_array(table, "positions.weight"), numpy_helper.from_array(np.arange(16), "ids")])
+    path = str(tmp_path / "model.onnx")
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path,
+                    save_as_external_data=True, location="model.weights", size_threshold=256)
+    os.remove(tmp_path / "model.weights")
+    module = import_onnx(path)
+    geir.run_pipeline(module, "ge-default{device=310P3}")
+    task_list = geir.lower(module)
+    kernels = [t.op for s in task_list.streams for t in s.tasks if hasattr(t, "op")]
+    assert "ge.gather" not in kernels and "ge.add" in kernels
+    assert [w.name for w in task_list.weights if w.absent] == ["embed"]  # named after the folded node
+    assert geir.emulate(task_list, device="310P3", timing_only=True).makespan_us > 0
+    with pytest.raises(geir.Error, match="needs the values of weight 'embed'"):
+        geir.emulate(task_list, device="310P3")

@@ -54,3 +54,20 @@ ge.graph @kept() -> tensor<4x4xf32> {
   %w = ge.constant_of_shape %s {_do_not_constant_folding, value = dense<1.000000e+00> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<4x4xf32>
   ge.return %w : (tensor<4x4xf32>) -> ()
 }
+
+// -----
+
+// In a graph without its weights (the table's bytes are absent) a gather of
+// constants still folds, as GE would fold it: a constant without bytes, and no
+// kernel. What needs its values says so, as for any absent weight.
+// CHECK-LABEL: ge.graph @absent_weights
+// CHECK-NEXT:    %g = ge.const {value = dense_resource<table_folded> : tensor<4x8xf32>}
+// CHECK-NEXT:    ge.return %g
+// LIMIT-LABEL: ge.graph @absent_weights
+// LIMIT-NEXT:    %g = ge.const {value = dense_resource<table_folded> : tensor<4x8xf32>}
+ge.graph @absent_weights() -> tensor<4x8xf32> {
+  %t = ge.const {value = dense_resource<table> : tensor<512x8xf32>} : () -> tensor<512x8xf32>
+  %i = ge.const {value = dense<[0, 1, 2, 3]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %g = ge.gather %t, %i {axis = 0 : i64} : (tensor<512x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
+  ge.return %g : (tensor<4x8xf32>) -> ()
+}
