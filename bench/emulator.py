@@ -137,15 +137,15 @@ def bench_resnet(path: str | None, repeat: int) -> list[str]:
         from geir.backends.interpreter import interpret
         from geir.backends.io_bindings import graph_signature, random_inputs
         from geir.backends.rt_module import task_list_from_module
-        from geir.onnx_importer import import_onnx
         from geir.passes.lower_to_tasks import LowerToTasks
+        from geir.tools.bench.models import import_light_model
         from geir.passes.pass_manager import PassManager
     except ImportError as e:
         return [f"skipped: {e}"]
     path = path or _light_resnet50()
     if path is None or not os.path.exists(path):
         return ["skipped: no resnet50 ONNX model (pass --resnet PATH)"]
-    module = import_onnx(path)
+    module = import_light_model(path)  # canonicalised: its ConstantOfShape weights are weights, as GE folds them
     inputs = random_inputs(graph_signature(module), 0)
 
     def best(fn: object) -> float:

@@ -95,20 +95,47 @@ class DeviceMemory:
         self.arena = _allocate(task_list.arena_size)
         if poison:
             self.arena.fill(0xFF)
-        self.weights = np.zeros(task_list.weight_size, dtype=np.uint8)
         for blob in task_list.weights:
-            data = np.ascontiguousarray(blob.data).reshape(-1).view(np.uint8)
-            if blob.offset < 0 or blob.offset + data.size > task_list.weight_size:
+            nbytes = np.asarray(blob.data).nbytes
+            if blob.offset < 0 or blob.offset + nbytes > task_list.weight_size:
                 raise DiagnosticError(Diagnostic(
-                    "error", f"weight '{blob.name}' ({data.size} bytes at offset {blob.offset}) does not fit the "
+                    "error", f"weight '{blob.name}' ({nbytes} bytes at offset {blob.offset}) does not fit the "
                              f"weight space of {task_list.weight_size} bytes"))
-            self.weights[blob.offset:blob.offset + data.size] = data
+        #: each weight by its offset, as lowering gave it: a kernel reads it where it lies, read-only,
+        #: so a run copies no weight (the weight space as one image is built only for a ref that is
+        #: not one whole weight)
+        self._weights = {blob.offset: np.asarray(blob.data) for blob in task_list.weights}
+        self._weight_image: np.ndarray | None = None
         self.task_list = task_list
 
+    @property
+    def weights(self) -> np.ndarray:
+        """The weight space as bytes (built on first use)."""
+        if self._weight_image is None:
+            image = np.zeros(self.task_list.weight_size, dtype=np.uint8)
+            for offset, value in self._weights.items():
+                dst = image[offset:offset + value.nbytes]
+                if value.size and not any(value.strides):
+                    dst.view(value.dtype)[...] = value.reshape(-1)[0]  # a splat: filled, never expanded first
+                else:
+                    dst[...] = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+            image.flags.writeable = False
+            self._weight_image = image
+        return self._weight_image
+
     def view(self, ref: TensorRef) -> np.ndarray:
-        """The tensor ``ref`` names, as a view of device memory (no copy)."""
-        space = self.arena if ref.space == ARENA else self.weights
-        return space[ref.offset:ref.end].view(dtype_of(ref.dtype)).reshape(ref.shape)
+        """The tensor ``ref`` names, as a view of device memory (no copy; a weight read-only)."""
+        dtype = dtype_of(ref.dtype)
+        if ref.space == ARENA:
+            return self.arena[ref.offset:ref.end].view(dtype).reshape(ref.shape)
+        value = self._weights.get(ref.offset)
+        if value is not None and value.dtype == dtype and value.nbytes == ref.nbytes:
+            whole = value.reshape(ref.shape)
+            if whole.flags.writeable:
+                whole = whole.view()
+                whole.flags.writeable = False
+            return whole
+        return self.weights[ref.offset:ref.end].view(dtype).reshape(ref.shape)
 
     def write(self, ref: TensorRef, value: np.ndarray, what: str) -> None:
         """Store ``value`` where ``ref`` points, cast to its element type."""
