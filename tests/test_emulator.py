@@ -948,3 +948,21 @@ def test_light_models_match_the_interpreter(path: str) -> None:
     assert len(result.outputs) == len(expected)
     for got, want in zip(result.outputs.values(), expected.values()):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_run_reads_weights_where_they_lie_read_only() -> None:
+    """Device memory does not copy the weight space: a whole weight is the task
+    list's own array, read-only (a kernel writing it fails loudly); a ref into
+    part of a weight reads the same bytes from the weight space as one image."""
+    from geir.backends.emulator.arena import DeviceMemory
+    w = np.arange(12, dtype=np.float32).reshape(3, 4)
+    splat = np.broadcast_to(np.float16(0.5), (1000, 1000))
+    tl = TaskList(weights=[WeightBlob("w", 0, w), WeightBlob("s", 64, splat)], weight_size=64 + splat.nbytes)
+    memory = DeviceMemory(tl)
+    whole = memory.view(TensorRef(WEIGHTS, 0, (3, 4), "f32"))
+    assert np.shares_memory(whole, w) and not whole.flags.writeable
+    with pytest.raises(ValueError):
+        whole[0, 0] = 1.0
+    assert memory.view(TensorRef(WEIGHTS, 64, (1000, 1000), "f16")).strides == (0, 0)  # never expanded
+    row = memory.view(TensorRef(WEIGHTS, 16, (4,), "f32"))  # the second row: part of 'w'
+    np.testing.assert_array_equal(row, w[1])
