@@ -10,6 +10,11 @@ bindings before the first task; a kernel reads its inputs from the arena when it
 starts and writes its outputs when it finishes; outputs are read from their
 bindings after the last task. A schedule or memory plan that lets one tensor
 overwrite another before its last reader therefore gives wrong numbers.
+
+The weight space is read-only: a kernel reads a whole weight as a read-only
+view of the task list's own array (a splat stays one value), so a run copies
+no weight; a read of part of a weight goes to the weight space as one byte
+image, built on first such read.
 """
 
 from __future__ import annotations
