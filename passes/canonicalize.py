@@ -44,9 +44,8 @@ INLINE_CONSTANT_LIMIT = 16
 FOLD_LIMIT = 64
 #: GE's attribute that keeps a node from constant folding
 DO_NOT_FOLD = "_do_not_constant_folding"
-#: float results fold up to this many elements: shape arithmetic that passes
-#: through floats (Cast -> Div -> Ceil) works on a few dims; a larger float
-#: result (ConstantOfShape of ones ...) is data, computed by its kernel
+#: float results fold up to this many elements when only shape arithmetic is
+#: asked for: what passes through floats (Cast -> Div -> Ceil) works on a few dims
 FLOAT_FOLD_LIMIT = 8
 #: ops whose value depends only on their operand's shape
 _SHAPE_OPS = frozenset({"ge.shape", "ge.size"})
@@ -220,6 +219,14 @@ def _constant_value_of(op: Operation) -> np.ndarray | None:
     return None if out is None else out[0]
 
 
+def _foldable(op: Operation) -> bool:
+    """Whether ``op`` may become a constant: pure, one result, no regions, some
+    operands, not a constant already, and without ``_do_not_constant_folding``."""
+    od = op.definition
+    return (od is not None and od.has_trait("pure") and len(op.results) == 1 and not op.regions
+            and bool(op.operands) and op.name not in CONSTANT_OPS and DO_NOT_FOLD not in op.attributes)
+
+
 def _constant_of_shape_value(op: Operation) -> np.ndarray | None:
     """``ge.constant_of_shape`` of a constant shape: its one value broadcast to the
     shape (a view: a model's weights built this way are never materialised)."""
@@ -246,9 +253,7 @@ def fold_op(op: Operation, limit: int | None = FOLD_LIMIT,
     (the shape arithmetic that passes through floats); None folds any size, as
     GE's constant folding does. An op with GE's ``_do_not_constant_folding``
     attribute never folds."""
-    od = op.definition
-    if (od is None or not od.has_trait("pure") or len(op.results) != 1 or op.regions or not op.operands
-            or op.name in CONSTANT_OPS or DO_NOT_FOLD in op.attributes):
+    if not _foldable(op):
         return None
     rt = op.results[0].type
     if not isinstance(rt, TensorType) or rt.element_type.numpy_dtype is None:
@@ -368,9 +373,7 @@ class FoldAbsentValue(RewritePattern):
         self.limit = limit
 
     def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
-        od = op.definition
-        if (od is None or not od.has_trait("pure") or len(op.results) != 1 or op.regions or not op.operands
-                or op.name in CONSTANT_OPS or DO_NOT_FOLD in op.attributes):
+        if not _foldable(op):
             return False
         rt = op.results[0].type
         if not isinstance(rt, TensorType) or not rt.is_static:
