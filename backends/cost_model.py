@@ -107,8 +107,8 @@ from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_ti
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes
 from geir.diagnostics import Diagnostic, DiagnosticError
 
-__all__ = ["CostModel", "TaskCost", "POOLS", "NO_TASK_OPS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL",
-           "CUBE_OPS", "COST_ATTRIBUTES", "normalize_engine"]
+__all__ = ["CostModel", "TaskCost", "POOLS", "NO_TASK_OPS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA",
+           "GE_LOCAL", "CUBE_OPS", "COST_ATTRIBUTES", "normalize_engine"]
 
 AICORE, VECTOR, AICPU, DVPP, HCCL, SDMA, GE_LOCAL = "AICore", "VectorCore", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL"
 #: every pool, in report order

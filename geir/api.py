@@ -127,7 +127,7 @@ def _looks_like_path(text: str) -> bool:
 
 
 def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str, Sequence[int]] | None = None,
-                *, strict: bool = False) -> Module:
+                *, strict: bool = False, elide_weights: bool = False) -> Module:
     """Import an ONNX model as a ``ge`` module holding ``ge.graph @main``
     (what ``ge-translate --import-onnx`` prints).
 
@@ -138,6 +138,8 @@ def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str,
             they feed fold, as under GE's ``--input_shape``.
         strict: make every ONNX op without a native ``ge`` op an error instead
             of a generic ``ge.onnx_op``.
+        elide_weights: keep every weight's type but not its bytes (a graph
+            without its weights, as ``ge-translate --elide-weights`` writes).
 
     Raises:
         Error: the model cannot be read, fails the ONNX checker or shape
@@ -150,7 +152,7 @@ def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str,
     source = os.fspath(path) if isinstance(path, os.PathLike) else path
 
     def bound() -> Module:
-        module = _import(source, input_shapes=shapes, strict=strict)
+        module = _import(source, input_shapes=shapes, strict=strict, elide_weights=elide_weights)
         if shapes:  # the shape arithmetic the bound dims feed folds, as under GE's --input_shape
             from geir.passes.pass_base import PassContext
             from geir.passes.specialize_shapes import SpecializeShapes

@@ -417,6 +417,6 @@ class Canonicalize(ModulePass):
     def run(self, module: Module, ctx: PassContext) -> None:
         ops = [op for op in module.walk() if op is not module.op]
         limit = self.fold_limit if self.fold_limit >= 0 else None
-        patterns = [FoldConstantLayout(module), FoldKnownValue(module, limit), FoldAbsentValue(module, limit), InlineConstantControl(), RemoveIdentity(),
-                    EraseDeadOp()]
+        patterns = [FoldConstantLayout(module), FoldKnownValue(module, limit), FoldAbsentValue(module, limit),
+                    InlineConstantControl(), RemoveIdentity(), EraseDeadOp()]
         apply_patterns_greedily(ops, patterns, self.max_iterations)

@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
     options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo, elide_constants_larger_than=args.elide)
     gear = _gear_option(args)
     if args.import_onnx:
-        from geir.onnx_importer import import_onnx
+        from geir.api import import_onnx
         from geir.passes.specialize_shapes import parse_shape_bindings
         bindings = parse_shape_bindings(args.input_shape)
         gears = None
@@ -86,12 +86,9 @@ def _run(args: argparse.Namespace) -> int:
             from geir.backends.shape_gears import parse_gears
             gears = parse_gears(gear[0], gear[1])
         source = sys.stdin.buffer.read() if args.input == "-" else args.input
+        # binding dims folds the shape arithmetic they feed, as GE's --input_shape
         module = import_onnx(source, input_shapes=bindings, strict=args.strict, elide_weights=args.elide_weights)
         from geir.passes.pass_base import PassContext
-        if bindings:
-            # as GE's --input_shape: the shape arithmetic the bound dims feed folds
-            from geir.passes.specialize_shapes import SpecializeShapes
-            SpecializeShapes().run(module, PassContext())
         if args.insert_op_conf is not None:
             from geir.passes.insert_aipp import InsertAipp
             InsertAipp(args.insert_op_conf).run(module, PassContext())

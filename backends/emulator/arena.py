@@ -100,16 +100,16 @@ class DeviceMemory:
         self.arena = _allocate(task_list.arena_size)
         if poison:
             self.arena.fill(0xFF)
-        for blob in task_list.weights:
-            nbytes = np.asarray(blob.data).nbytes
-            if blob.offset < 0 or blob.offset + nbytes > task_list.weight_size:
-                raise DiagnosticError(Diagnostic(
-                    "error", f"weight '{blob.name}' ({nbytes} bytes at offset {blob.offset}) does not fit the "
-                             f"weight space of {task_list.weight_size} bytes"))
         #: each weight by its offset, as lowering gave it: a kernel reads it where it lies, read-only,
         #: so a run copies no weight (the weight space as one image is built only for a ref that is
         #: not one whole weight)
-        self._weights = {blob.offset: np.asarray(blob.data) for blob in task_list.weights}
+        self._weights: dict[int, np.ndarray] = {}
+        for blob in task_list.weights:
+            value = self._weights[blob.offset] = np.asarray(blob.data)
+            if blob.offset < 0 or blob.offset + value.nbytes > task_list.weight_size:
+                raise DiagnosticError(Diagnostic(
+                    "error", f"weight '{blob.name}' ({value.nbytes} bytes at offset {blob.offset}) does not fit the "
+                             f"weight space of {task_list.weight_size} bytes"))
         self._weight_image: np.ndarray | None = None
         self.task_list = task_list
 

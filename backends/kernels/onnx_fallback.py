@@ -179,8 +179,8 @@ def _evaluator(op_type: str, domain: str, opset: int, inputs: Sequence[np.ndarra
         except NotImplementedError:  # its message lists every op onnx.reference knows
             from geir.backends.kernel_dispatch import KernelError
             raise KernelError(f"no kernel computes ONNX op '{op_type}' (domain '{domain or 'ai.onnx'}'): "
-                              "onnx.reference does not implement it, so its values cannot be computed (ge-run --timing-only "
-                              "emulates its time)") from None
+                              "onnx.reference does not implement it, so its values cannot be computed "
+                              "(ge-run --timing-only emulates its time)") from None
         _EVALUATORS[key] = evaluator
     return evaluator
 
