@@ -39,7 +39,10 @@ Durations (microseconds):
   DRAM bandwidth)`` plus the L2 bytes over ``units x`` the per-core L2 rate:
   weights come from DRAM, the activations a kernel reads and writes are served
   from L2 when they fit in ``l2_bytes`` together and from DRAM when they do not
-  (a stream longer than an LRU cache finds nothing of itself in it), and
+  (a stream longer than an LRU cache finds nothing of itself in it; MindStudio
+  Advisor describes the same cliff for a layer whose inputs and outputs outgrow
+  L2: it writes back to DDR and turns MTE2-bound, hiascend.com CANN 7.0
+  ``atlasadvisor_16_0008``), and
   gathers and slices read only what they keep, and a convolution whose kernel
   is one row high, strides over rows and pads nothing reads only the input rows
   it uses (TBE Conv2D's ``strideh_opti``: the feature map is loaded into L1
