@@ -2,7 +2,10 @@
 
 The importer leans on the ``onnx`` package for everything ONNX already knows:
 loading (external data too), the checker, and shape inference (strict mode, so
-a declared type that disagrees with inference is an error). It then maps each
+a declared type that disagrees with inference is an error). Both see each
+weight of more than :data:`STAND_IN_BYTES` as a graph input of its type (both
+serialize the whole model, and no shape depends on so large a tensor's values);
+the importer checks that weight's data as it reads it. It then maps each
 node to the ``ge`` op :data:`geir.dialects.ge.ONNX_TO_GE` names, with the ONNX
 inputs as operands in ONNX order and the ONNX attributes under their ONNX names
 (:func:`geir.onnx_attributes.from_onnx_attribute`), and finally runs the
@@ -47,6 +50,7 @@ BatchNormalization-7's ``spatial = 1``, and PRelu-6's per-channel slope.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
@@ -109,11 +113,13 @@ def import_onnx(source: "str | bytes | os.PathLike[str] | onnx.ModelProto", *,
             an input or names no input or symbol, uses an unsupported type or (with ``strict``) an op with no ge
             counterpart; every message names the node (or input) at fault.
     """
-    model, where = _load(source)
+    owned = not isinstance(source, onnx_model_type())
+    # eliding, a large initializer's external bytes would be read only to be dropped
+    model, where = _load(source, read_large_external=not elide_weights)
     original_opset = _default_opset(model)
-    model = _prepare(model, where, input_shapes or {})
+    model, initializers = _prepare(model, where, input_shapes or {}, copy=not owned)
     upgraded = original_opset is not None and original_opset < MIN_OPSET
-    return _Importer(model, where, strict, upgraded, elide_weights).run()
+    return _Importer(model, where, strict, upgraded, elide_weights, initializers).run()
 
 
 # ================================================================= loading
@@ -123,8 +129,16 @@ def _fail(message: str, where: str) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, NameLoc(where)))
 
 
-def _load(source: Any) -> "tuple[onnx.ModelProto, str]":
-    """The model and the name diagnostics use for it."""
+def onnx_model_type() -> type:
+    """``onnx.ModelProto`` (imported on first use: onnx is slow to import)."""
+    import onnx
+    return onnx.ModelProto
+
+
+def _load(source: Any, read_large_external: bool = True) -> "tuple[onnx.ModelProto, str]":
+    """The model and the name diagnostics use for it. Without ``read_large_external``
+    the main graph's external initializers of more than :data:`INLINE_CONSTANT_LIMIT`
+    elements stay unread, as if their file were absent."""
     import onnx
     from google.protobuf.message import DecodeError
     if isinstance(source, onnx.ModelProto):
@@ -143,20 +157,26 @@ def _load(source: Any) -> "tuple[onnx.ModelProto, str]":
     if not model.HasField("graph") and not model.opset_import:
         raise _fail("not an ONNX model: no graph and no opset import", where)
     if _uses_external_data(model):
-        _load_external_data(model, where, os.path.dirname(os.path.abspath(path)) if path is not None else None)
+        base_dir = os.path.dirname(os.path.abspath(path)) if path is not None else None
+        _load_external_data(model, where, base_dir, read_large_external)
     return model, where
 
 
-def _load_external_data(model: "onnx.ModelProto", where: str, base_dir: str | None) -> None:
+def _load_external_data(model: "onnx.ModelProto", where: str, base_dir: str | None,
+                        read_large: bool = True) -> None:
     """Read each external tensor whose data file is there (``base_dir`` is the
     model's folder; None for a model given as bytes). A tensor whose file is
     missing stays external: its weight imports without its bytes (the graph
-    then runs timing-only)."""
+    then runs timing-only). Without ``read_large`` a main-graph initializer of
+    more than :data:`INLINE_CONSTANT_LIMIT` elements stays external too."""
     import onnx
     from onnx import TensorProto
     from onnx.external_data_helper import ExternalDataInfo, _get_all_tensors, load_external_data_for_tensor
-    for tensor in _get_all_tensors(model):
+    main = len(model.graph.initializer)  # onnx lists the main graph's initializers first
+    for index, tensor in enumerate(_get_all_tensors(model)):
         if tensor.data_location != TensorProto.EXTERNAL:
+            continue
+        if not read_large and index < main and math.prod(tensor.dims) > INLINE_CONSTANT_LIMIT:
             continue
         try:
             info = ExternalDataInfo(tensor)
@@ -198,27 +218,34 @@ def _max_opset(domain: str) -> int | None:
     return max(versions) if versions else None
 
 
-def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple[int, ...]]) -> "onnx.ModelProto":
+def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple[int, ...]],
+             copy: bool = True) -> "tuple[onnx.ModelProto, list[onnx.TensorProto]]":
     """Opset check/upgrade, local functions inlined, input shapes bound, the
-    checker, then strict shape inference: the model the importer walks."""
+    checker, then strict shape inference: the model the importer walks, and the
+    main graph's initializers in their ONNX order (the large ones are no longer
+    in the model: moving them back would copy every weight once more). With
+    ``copy`` the caller's proto is left as it was (without, it is changed)."""
     import onnx
-    model_copy = onnx.ModelProto()
-    model_copy.CopyFrom(model)  # the caller's proto is never modified
-    model = model_copy
+    if copy:
+        model_copy = onnx.ModelProto()
+        model_copy.CopyFrom(model)
+        model = model_copy
     for entry in model.opset_import:
         newest = _max_opset(entry.domain)
         if newest is not None and not 1 <= entry.version <= newest:
             name = entry.domain or "ai.onnx"
             raise _fail(f"unknown opset: {name} version {entry.version} (this onnx knows versions 1 to {newest})",
                         where)
-    if model.functions:
-        import onnx.inliner
-        model = onnx.inliner.inline_local_functions(model)
     _unset_negative_dims(model.graph)
     _check_data_types(model, where)
     _bind_input_shapes(model, where, input_shapes)
     order = {t.name: i for i, t in enumerate(model.graph.initializer)}
-    absent, stand_ins = _stand_in_absent(model, where)
+    stood_in, stand_ins = _stand_in_weights(model, where)
+    if model.functions:  # inlined once the weights are out: it serializes the model
+        import onnx.inliner
+        model = onnx.inliner.inline_local_functions(model)
+        _unset_negative_dims(model.graph)
+        _check_data_types(model, where)
     _check(model, where)
     opset = _default_opset(model)
     if opset is not None and opset < MIN_OPSET:
@@ -229,15 +256,12 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
             raise _fail(f"opset {opset} is older than {MIN_OPSET} and could not be upgraded: "
                         f"{_first_line(str(e))}", where) from None
     model = _infer_shapes(model, where)
-    if absent:
+    if stand_ins:
         kept = [i for i in model.graph.input if i.name not in stand_ins]
         del model.graph.input[:]
         model.graph.input.extend(kept)
-        # back in their ONNX order (the order of the ge.weights)
-        initializers = sorted([*model.graph.initializer, *absent], key=lambda t: order.get(t.name, len(order)))
-        del model.graph.initializer[:]
-        model.graph.initializer.extend(initializers)
-    return model
+    # in their ONNX order (the order of the ge.weights)
+    return model, sorted([*model.graph.initializer, *stood_in], key=lambda t: order.get(t.name, len(order)))
 
 
 def _unset_negative_dims(graph: "onnx.GraphProto") -> None:
@@ -271,26 +295,45 @@ def _check_data_types(model: "onnx.ModelProto", where: str) -> None:
             raise _fail(f"tensor '{tensor.name}' has data type {tensor.data_type}, which ONNX does not define", where)
 
 
-def _stand_in_absent(model: "onnx.ModelProto", where: str) -> "tuple[list[onnx.TensorProto], set[str]]":
-    """Take the initializers without their data (external data not found) out of
-    the graph, each replaced by a graph input of its type, so that the checker
-    and shape inference (which would look for the data) see a well-formed model;
-    the caller puts them back. Returns them and the names of the stand-ins."""
+#: an initializer stored in more bytes than this reaches the checker and shape
+#: inference as a graph input of its type: no shape depends on the values of so
+#: large a tensor (shape, axes, pads and scales operands are a few elements), and
+#: each of those steps serializes the whole model (a 890 MB model twice each)
+STAND_IN_BYTES = 1 << 16
+
+
+def _stand_in_weights(model: "onnx.ModelProto", where: str) -> "tuple[list[onnx.TensorProto], set[str]]":
+    """Take out of the graph the initializers that the checker and shape inference
+    need not read — those without their data (external data not found), which they
+    would look for, and those of more than :data:`STAND_IN_BYTES` — each replaced
+    by a graph input of its type. Returns them, for the importer to read (it
+    checks each one's data as it does), and the names of the stand-ins."""
     from onnx import TensorProto, helper
     graph = model.graph
-    absent = [t for t in graph.initializer if t.data_location == TensorProto.EXTERNAL]
+    taken = [t for t in graph.initializer
+             if t.data_location == TensorProto.EXTERNAL or _stored_bytes(t) > STAND_IN_BYTES]
     _reject_other_absent(model, where)
-    if not absent:
+    if not taken:
         return [], set()
-    names = {t.name for t in absent}
+    names = {t.name for t in taken}
     kept = [t for t in graph.initializer if t.name not in names]
     del graph.initializer[:]
     graph.initializer.extend(kept)
     declared = {i.name for i in graph.input}
-    stand_ins = {t.name for t in absent if t.name not in declared}
+    stand_ins = {t.name for t in taken if t.name not in declared}
     graph.input.extend(helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
-                       for t in absent if t.name in stand_ins)
-    return absent, stand_ins
+                       for t in taken if t.name in stand_ins)
+    return taken, stand_ins
+
+
+def _stored_bytes(tensor: "onnx.TensorProto") -> int:
+    """About the bytes a tensor's dims and data type take, without reading its data."""
+    from onnx import helper
+    try:
+        size = helper.tensor_dtype_to_np_dtype(tensor.data_type).itemsize
+    except (KeyError, ValueError, TypeError):  # a string or undefined type
+        size = 1
+    return math.prod(tensor.dims) * size
 
 
 def _reject_other_absent(model: "onnx.ModelProto", where: str) -> None:
@@ -592,8 +635,10 @@ class _Scope:
 
 class _Importer:
     def __init__(self, model: "onnx.ModelProto", where: str, strict: bool, upgraded: bool = False,
-                 elide_weights: bool = False) -> None:
+                 elide_weights: bool = False, initializers: "Sequence[onnx.TensorProto] | None" = None) -> None:
         self.model = model
+        #: the main graph's initializers (by default, the model's own)
+        self.initializers = list(model.graph.initializer) if initializers is None else list(initializers)
         self.where = where
         self.strict = strict
         #: import every constant of more than INLINE_CONSTANT_LIMIT elements without its bytes
@@ -616,7 +661,7 @@ class _Importer:
         graph = self.model.graph
         scope = _Scope()
         self._collect_types(graph, scope)
-        initializers = {t.name for t in graph.initializer} | {s.values.name for s in graph.sparse_initializer}
+        initializers = {t.name for t in self.initializers} | {s.values.name for s in graph.sparse_initializer}
         inputs = [i for i in graph.input if i.name not in initializers]
         block = Block()
         for value_info in inputs:
@@ -624,7 +669,7 @@ class _Importer:
             if t is None:
                 raise _fail(f"input '{value_info.name}' has no element type", value_info.name)
             scope.values[value_info.name] = block.add_argument(t, _sanitize(value_info.name))
-        self._import_graph_body(graph, block, scope)
+        self._import_graph_body(graph, block, scope, self.initializers)
         results = [self._lookup(o.name, scope, o.name) for o in graph.output]
         block.append(Operation("ge.return", results, location=NameLoc(graph.name or "main")))
         if self.unsupported:
@@ -662,10 +707,12 @@ class _Importer:
             raise _fail(f"'{name}' {self.unsupported_types[name]}", node)
         return scope.type_of(name)
 
-    def _import_graph_body(self, graph: "onnx.GraphProto", block: Block, scope: _Scope) -> None:
-        """Initializers as ``ge.weights``, then every node, appended to ``block``."""
+    def _import_graph_body(self, graph: "onnx.GraphProto", block: Block, scope: _Scope,
+                           initializers: "Sequence[onnx.TensorProto] | None" = None) -> None:
+        """Initializers (``graph``'s own unless given) as ``ge.weights``, then every
+        node, appended to ``block``."""
         from onnx import TensorProto
-        dense = [(t.name, t, _tensor_array) for t in graph.initializer]
+        dense = [(t.name, t, _tensor_array) for t in (graph.initializer if initializers is None else initializers)]
         sparse = [(t.values.name, t, _sparse_array) for t in graph.sparse_initializer]
         for name, tensor, to_array in (*dense, *sparse):
             try:

@@ -230,6 +230,60 @@ def test_external_data(tmp_path: "os.PathLike[str]") -> None:
         interpret(from_bytes, {"x": x})
 
 
+def _weighted_model(ir_version: int = 8) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """x [2, 256] -> MatMul by a 128 KiB weight -> Reshape by a small shape -> Add a
+    small bias: the large weight between two small initializers in ONNX order."""
+    rng = np.random.default_rng(0)
+    weights = {"bias": rng.standard_normal((4, 32)).astype(np.float32),
+               "w": rng.standard_normal((256, 128)).astype(np.float32),
+               "shape": np.array([-1, 4, 32], np.int64)}
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["m"], name="mm"),
+         helper.make_node("Reshape", ["m", "shape"], ["r"], name="reshape"),
+         helper.make_node("Add", ["r", "bias"], ["y"], name="add")], "weighted",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4, 32])],
+        [numpy_helper.from_array(v, k) for k, v in weights.items()])
+    if ir_version < 4:  # initializers were graph inputs too
+        graph.input.extend(helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+                           for k, v in weights.items())
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=ir_version)
+    return model, weights
+
+
+@pytest.mark.parametrize("ir_version", [3, 8])
+def test_large_weights_import_alike_without_reaching_the_checker(monkeypatch: pytest.MonkeyPatch,
+                                                                 ir_version: int) -> None:
+    """A weight above STAND_IN_BYTES reaches the checker and shape inference as a
+    graph input of its type; the module is the one it gives when every weight does
+    reach them, and computes what onnx.reference does."""
+    import geir.onnx_importer as importer
+    model, _ = _weighted_model(ir_version)
+    assert numpy_helper.to_array(model.graph.initializer[1]).nbytes > importer.STAND_IN_BYTES
+    text = module_to_string(import_onnx(model, input_shapes={"N": (2,)}))
+    monkeypatch.setattr(importer, "STAND_IN_BYTES", 1 << 62)
+    assert module_to_string(import_onnx(model, input_shapes={"N": (2,)})) == text
+    assert [line.split(" = ")[0].strip() for line in text.splitlines() if "ge.weights" in line] == \
+        ["%bias", "%w", "%shape"]
+    x = np.random.default_rng(1).standard_normal((2, 256)).astype(np.float32)
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_allclose(interpret(parse_module(text), {"x": x})["y"], expected, rtol=1e-5, atol=1e-5)
+
+
+def test_eliding_never_reads_a_large_external_weight(tmp_path: "os.PathLike[str]") -> None:
+    """--elide-weights drops a large weight's bytes, so its external file is not read
+    (here it is truncated: reading it is an error); a small one's still is."""
+    model, _ = _weighted_model()
+    path = os.path.join(tmp_path, "weighted.onnx")
+    onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=False, size_threshold=0)
+    with open(os.path.join(tmp_path, "w"), "wb"):
+        pass  # the large weight's file, emptied
+    text = module_to_string(import_onnx(path, input_shapes={"N": (2,)}, elide_weights=True))
+    assert "dense<[-1, 4, 32]>" in text and "dense_resource<w>" in text
+    with pytest.raises(DiagnosticError, match="tensor 'w': cannot load external data"):
+        import_onnx(path, input_shapes={"N": (2,)})
+
+
 def test_input_shapes_bind_dynamic_dims() -> None:
     module = import_onnx(_relu_model(["N", 3]), input_shapes={"x": (4, 3)})
     sig = graph_signature(module)

@@ -293,11 +293,12 @@ def graph_only() -> None:
     _save(_model(graph), "graph_only.onnx", check=False)
 
 
-def _add_weight(weight: onnx.TensorProto, name: str, dtype: int = TensorProto.FLOAT) -> None:
+def _add_weight(weight: onnx.TensorProto, name: str, dtype: int = TensorProto.FLOAT,
+                shape: tuple[int, ...] = (4,)) -> None:
     """``y = x + w`` with the given (malformed) initializer ``w``, unchecked."""
     graph = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], name,
-                              [helper.make_tensor_value_info("x", dtype, [4])],
-                              [helper.make_tensor_value_info("y", dtype, [4])], [weight])
+                              [helper.make_tensor_value_info("x", dtype, list(shape))],
+                              [helper.make_tensor_value_info("y", dtype, list(shape))], [weight])
     _save(_model(graph), f"{name}.onnx", check=False)
 
 
@@ -306,6 +307,10 @@ def malformed_tensors() -> None:
     long = numpy_helper.from_array(np.ones(4, np.float32), "w")
     long.raw_data = long.raw_data + bytes(4)  # 20 bytes for 4 floats
     _add_weight(long, "raw_data_too_long")
+    # a weight too large for the checker to be shown (the importer checks it as it reads it)
+    short = numpy_helper.from_array(np.ones((128, 129), np.float32), "w")
+    short.raw_data = short.raw_data[:-4]
+    _add_weight(short, "large_raw_data_too_short", shape=(128, 129))
     unknown = numpy_helper.from_array(np.ones(4, np.float32), "w")
     unknown.data_type = 99
     _add_weight(unknown, "unknown_data_type")
