@@ -6,6 +6,7 @@ generic form matches ``mlir-opt`` byte for byte. Attributes are immutable.
 
 from __future__ import annotations
 
+import base64
 import math
 import struct
 from typing import Any, Iterator, Mapping, Sequence
@@ -453,7 +454,8 @@ class ResourceBlob:
     def to_hex(self) -> str:
         """MLIR's blob encoding: a little-endian u32 alignment, then the bytes."""
         assert self.data is not None
-        return "0x" + (struct.pack("<I", self.alignment) + self.data).hex().upper()
+        # b16encode writes upper-case hex in one pass (bytes.hex() and upper() take two)
+        return "0x" + base64.b16encode(struct.pack("<I", self.alignment) + self.data).decode("ascii")
 
 
 @attrs.frozen(repr=False)

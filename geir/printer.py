@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Mapping
-from typing import TextIO
+from typing import Callable, TextIO
 
 import attrs
 
@@ -643,25 +643,45 @@ class _Printer:
         blobs = [b for b in self.module.used_resources() if b.data is not None and id(b) not in self.elided
                  and b.name != "__elided__"]
         md: FileMetadata = self.module.file_metadata or FileMetadata()
-        groups: dict[str, list[tuple[str, str]]] = {}
+        # (key, value) pairs per dialect; a blob's value is written as it comes, so
+        # that a model's weights are never all in memory as text at once
+        groups: dict[str, list[tuple[str, Callable[[], str] | str]]] = {}
         order = md.dialect_order if "builtin" in md.dialect_order else ["builtin", *md.dialect_order]
         for dialect in order:
             if dialect == "builtin":
-                entries = [(b.name, f'"{b.to_hex()}"') for b in blobs]
+                entries: list[tuple[str, Callable[[], str] | str]] = [(b.name, b.to_hex) for b in blobs]
             else:
                 entries = [(_resource_key(e.key), e.value_text()) for e in md.dialect_resources.get(dialect, [])]
             if entries:
                 groups[dialect] = entries
-        external = {name: [(_resource_key(e.key), e.value_text()) for e in entries]
-                    for name, entries in md.external_resources.items() if entries}
+        external: dict[str, list[tuple[str, Callable[[], str] | str]]] = {
+            name: [(_resource_key(e.key), e.value_text()) for e in entries]
+            for name, entries in md.external_resources.items() if entries}
         sections = [(kind, g) for kind, g in (("dialect", groups), ("external", external)) if g]
         if not sections:
             return
         w = self.out.write
         w("\n{-#\n")
-        w(",\n".join(f"  {kind}_resources: {{\n" + ",\n".join(
-            f"    {_resource_key(name)}: {{\n" + ",\n".join(f"      {k}: {v}" for k, v in entries) + "\n    }"
-            for name, entries in g.items()) + "\n  }" for kind, g in sections))
+        for i, (kind, g) in enumerate(sections):
+            if i:
+                w(",\n")
+            w(f"  {kind}_resources: {{\n")
+            for j, (name, entries) in enumerate(g.items()):
+                if j:
+                    w(",\n")
+                w(f"    {_resource_key(name)}: {{\n")
+                for k, (key, value) in enumerate(entries):
+                    if k:
+                        w(",\n")
+                    w(f"      {key}: ")
+                    if callable(value):  # a blob: its hex string, made as it is written
+                        w('"')
+                        w(value())
+                        w('"')
+                    else:
+                        w(value)
+                w("\n    }")
+            w("\n  }")
         w("\n#-}\n")
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from geir.attributes import ArrayAttr, DenseElementsAttr, FloatAttr, IntegerAttr, StringAttr
 from geir.parser import parse_attribute
@@ -36,6 +40,21 @@ def test_arrays_elide_only_the_default_types() -> None:
 def test_strings_escape_as_llvm_does() -> None:
     assert str(StringAttr('a"b\\c\n\u00e9')) == '"a\\22b\\\\c\\0A\\C3\\A9"'
     assert parse_attribute(str(StringAttr('a"b\\c\n\u00e9'))) == StringAttr('a"b\\c\n\u00e9')
+
+
+#: MLIR's string literal as a plain definition: any character but a quote, a
+#: backslash or a newline, or one of the escapes \" \\ \n \t \XX
+MLIR_STRING = re.compile(r'"(\\(["\\nt]|[0-9a-fA-F]{2})|[^"\\\n])*"')
+
+
+@given(st.text(alphabet='"\\\nnt0aFgx\u00e9 ', max_size=24))
+def test_the_string_token_is_mlirs_string_literal(body: str) -> None:
+    """The grammar's STRING token (written for speed on long hex blobs) matches
+    exactly the literals the plain definition does."""
+    from geir.parser import _lark
+    token = next(t for t in _lark().terminals if t.name == "STRING")
+    literal = f'"{body}"'
+    assert bool(re.fullmatch(token.pattern.to_regexp(), literal)) == bool(MLIR_STRING.fullmatch(literal))
 
 
 def test_string_tensors_round_trip() -> None:

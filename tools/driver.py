@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import tempfile
 import traceback
-from typing import Callable
+from typing import Callable, TextIO
 
 __all__ = ["read_input", "write_output", "run_guarded", "add_debug_argument", "EXIT_INTERNAL"]
 
@@ -24,9 +25,15 @@ def read_input(path: str) -> tuple[str, str]:
         return path, f.read()
 
 
-def write_output(path: str, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` atomically (a temp file renamed into place)."""
+def write_output(path: str, data: str | bytes | Callable[[TextIO], None]) -> None:
+    """Write ``data`` to ``path`` atomically (a temp file renamed into place).
+    ``data`` may be a function that writes text to the stream it is given, so that
+    a large output (a model's weights as hex) never has to be one string."""
     if path == "-":
+        if callable(data):  # whole or nothing on stdout too
+            buffer = io.StringIO()
+            data(buffer)
+            data = buffer.getvalue()
         if isinstance(data, bytes):
             sys.stdout.buffer.write(data)
         else:
@@ -36,8 +43,12 @@ def write_output(path: str, data: str | bytes) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".geir-")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        if callable(data):
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as text:
+                data(text)
+        else:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -73,7 +73,7 @@ def _gear_option(args: argparse.Namespace) -> tuple[str, str] | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from geir.printer import PrintOptions, module_to_string
+    from geir.printer import PrintOptions, print_module
     from geir.tools.driver import read_input, write_output
     options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo, elide_constants_larger_than=args.elide)
     gear = _gear_option(args)
@@ -100,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
             from geir.verifier import verify
             compile_gears(module, gear[0], gears)  # type: ignore[arg-type]
             verify(module)
-        write_output(args.output, module_to_string(module, options))
+        write_output(args.output, lambda out: print_module(module, out, options))
         return 0
     for flag, value in (("--precision-mode", args.precision_mode), ("--insert-op-conf", args.insert_op_conf)):
         if value is not None:
@@ -121,7 +121,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     from geir.backends.task_json import json_to_module
     name, text = read_input(args.input)
-    write_output(args.output, module_to_string(json_to_module(text, name), options))
+    imported = json_to_module(text, name)
+    write_output(args.output, lambda out: print_module(imported, out, options))
     return 0
 
 
