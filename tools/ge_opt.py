@@ -10,7 +10,7 @@ import argparse
 import io
 import sys
 import time
-from typing import Any, Sequence
+from typing import Any, Sequence, TextIO
 
 VERSION = "0.1.0"
 
@@ -105,7 +105,7 @@ def _run(args: argparse.Namespace) -> int:
     from geir.diagnostic_verifier import check_diagnostics, parse_expectations
     from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile, SourceManager
     from geir.parser import parse_module, split_input_file
-    from geir.printer import PrintOptions, module_to_string
+    from geir.printer import PrintOptions, print_module
     from geir.verifier import verify
     from geir.passes.instrumentation import PassTiming, PrintIRAfter, TimingReport
     from geir.passes.pass_base import PassContext
@@ -136,12 +136,12 @@ def _run(args: argparse.Namespace) -> int:
         name, text = read_input(path)
         sources.add(SourceFile(name, text))  # every chunk's diagnostics show their source line
         chunks += [(name, c, o) for c, o in (split_input_file(text) if args.split_input_file else [(text, 0)])]
-    outputs: list[str] = []
+    outputs: list[Any] = []  # the modules to print
     failed = False
     timing = TimingReport() if args.mlir_timing else None
     for name, chunk, offset in chunks:
         emitted: list[Diagnostic] = []
-        out_text: str | None = None
+        result: Any = None
         dump = io.StringIO()
         try:
             t0 = time.perf_counter()
@@ -160,10 +160,7 @@ def _run(args: argparse.Namespace) -> int:
                 pm.run(module, ctx)
             finally:
                 emitted.extend(ctx.diagnostics)
-            t1 = time.perf_counter()
-            out_text = module_to_string(module, options)
-            if timing is not None:
-                timing.add("Output", time.perf_counter() - t1)
+            result = module
         except DiagnosticError as e:
             emitted.extend(e.diagnostics)
             for source in e.source_files:  # a file a pass option names
@@ -180,14 +177,22 @@ def _run(args: argparse.Namespace) -> int:
                 sys.stderr.write("".join(d.format(sources) for d in shown))
             if any(d.severity == "error" for d in emitted):
                 failed = True
-        if out_text is not None:
-            outputs.append(out_text)
+        if result is not None:
+            outputs.append(result)
+    if not failed:
+        def emit(out: TextIO) -> None:
+            # printed straight into the output file: a model's weights are never one string
+            t1 = time.perf_counter()
+            for i, module in enumerate(outputs):
+                if i:
+                    out.write("// -----\n")
+                print_module(module, out, options)
+            if timing is not None:
+                timing.add("Output", time.perf_counter() - t1)
+        write_output(args.output, emit)
     if timing is not None:
         sys.stderr.write(timing.format(time.perf_counter() - t_start))
-    if failed:
-        return 1
-    write_output(args.output, "// -----\n".join(outputs))
-    return 0
+    return 1 if failed else 0
 
 
 def _remark_wanted(d: Any, pattern: str | None) -> bool:
