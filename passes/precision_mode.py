@@ -390,6 +390,9 @@ def converted_constant(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return np.broadcast_to(converted_constant(data[(0,) * data.ndim].reshape(1), dtype)[0], data.shape)
     if dtype != np.float16 or data.dtype.kind != "f" or data.dtype.itemsize <= 2:
         return data.astype(dtype)
-    largest = float(np.finfo(np.float16).max)
-    wide = np.where(np.isnan(data), np.copysign(largest, data), np.clip(data, -largest, largest))
-    return wide.astype(np.float16)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = data.astype(np.float16)  # in range, the cast GE's rounds as; beyond, inf
+    bad = ~np.isfinite(out)  # (two passes over a model's weights, where clipping first took five)
+    if bad.any():
+        out[bad] = np.copysign(np.finfo(np.float16).max, data[bad])
+    return out
