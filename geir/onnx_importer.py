@@ -113,7 +113,8 @@ def import_onnx(source: "str | bytes | os.PathLike[str] | onnx.ModelProto", *,
             an input or names no input or symbol, uses an unsupported type or (with ``strict``) an op with no ge
             counterpart; every message names the node (or input) at fault.
     """
-    owned = not isinstance(source, onnx_model_type())
+    import onnx
+    owned = not isinstance(source, onnx.ModelProto)  # a proto is the caller's: imported from a copy
     # eliding, a large initializer's external bytes would be read only to be dropped
     model, where = _load(source, read_large_external=not elide_weights)
     original_opset = _default_opset(model)
@@ -127,12 +128,6 @@ def import_onnx(source: "str | bytes | os.PathLike[str] | onnx.ModelProto", *,
 
 def _fail(message: str, where: str) -> DiagnosticError:
     return DiagnosticError(Diagnostic("error", message, NameLoc(where)))
-
-
-def onnx_model_type() -> type:
-    """``onnx.ModelProto`` (imported on first use: onnx is slow to import)."""
-    import onnx
-    return onnx.ModelProto
 
 
 def _load(source: Any, read_large_external: bool = True) -> "tuple[onnx.ModelProto, str]":

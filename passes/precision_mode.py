@@ -391,8 +391,8 @@ def converted_constant(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if dtype != np.float16 or data.dtype.kind != "f" or data.dtype.itemsize <= 2:
         return data.astype(dtype)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = data.astype(np.float16)  # in range, the cast GE's rounds as; beyond, inf
-    bad = ~np.isfinite(out)  # (two passes over a model's weights, where clipping first took five)
+        out = data.astype(np.float16)  # rounds as GE's conversion does in range; inf beyond
+    bad = ~np.isfinite(out)  # (two passes over a model's weights; clipping first took five)
     if bad.any():
         out[bad] = np.copysign(np.finfo(np.float16).max, data[bad])
     return out
