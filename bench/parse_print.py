@@ -61,12 +61,11 @@ def _xdsl(path: str) -> float | None:
 def _weighted_graph(mib: int) -> str:
     """``y = x + w`` over a random f32 weight of ``mib`` MiB, in generic form."""
     import numpy as np
-    from geir.attributes import DenseResourceAttr
+    from geir.attributes import DenseResourceAttr, StringAttr, TypeAttr
     from geir.module import Module
     from geir.operation import Block, Operation, Region
-    from geir.attributes import ArrayAttr, StringAttr, TypeAttr
-    from geir.types import F32, FunctionType, TensorType
     from geir.printer import PrintOptions, module_to_string
+    from geir.types import F32, FunctionType, TensorType
     n = mib * (1 << 20) // 4
     t = TensorType((n,), F32)
     module = Module()

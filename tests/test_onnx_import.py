@@ -230,7 +230,7 @@ def test_external_data(tmp_path: "os.PathLike[str]") -> None:
         interpret(from_bytes, {"x": x})
 
 
-def _weighted_model(ir_version: int = 8) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+def _weighted_model(ir_version: int = 8) -> onnx.ModelProto:
     """x [2, 256] -> MatMul by a 128 KiB weight -> Reshape by a small shape -> Add a
     small bias: the large weight between two small initializers in ONNX order."""
     rng = np.random.default_rng(0)
@@ -247,8 +247,7 @@ def _weighted_model(ir_version: int = 8) -> tuple[onnx.ModelProto, dict[str, np.
     if ir_version < 4:  # initializers were graph inputs too
         graph.input.extend(helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
                            for k, v in weights.items())
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=ir_version)
-    return model, weights
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=ir_version)
 
 
 @pytest.mark.parametrize("ir_version", [3, 8])
@@ -258,7 +257,7 @@ def test_large_weights_import_alike_without_reaching_the_checker(monkeypatch: py
     graph input of its type; the module is the one it gives when every weight does
     reach them, and computes what onnx.reference does."""
     import geir.onnx_importer as importer
-    model, _ = _weighted_model(ir_version)
+    model = _weighted_model(ir_version)
     assert numpy_helper.to_array(model.graph.initializer[1]).nbytes > importer.STAND_IN_BYTES
     text = module_to_string(import_onnx(model, input_shapes={"N": (2,)}))
     monkeypatch.setattr(importer, "STAND_IN_BYTES", 1 << 62)
@@ -273,7 +272,7 @@ def test_large_weights_import_alike_without_reaching_the_checker(monkeypatch: py
 def test_eliding_never_reads_a_large_external_weight(tmp_path: "os.PathLike[str]") -> None:
     """--elide-weights drops a large weight's bytes, so its external file is not read
     (here it is truncated: reading it is an error); a small one's still is."""
-    model, _ = _weighted_model()
+    model = _weighted_model()
     path = os.path.join(tmp_path, "weighted.onnx")
     onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=False, size_threshold=0)
     with open(os.path.join(tmp_path, "w"), "wb"):
