@@ -68,7 +68,7 @@ from geir.types import F32, I1, I64, NONE, ElementType, FunctionType, TensorType
 if TYPE_CHECKING:  # onnx is imported lazily: ``import geir`` must stay cheap
     import onnx
 
-__all__ = ["import_onnx", "INLINE_CONSTANT_LIMIT", "MIN_OPSET"]
+__all__ = ["import_onnx", "INLINE_CONSTANT_LIMIT", "MIN_OPSET", "STAND_IN_BYTES"]
 
 #: constants with at most this many elements print inline as ``dense<...>``
 INLINE_CONSTANT_LIMIT = 16
