@@ -503,6 +503,23 @@ def test_reshape_round_trip(x: np.ndarray, data: st.DataObject) -> None:
     np.testing.assert_array_equal(flat, x.reshape(-1))
 
 
+@pytest.mark.parametrize("op,extra,attrs", [
+    ("Identity", [], {}), ("Reshape", [np.array([6, 2], np.int64)], {}), ("Flatten", [], {"axis": 1}),
+    ("Squeeze", [np.array([0], np.int64)], {}), ("Unsqueeze", [np.array([0], np.int64)], {})])
+def test_reshapes_copy_a_writable_input_and_view_a_read_only_one(op: str, extra: list[np.ndarray],
+                                                                 attrs: dict[str, Any]) -> None:
+    """Outputs never alias an input anything could write through; a read-only input
+    (a weight, read in place from its blob) is viewed, not copied, and stays read-only."""
+    x = np.arange(12, dtype=np.float32).reshape(1, 3, 4)
+    kernel = get_kernel(op)
+    (copied,) = kernel([x, *extra], attrs)
+    assert not np.shares_memory(copied, x)
+    x.flags.writeable = False
+    (viewed,) = kernel([x, *extra], attrs)
+    assert np.shares_memory(viewed, x) and not viewed.flags.writeable
+    np.testing.assert_array_equal(viewed, copied)
+
+
 # ------------------------------------------------------------------ registry
 
 def test_get_kernel_unknown_op_names_the_fallback() -> None:

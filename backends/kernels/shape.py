@@ -29,6 +29,15 @@ def _index_array(indices: np.ndarray, size: int) -> np.ndarray:
 
 # ------------------------------------------------------------------- reshaping
 
+def _own(view: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """``view`` of ``source`` as an output: a copy, so that outputs never alias
+    inputs, unless ``source`` is read-only (a weight, read in place from its
+    blob): nothing can write through such a view, and a model that reshapes its
+    weights (an exporter's Identity on each shared weight, one per layer) would
+    otherwise hold a copy of each at once, as GE's no-task ops do not."""
+    return view if not source.flags.writeable else view.copy()
+
+
 @register("Reshape")
 def reshape(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     """Reshape: 0 copies the input dim (unless ``allowzero``), -1 is inferred."""
@@ -36,7 +45,7 @@ def reshape(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     dims = int_list(shape)
     if not attrs.get("allowzero", 0):
         dims = [x.shape[i] if d == 0 else d for i, d in enumerate(dims)]
-    return [x.reshape(dims).copy()]
+    return [_own(x.reshape(dims), x)]
 
 
 @register("Flatten")
@@ -46,7 +55,7 @@ def flatten(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     axis = int(attrs.get("axis", 1))
     axis = axis + x.ndim if axis < 0 else axis
     outer = int(np.prod(x.shape[:axis], dtype=np.int64))
-    return [x.reshape(outer, -1 if outer else int(np.prod(x.shape[axis:]))).copy()]
+    return [_own(x.reshape(outer, -1 if outer else int(np.prod(x.shape[axis:]))), x)]
 
 
 @register("Transpose")
@@ -64,8 +73,8 @@ def squeeze(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     x = inputs[0]
     axes = axes_from(inputs, attrs, 1)
     if not axes:
-        return [np.squeeze(x).copy()]
-    return [np.squeeze(x, axis=normalize_axes(axes, x.ndim)).copy()]
+        return [_own(np.squeeze(x), x)]
+    return [_own(np.squeeze(x, axis=normalize_axes(axes, x.ndim)), x)]
 
 
 @register("Unsqueeze")
@@ -74,13 +83,13 @@ def unsqueeze(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     x = inputs[0]
     axes = axes_from(inputs, attrs, 1) or []
     out_rank = x.ndim + len(axes)
-    return [np.expand_dims(x, normalize_axes(axes, out_rank)).copy()]
+    return [_own(np.expand_dims(x, normalize_axes(axes, out_rank)), x)]
 
 
 @register("Identity")
 def identity(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """Identity (a copy: outputs never alias inputs)."""
-    return [inputs[0].copy()]
+    """Identity (a copy of a writable input: see :func:`_own`)."""
+    return [_own(inputs[0], inputs[0])]
 
 
 # ------------------------------------------------------------- join and split
