@@ -34,7 +34,8 @@ def _own(view: np.ndarray, source: np.ndarray) -> np.ndarray:
     inputs, unless ``source`` is read-only (a weight, read in place from its
     blob): nothing can write through such a view, and a model that reshapes its
     weights (an exporter's Identity on each shared weight, one per layer) would
-    otherwise hold a copy of each at once, as GE's no-task ops do not."""
+    otherwise hold a copy of each at once. (GE's no-task reshapes alias their
+    input too.)"""
     return view if not source.flags.writeable else view.copy()
 
 
