@@ -21,7 +21,7 @@ __all__ = [
     "ArrayAttr", "DictionaryAttr", "SymbolRefAttr", "TypeAttr", "DenseElementsAttr",
     "DenseArrayAttr", "DenseResourceAttr", "ResourceBlob", "Location", "UnknownLoc",
     "FileLineColLoc", "NameLoc", "FusedLoc", "CallSiteLoc", "OpaqueAttr", "ResourceEntry",
-    "FileMetadata", "escape_string",
+    "FileMetadata", "escape_string", "is_splat_view", "splat_view",
     "format_float", "to_attribute", "UNIT", "UNKNOWN_LOC",
 ]
 
@@ -352,6 +352,18 @@ def _format_nested(a: Any, et: ElementType) -> str:
     return "[" + ", ".join(_format_nested(x, et) for x in a) + "]"
 
 
+def is_splat_view(array: np.ndarray) -> bool:
+    """Whether ``array`` is one value broadcast to its shape (some elements, every
+    stride 0): a splat constant (a ConstantOfShape weight) kept a view, which
+    printing, hashing, folding and conversion handle without materialising it."""
+    return array.size > 0 and not any(array.strides)
+
+
+def splat_view(array: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """``array``'s first element broadcast to ``shape`` (a read-only view)."""
+    return np.broadcast_to(array[(0,) * array.ndim], tuple(shape))
+
+
 @attrs.frozen(repr=False, eq=False)
 class DenseElementsAttr(Attribute):
     """``dense<...> : tensor<...>``: a constant tensor held as a numpy array."""
@@ -365,7 +377,7 @@ class DenseElementsAttr(Attribute):
         if a.size == 0:
             return f"dense<> : {self.type}"
         flat = a.reshape(-1)
-        if not any(a.strides):  # one value broadcast: a splat without looking at every element
+        if is_splat_view(a):  # a splat without looking at every element
             return f"dense<{_format_scalar(flat[0].item(), et)}> : {self.type}"
         # One repeated value prints as a splat, as MLIR does (bitwise, so -0.0 and NaN count).
         if a.dtype.kind in "biuf":
@@ -382,7 +394,7 @@ class DenseElementsAttr(Attribute):
         all equal: ``dense<"0x...">``, the elements' bytes as stored (an i1 a
         byte, bf16 two); None when MLIR prints the elements."""
         a = self.array
-        if a.size <= 100 or a.dtype.kind not in "biuf" or not any(a.strides):
+        if a.size <= 100 or a.dtype.kind not in "biuf" or is_splat_view(a):
             return None
         flat = a.reshape(-1)
         bits = flat.view(_uint_view(a.dtype))

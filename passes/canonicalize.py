@@ -26,7 +26,7 @@ import attrs
 import numpy as np
 
 from geir.absent_weights import is_absent
-from geir.attributes import DenseElementsAttr, DenseResourceAttr
+from geir.attributes import DenseElementsAttr, DenseResourceAttr, is_splat_view, splat_view
 from geir.constants import CONSTANT_OPS, constant_value
 from geir.module import Module
 from geir.operation import Operation, Value
@@ -58,9 +58,8 @@ def constant_attr(module: Module, array: np.ndarray, rt: TensorType,
                   op: Operation) -> DenseElementsAttr | DenseResourceAttr:
     """The ``value`` of a constant folded from ``op``: inline when small or a
     splat, else a resource blob of ``module`` named after the one ``op`` read."""
-    if array.size > 0 and not any(array.strides):
-        # one value broadcast (a ConstantOfShape): a splat, never materialised
-        return DenseElementsAttr(rt, np.broadcast_to(array[(0,) * array.ndim], rt.shape))
+    if is_splat_view(array):  # a ConstantOfShape: a splat, never materialised
+        return DenseElementsAttr(rt, splat_view(array, rt.shape))
     flat = array.reshape(-1)
     splat = flat.size > 0 and bool(np.all(flat == flat[0]))
     if array.size <= INLINE_CONSTANT_LIMIT or splat or element_type_from_numpy(array.dtype) is not rt.element_type:
@@ -133,8 +132,8 @@ class FoldConstantLayout(RewritePattern):
             return False
         if any(constant_value(v) is None for v in op.operands[1:]):
             return False  # a data-dependent shape operand
-        if value.size and not any(value.strides):
-            folded = np.broadcast_to(value[(0,) * value.ndim], rt.shape)  # a splat stays one value
+        if is_splat_view(value):
+            folded = splat_view(value, rt.shape)  # a splat stays one value
         elif op.name == "ge.transpose":
             perm = op.get_attr("perm")
             folded = np.ascontiguousarray(np.transpose(value, perm if perm is not None else None))
@@ -277,8 +276,8 @@ def fold_op(op: Operation, limit: int | None = FOLD_LIMIT,
                                  or any(d is not None and d != s for d, s in zip(rt.shape, value.shape))):
         return None  # not what the op declares: leave it to the verifier's diagnostic
     value = value.astype(storage_dtype(rt.element_type), copy=False)
-    if value.size and not any(value.strides):
-        return value  # one value broadcast: kept a view
+    if is_splat_view(value):
+        return value  # kept a view
     return np.ascontiguousarray(value) if value.ndim else value
 
 

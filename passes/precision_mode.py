@@ -41,7 +41,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from geir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr, TypeAttr
+from geir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr, TypeAttr, is_splat_view
 from geir.backends.cost_model import CUBE_OPS, INT8_CUBE_OPS, normalize_engine
 from geir.backends.device_profile import PRECISION_MODES, load_profile
 from geir.constants import CONSTANT_OPS
@@ -385,8 +385,7 @@ def converted_constant(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
     finite f16 of their sign (an attention mask's ``finfo(float32).min`` becomes
     -65504, not -inf, so ``0 * mask`` stays 0)."""
     dtype = np.dtype(dtype)
-    if data.size and not any(data.strides):
-        # one value broadcast (a splat weight): convert the value, keep the view
+    if is_splat_view(data):  # a splat weight: convert the value, keep the view
         return np.broadcast_to(converted_constant(data[(0,) * data.ndim].reshape(1), dtype)[0], data.shape)
     if dtype != np.float16 or data.dtype.kind != "f" or data.dtype.itemsize <= 2:
         return data.astype(dtype)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from geir.attributes import is_splat_view
 from geir.backends.emulator.program import Program
 from geir.backends.task_list import ARENA, Kernel, Memcpy, TaskList, TensorRef
 from geir.diagnostics import Diagnostic, DiagnosticError, location_from_text
@@ -120,8 +121,8 @@ class DeviceMemory:
             image = np.zeros(self.task_list.weight_size, dtype=np.uint8)
             for offset, value in self._weights.items():
                 dst = image[offset:offset + value.nbytes]
-                if value.size and not any(value.strides):
-                    dst.view(value.dtype)[...] = value.reshape(-1)[0]  # a splat: filled, never expanded first
+                if is_splat_view(value):
+                    dst.view(value.dtype)[...] = value.reshape(-1)[0]  # filled, never expanded first
                 else:
                     dst[...] = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
             image.flags.writeable = False
