@@ -146,24 +146,17 @@ class HostDriver(Interpreter):
         """Lower and emulate ``ops`` (the results of a single data-dependent op
         bound to ``result_shapes``); or, when an op's result size depends on
         values, launch nothing and return its index."""
-        inside = set(ops)
-        defined = {r for op in ops for r in op.results}
-        inputs: list[Value] = []
-        for op in ops:
-            for v in op.operands:
-                if v not in defined and v not in inputs and not _is_constant(v):
-                    inputs.append(v)
-        outputs = [r for op in ops for r in op.results if any(_block_op(u.owner, ops[0].parent) not in inside
-                                                            for u in r.uses)]
+        inputs, outputs = _interface(ops)
         arrays = [env[v] for v in inputs]
         key = (id(ops[0]), len(ops), *((None if a is None else (np.shape(a), np.asarray(a).dtype.str))
                                        for a in arrays), None if result_shapes is None else tuple(result_shapes))
         task_list = self._lowered.get(key)
         if task_list is None:
-            try:
-                task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs, result_shapes)
-            except _DataDependent as split:
-                return split.index
+            if result_shapes is None:
+                split = self._first_data_dependent(ops, env)
+                if split is not None:
+                    return split
+            task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs, result_shapes)
         from geir.backends.emulator import emulate
         feeds = {f"in{i}": np.asarray(a) for i, a in enumerate(a for a in arrays if a is not None)}
         result = emulate(task_list, feeds, self.options)
@@ -186,19 +179,32 @@ class HostDriver(Interpreter):
             env[v] = result.outputs[f"out{i}"]
         return None
 
-    def _lower(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value],
-               result_shapes: list[tuple[int, ...]] | None = None) -> Any:
-        """The task list of ``ops`` as a graph with ``inputs`` bound to the shapes
-        of ``arrays`` (and, for one data-dependent op, its results to ``result_shapes``).
+    def _first_data_dependent(self, ops: list[Operation], env: Env) -> int | None:
+        """The index of the first of ``ops`` whose result size depends on values, or None.
 
-        Raises:
-            _DataDependent: an op's result size depends on values (its index).
-        """
-        from geir.backends.rt_module import task_list_from_model
-        from geir.passes.lower_to_tasks import lower_graph
+        Prefixes of doubling length are specialised in turn, so finding an op costs
+        in proportion to its index, not to the ops after it: a block of many
+        data-dependent ops (a detector's per-class NMS) splits in linear time."""
+        window = _FIRST_PROBE
+        while True:
+            prefix = ops[:window]
+            inputs, outputs = _interface(prefix)
+            _, _, clones = self._specialized(prefix, inputs, [env[v] for v in inputs], outputs, "probe")
+            for index, op in enumerate(prefix):
+                clone = clones.get(op)
+                if clone is not None and clone.parent is not None and any(
+                        isinstance(r.type, TensorType) and not r.type.is_static for r in clone.results):
+                    return index
+            if window >= len(ops):
+                return None
+            window *= 2
+
+    def _specialized(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value],
+                     name: str) -> tuple[Operation, Module, dict[Operation, Operation]]:
+        """``ops`` copied into a graph ``name`` whose ``inputs`` have the shapes of
+        ``arrays``, its shapes specialised to them; with the scratch module and
+        each op's copy (an op folding removed has a copy with no parent)."""
         from geir.passes.specialize_shapes import specialize_graph
-        from geir.verifier import verify_op
-        name = self._segments.setdefault((id(ops[0]), len(ops)), f"segment{len(self._segments)}")
         block = Block()
         mapping = IRMapping()
         for v, a in zip(inputs, arrays):
@@ -215,8 +221,10 @@ class HostDriver(Interpreter):
         constants = [v for op in ops for v in op.operands if _is_constant(v)]
         for v in dict.fromkeys(constants):  # the weights a segment reads live in its own weight space
             block.append(v.op.clone(mapping))  # type: ignore[attr-defined]
+        clones: dict[Operation, Operation] = {}
         for op in ops:  # cloned: the original block stays as it is
-            block.append(op.clone(mapping))
+            clones[op] = op.clone(mapping)
+            block.append(clones[op])
         block.append(Operation("ge.return", [mapping.values[v] for v in outputs]))
         ftype = FunctionType([a.type for a in block.arguments], [mapping.values[v].type for v in outputs])
         graph = Operation("ge.graph", attributes={
@@ -228,27 +236,44 @@ class HostDriver(Interpreter):
             location=ops[0].location)
         scratch = Module()
         specialize_graph(graph, scratch, {i: a.type.shape for i, a in enumerate(block.arguments)})  # type: ignore[union-attr]
-        body = [op for op in block.ops if op.name not in ("ge.none", "ge.return") and op.name not in CONSTANT_OPS]
+        return graph, scratch, clones
+
+    def _lower(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value],
+               result_shapes: list[tuple[int, ...]] | None = None) -> Any:
+        """The task list of ``ops`` as a graph with ``inputs`` bound to the shapes
+        of ``arrays`` (and, for one data-dependent op, its results to ``result_shapes``)."""
+        from geir.backends.rt_module import task_list_from_model
+        from geir.passes.lower_to_tasks import lower_graph
+        from geir.verifier import verify_op
+        name = self._segments.setdefault((id(ops[0]), len(ops)), f"segment{len(self._segments)}")
+        graph, scratch, clones = self._specialized(ops, inputs, arrays, outputs, name)
         if result_shapes is not None:
-            (only,) = body
-            for r, shape in zip(only.results, result_shapes):
+            (only,) = ops
+            for r, shape in zip(clones[only].results, result_shapes):
                 r.type = TensorType(shape, r.type.element_type)  # type: ignore[union-attr]
-            ret = block.last_op
+            ret = graph.regions[0].blocks[0].last_op
+            ftype = graph.attributes["function_type"].value  # type: ignore[union-attr]
             graph.attributes["function_type"] = TypeAttr(FunctionType(ftype.inputs, [v.type for v in ret.operands]))  # type: ignore[union-attr]
-        else:
-            for index, op in enumerate(body):
-                if any(isinstance(r.type, TensorType) and not r.type.is_static for r in op.results):
-                    raise _DataDependent(index)
         verify_op(graph)
         return task_list_from_model(lower_graph(graph, scratch))
 
 
-class _DataDependent(Exception):
-    """A segment's op ``index`` has a result whose size depends on tensor values."""
+#: ops in the first prefix a data-dependent op is looked for in
+_FIRST_PROBE = 16
 
-    def __init__(self, index: int) -> None:
-        super().__init__(index)
-        self.index = index
+
+def _interface(ops: list[Operation]) -> tuple[list[Value], list[Value]]:
+    """What ``ops`` read from before them (constants aside) and what of theirs is read after."""
+    defined = {r for op in ops for r in op.results}
+    inputs: list[Value] = []
+    for op in ops:
+        for v in op.operands:
+            if v not in defined and v not in inputs and not _is_constant(v):
+                inputs.append(v)
+    inside = set(ops)
+    outputs = [r for op in ops for r in op.results if any(_block_op(u.owner, ops[0].parent) not in inside
+                                                        for u in r.uses)]
+    return inputs, outputs
 
 
 def _is_constant(v: Value) -> bool:

@@ -1,4 +1,4 @@
-"""Models with symbolic dims (issue 10): imported with their dims as ``?``,
+"""Models with symbolic dims: imported with their dims as ``?``,
 run by the interpreter on several sizes, specialised (``specialize-shapes``),
 gear-compiled, and emulated, each compared with ``onnx.reference``.
 
@@ -331,6 +331,37 @@ def test_data_dependent_sizes_run_on_the_emulator_as_their_own_launch(batch: int
         _close(driver.run(feeds), _reference(model, feeds))
         # before NonZero (nothing), NonZero alone, then the rest at the size it gave
         assert [launch.at for launch in driver.launches] == ["NonZero_0", "Transpose_1"]
+
+
+def detector_rounds(rounds: int) -> onnx.ModelProto:
+    """A detector's post-processing in miniature, ``rounds`` times over x[batch, 4]:
+    the non-zero elements of x * c (NonZero -> Transpose -> GatherND), then the top
+    k = min(their count, 2) (Shape -> Min -> TopK). Only NonZero's size depends on
+    values; the shape arithmetic before TopK folds once NonZero's size is known."""
+    nodes, inits, outputs = [], [_ints("two", [2])], []
+    for i in range(rounds):
+        inits.append(numpy_helper.from_array(np.array(i + 1.0, np.float32), f"c{i}"))
+        nodes += [helper.make_node("Mul", ["x", f"c{i}"], [f"r{i}"]),
+                  helper.make_node("NonZero", [f"r{i}"], [f"where{i}"]),
+                  helper.make_node("Transpose", [f"where{i}"], [f"idx{i}"], perm=[1, 0]),
+                  helper.make_node("GatherND", [f"r{i}", f"idx{i}"], [f"v{i}"]),
+                  helper.make_node("Shape", [f"v{i}"], [f"n{i}"]),
+                  helper.make_node("Min", [f"n{i}", "two"], [f"k{i}"]),
+                  helper.make_node("TopK", [f"v{i}", f"k{i}"], [f"y{i}", f"top{i}"])]
+        outputs.append(helper.make_tensor_value_info(f"y{i}", F, [None]))
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["batch", 4])], outputs, inits)
+
+
+def test_a_segment_splits_only_at_the_ops_whose_size_depends_on_values() -> None:
+    model = detector_rounds(3)
+    feeds = {"x": np.array([[0, 1, 0, 2], [3, 0, 0, 5]], np.float32)}
+    driver = HostDriver(_specialised(model, feeds))
+    _close(driver.run(feeds), _reference(model, feeds))
+    # each NonZero launches alone; what follows it, to the next NonZero, is one
+    # launch (the folded Shape -> Min makes TopK static, so it never launches alone)
+    assert [launch.at for launch in driver.launches] == [
+        "Mul_0", "NonZero_1", "Transpose_2", "NonZero_8", "Transpose_9", "NonZero_15", "Transpose_16"]
+    assert [launch.segment for launch in driver.launches] == [f"segment{i}" for i in range(7)]
 
 
 @pytest.mark.parametrize("batch", [1, 4])
