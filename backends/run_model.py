@@ -608,6 +608,8 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     if settings.timing_only:
         raise DiagnosticError(Diagnostic("error", "--timing-only cannot run control flow or data-dependent sizes: "
                                                   "the host reads predicates, trip counts and sizes from the numerics"))
+    from geir.absent_weights import require_weights
+    require_weights(module, "a host-driven run (control flow or data-dependent sizes)", timing_only=False)
     seed = None
     if inputs is None:
         inputs = random_inputs(graph_signature(module), settings.seed)

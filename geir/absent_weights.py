@@ -50,22 +50,27 @@ def module_has_absent_weights(module: Module) -> bool:
     return next(absent_weights(module), None) is not None
 
 
-def absent_weights_error(weight: str, needs: str, op: Operation | None = None) -> DiagnosticError:
+def absent_weights_error(weight: str, needs: str, op: Operation | None = None,
+                         timing_only: bool = True) -> DiagnosticError:
     """The one diagnostic for ``needs`` (``"the interpreter"``, ...) meeting a
-    weight without its bytes; located at ``op`` when given."""
+    weight without its bytes; located at ``op`` when given. ``timing_only``: the
+    model has a timing-only run to suggest (one whose control flow or sizes the
+    host decides from the values has none)."""
+    remedy = ("to get numbers, import the model with its weights file beside it, or run timing-only" if timing_only
+              else "the host decides what to launch from the values, so it has no timing-only run: import the "
+                   "model with its weights file beside it")
     message = (f"{needs} needs the values of weight '{weight}', which the model does not hold (it was "
-               "imported without its weights); to get numbers, import the model with its weights file "
-               "beside it, or run timing-only")
+               f"imported without its weights); {remedy}")
     return DiagnosticError(Diagnostic("error", message, op_position(op) if op is not None else None))
 
 
-def require_weights(module: Module, needs: str) -> None:
+def require_weights(module: Module, needs: str, timing_only: bool = True) -> None:
     """Raise :func:`absent_weights_error` for the first constant of ``module``
     without its bytes; return when every weight is there."""
     first = next(absent_weights(module), None)
     if first is not None:
         op, attr = first
-        raise absent_weights_error(_weight_name(op, attr), needs, op)
+        raise absent_weights_error(_weight_name(op, attr), needs, op, timing_only)
 
 
 def _weight_name(op: Operation, attr: DenseResourceAttr) -> str:
