@@ -320,7 +320,7 @@ def compile_for_run(module: Module, settings: RunSettings, compare: bool | None 
     pipeline), and with ``compare`` (default ``settings.compare``) the same
     pipeline on a single stream; the figures for the report, None if no
     pipeline ran. ``module`` is compiled in place."""
-    from geir.backends.model_compile import (CompileReport, compile_module, needs_pipeline, pass_device,
+    from geir.backends.model_compile import (CompileReport, Compiled, compile_module, needs_pipeline, pass_device,
                                              plan_pipeline, resolve_device)
     if not needs_pipeline(module):
         if any(op.name == "rt.model" for op in module.body.ops):
@@ -338,12 +338,22 @@ def compile_for_run(module: Module, settings: RunSettings, compare: bool | None 
         plan = plan_pipeline(text, settings.streams, device, device_name, list(settings.device_params),
                              settings.mode)
         single = None
+        shared: Compiled | None = None
+        passes = plan.passes
         if (settings.compare if compare is None else compare) and plan.single is not None:
-            compiled = compile_module(module, plan.single, settings.allow_unregistered, copy_first=True)
+            # The passes before the first the single-stream plan changes (partition-streams)
+            # run once; both plans go on from their result.
+            k = next((i for i, (a, b) in enumerate(zip(plan.passes, plan.single)) if a != b), len(plan.single))
+            if k:
+                shared = compile_module(module, plan.passes[:k], settings.allow_unregistered)
+            compiled = compile_module(module, plan.single[k:], settings.allow_unregistered, copy_first=True)
             single = task_list_of(compiled.module, settings.allow_unregistered)
-        compiled = compile_module(module, plan.passes, settings.allow_unregistered, device=device,
+            passes = plan.passes[k:]
+        compiled = compile_module(module, passes, settings.allow_unregistered, device=device,
                                   warm_l2=settings.warm_l2)
-    return CompileReport(plan.text, compiled.memory, single, compiled.bound, list(compiled.warnings))
+    warnings = (list(shared.warnings) if shared is not None else []) + list(compiled.warnings)
+    memory = compiled.memory if compiled.memory is not None or shared is None else shared.memory
+    return CompileReport(plan.text, memory, single, compiled.bound, warnings)
 
 
 def _require_precision_mode_pass() -> None:

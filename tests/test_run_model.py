@@ -88,6 +88,25 @@ def test_options_reach_the_pipeline() -> None:
     assert len(report.streams) == 1 and report.speedup == pytest.approx(1.0, abs=0.01)
 
 
+def test_the_single_stream_comparison_shares_the_passes_before_partitioning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both plans go on from one run of the passes before partition-streams
+    (the weights are converted once), and the report is what separate runs give."""
+    from geir.passes.pass_manager import PassManager
+    ran: list[str] = []
+    original = PassManager.run
+
+    def counting(self: PassManager, module: Any, ctx: Any = None) -> Any:
+        ran.extend(p.name for p in self.passes)
+        return original(self, module, ctx)
+
+    monkeypatch.setattr(PassManager, "run", counting)
+    report = geir.run_model(TINY, device="310p3", timing_only=True)
+    assert ran.count("precision-mode") == 1 and ran.count("canonicalize") == 1
+    assert ran.count("partition-streams") == 2 and ran.count("lower-to-tasks") == 2
+    alone = geir.run_model(TINY, device="310p3", timing_only=True, streams=1)
+    assert report.single_stream_us == pytest.approx(alone.makespan_us)
+
+
 @pytest.mark.skipif(not (ROOT / "passes" / "precision_mode.py").exists(), reason="no precision-mode pass")
 def test_precision_mode_is_ge_defaults_option() -> None:
     kept = geir.run_model(TINY, precision_mode="must_keep_origin_dtype", compare=False)
