@@ -265,15 +265,11 @@ _FIRST_PROBE = 16
 def _interface(ops: list[Operation]) -> tuple[list[Value], list[Value]]:
     """What ``ops`` read from before them (constants aside) and what of theirs is read after."""
     defined = {r for op in ops for r in op.results}
-    inputs: list[Value] = []
-    for op in ops:
-        for v in op.operands:
-            if v not in defined and v not in inputs and not _is_constant(v):
-                inputs.append(v)
+    inputs = dict.fromkeys(v for op in ops for v in op.operands if v not in defined and not _is_constant(v))
     inside = set(ops)
     outputs = [r for op in ops for r in op.results if any(_block_op(u.owner, ops[0].parent) not in inside
                                                         for u in r.uses)]
-    return inputs, outputs
+    return list(inputs), outputs
 
 
 def _is_constant(v: Value) -> bool:
