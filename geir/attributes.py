@@ -460,8 +460,29 @@ class ResourceBlob:
     """
 
     name: str
-    data: bytes | None = None
+    #: the bytes: ``bytes``, or a read-only byte view of an array that holds them
+    #: (:meth:`of_array`: a converted weight keeps its array, not a copy); None when
+    #: they are absent (a graph without its weights)
+    data: bytes | memoryview | None = None
     alignment: int = 16
+
+    @staticmethod
+    def bytes_of(array: np.ndarray) -> memoryview:
+        """A read-only byte view of ``array``'s C-ordered bytes: no copy when it is
+        C-contiguous. The array must be one nothing writes to afterwards (a fresh
+        result of a conversion, or an array over immutable bytes)."""
+        flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        flat.flags.writeable = False
+        return memoryview(flat)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a memoryview does not pickle: the bytes it shows do
+        data = self.data
+        return {"name": self.name, "data": bytes(data) if isinstance(data, memoryview) else data,
+                "alignment": self.alignment}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.name, self.data, self.alignment = state["name"], state["data"], state["alignment"]
 
     def to_hex(self) -> str:
         """MLIR's blob encoding: a little-endian u32 alignment, then the bytes."""

@@ -85,9 +85,10 @@ class Module:
                 return op
         return None
 
-    def add_resource(self, name: str, data: bytes | None, alignment: int = 16) -> ResourceBlob:
+    def add_resource(self, name: str, data: bytes | memoryview | None, alignment: int = 16) -> ResourceBlob:
         """Register a blob under a name not yet used (``name``, ``name_1``, ...);
-        ``data`` None is a blob whose bytes are absent (a graph without its weights)."""
+        ``data`` None is a blob whose bytes are absent (a graph without its weights),
+        a memoryview one whose bytes an array holds (:meth:`ResourceBlob.bytes_of`)."""
         unique = name
         k = 0
         while unique in self.resources:

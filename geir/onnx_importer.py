@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 import numpy as np
 
 from geir.attributes import (ArrayAttr, Attribute, DenseElementsAttr, DenseResourceAttr, DictionaryAttr,
-                             IntegerAttr, Location, NameLoc, StringAttr, TypeAttr)
+                             IntegerAttr, Location, NameLoc, ResourceBlob, StringAttr, TypeAttr)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.module import Module
 from geir.opdef import ATTR_KINDS, Attrs, InferContext, InferError, OpDef
@@ -765,8 +765,9 @@ class _Importer:
             # (np.ascontiguousarray would make a scalar 1-D)
             value: Attribute = DenseElementsAttr(t, np.array(array, dtype=et.numpy_dtype, order="C"))
         else:
-            # the blob holds the tensor's own bytes (bf16 as 16-bit words)
-            blob = self.module.add_resource(_resource_name(tensor_name), array.tobytes(order="C"))
+            # the blob holds the tensor's own bytes (bf16 as 16-bit words), viewed, not copied:
+            # the array is the importer's own or a view of the model's immutable bytes
+            blob = self.module.add_resource(_resource_name(tensor_name), ResourceBlob.bytes_of(array))
             value = DenseResourceAttr(t, blob)
         op = Operation(op_name, result_types=[t], attributes={"value": value}, location=NameLoc(label),
                        result_names=[_sanitize(tensor_name)])

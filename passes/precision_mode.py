@@ -41,7 +41,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from geir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr, TypeAttr, is_splat_view
+from geir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr, ResourceBlob, TypeAttr, is_splat_view
 from geir.backends.cost_model import CUBE_OPS, INT8_CUBE_OPS, normalize_engine
 from geir.backends.device_profile import PRECISION_MODES, load_profile
 from geir.constants import CONSTANT_OPS
@@ -364,8 +364,8 @@ class _Converter:
         if isinstance(attr, DenseElementsAttr):
             new = DenseElementsAttr(to, converted_constant(np.asarray(attr.array), to.element_type.numpy_dtype))
         elif isinstance(attr, DenseResourceAttr) and attr.blob.data is not None:
-            data = np.ascontiguousarray(converted_constant(attr.to_numpy(), to.element_type.numpy_dtype))
-            new = DenseResourceAttr(to, self.module.add_resource(f"{attr.blob.name}_{to.element_type}", data.tobytes()))
+            data = ResourceBlob.bytes_of(converted_constant(attr.to_numpy(), to.element_type.numpy_dtype))
+            new = DenseResourceAttr(to, self.module.add_resource(f"{attr.blob.name}_{to.element_type}", data))
         elif isinstance(attr, DenseResourceAttr):
             new = DenseResourceAttr(to, attr.blob)
         else:

@@ -62,3 +62,26 @@ def test_string_tensors_round_trip() -> None:
     attr = DenseElementsAttr(t, np.array(["a", 'b"c'], dtype=object))
     assert str(attr) == 'dense<["a", "b\\22c"]> : tensor<2x!ge.string>'
     assert parse_attribute(str(attr)) == attr
+
+
+def test_a_blob_may_view_an_arrays_bytes_and_pickles_them() -> None:
+    """A converted weight's blob views its array's bytes (read-only, nothing
+    copied); it prints, parses back and pickles as the same bytes."""
+    import pickle
+
+    from geir.attributes import DenseResourceAttr, ResourceBlob
+    from geir.module import Module
+    from geir.parser import parse_module
+    array = (np.arange(48, dtype=np.float32).reshape(6, 8) / 7).astype(np.float16)
+    data = ResourceBlob.bytes_of(array)
+    assert data.readonly and bytes(data) == array.tobytes() and np.shares_memory(np.frombuffer(data, np.uint8), array)
+    module = parse_module('ge.graph @main() -> (tensor<6x8xf16>) {\n'
+                          '  %w = ge.weights {value = dense<0.0> : tensor<6x8xf16>} : () -> tensor<6x8xf16>\n'
+                          '  ge.return %w : (tensor<6x8xf16>) -> ()\n}\n')
+    weights = next(op for op in module.walk() if op.name == "ge.weights")
+    weights.attributes["value"] = DenseResourceAttr(TensorType((6, 8), F16), module.add_resource("w", data))
+    again = parse_module(str(module))
+    for copy in (again, pickle.loads(pickle.dumps(module))):
+        assert str(copy) == str(module)
+        (blob,) = copy.resources.values()
+        np.testing.assert_array_equal(DenseResourceAttr(TensorType((6, 8), F16), blob).to_numpy(), array)
