@@ -461,7 +461,7 @@ class ResourceBlob:
 
     name: str
     #: the bytes: ``bytes``, or a read-only byte view of an array that holds them
-    #: (:meth:`of_array`: a converted weight keeps its array, not a copy); None when
+    #: (:meth:`bytes_of`: a converted weight keeps its array, not a copy); None when
     #: they are absent (a graph without its weights)
     data: bytes | memoryview | None = None
     alignment: int = 16
