@@ -10,8 +10,9 @@ pieces between the control ops as subgraphs; what the task sink cannot run
 * the ops of a block between two control ops form a *segment*: a ``ge.graph``
   whose inputs are the values it reads from before and whose outputs are the
   values read after; each launch binds its inputs' concrete shapes
-  (``specialize-shapes``), is lowered (``lower-to-tasks``) and emulated, so a
-  segment inside a loop whose carried value grows still gets static buffers;
+  (``specialize-shapes``), has its bytes planned on one stream (``reuse-memory``:
+  GE plans each graph it launches), is lowered (``lower-to-tasks``) and emulated,
+  so a segment inside a loop whose carried value grows still gets static buffers;
 * an op whose result size depends on tensor values (NonZero, Unique, NMS ...)
   ends a segment and launches alone, as an AICPU task planned at the size the
   kernel gives (GE's range shapes, resolved at run time: the host reads the
@@ -244,6 +245,7 @@ class HostDriver(Interpreter):
         of ``arrays`` (and, for one data-dependent op, its results to ``result_shapes``)."""
         from geir.backends.rt_module import task_list_from_model
         from geir.passes.lower_to_tasks import lower_graph
+        from geir.passes.reuse_memory import plan_graph, write_plan
         from geir.verifier import verify_op
         name = self._segments.setdefault((id(ops[0]), len(ops)), f"segment{len(self._segments)}")
         graph, scratch, clones = self._specialized(ops, inputs, arrays, outputs, name)
@@ -255,6 +257,8 @@ class HostDriver(Interpreter):
             ftype = graph.attributes["function_type"].value  # type: ignore[union-attr]
             graph.attributes["function_type"] = TypeAttr(FunctionType(ftype.inputs, [v.type for v in ret.operands]))  # type: ignore[union-attr]
         verify_op(graph)
+        # one stream, its bytes reused as GE plans each graph it launches
+        write_plan(graph, plan_graph(graph, zero_copy=False))
         return task_list_from_model(lower_graph(graph, scratch))
 
 

@@ -364,6 +364,22 @@ def test_a_segment_splits_only_at_the_ops_whose_size_depends_on_values() -> None
     assert [launch.segment for launch in driver.launches] == [f"segment{i}" for i in range(7)]
 
 
+def test_a_launch_reuses_bytes_as_ge_plans_each_graph_it_launches() -> None:
+    """Four elementwise ops on a 64 x 64 tensor, then NonZero: the first launch's
+    arena holds two of the four intermediate tensors at a time, not all four."""
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["a"], ["b"]),
+             helper.make_node("Abs", ["b"], ["c"]), helper.make_node("Neg", ["c"], ["d"]),
+             helper.make_node("NonZero", ["d"], ["y"])]
+    model = _model(nodes, [helper.make_tensor_value_info("x", F, [64, 64])],
+                   [helper.make_tensor_value_info("y", I64, [2, None])])
+    feeds = {"x": np.random.default_rng(0).standard_normal((64, 64)).astype(np.float32)}
+    driver = HostDriver(_specialised(model, feeds))
+    _close(driver.run(feeds), _reference(model, feeds))
+    chain = driver.task_lists()[0]
+    assert [launch.at for launch in driver.launches] == ["Relu_0", "NonZero_4"]
+    assert chain.arena_size <= 2 * 64 * 64 * 4 + 1024  # the result leaves through its own output buffer
+
+
 @pytest.mark.parametrize("batch", [1, 4])
 def test_an_unshaped_onnx_ml_op_runs_on_the_emulator(batch: int) -> None:
     model = onnx.load(os.path.join(LIT_MODELS, "ml_scaler.onnx"))
