@@ -649,6 +649,9 @@ class _Importer:
         self.used_names: set[str] = set(_used_names(model.graph))
         #: per block: its shared ge.none value (a region's ops cannot use one of an outer block later)
         self.nones: dict[Block, Value] = {}
+        #: > 0 while a loop body is imported again with wider carried types: the shapes
+        #: its tensors declare were inferred from the narrower ones, so only ranks hold
+        self.stale_shapes = 0
 
     # ------------------------------------------------------------- module
     def run(self) -> Module:
@@ -688,12 +691,15 @@ class _Importer:
     def _collect_types(self, graph: "onnx.GraphProto", scope: _Scope) -> None:
         """The inferred type of every tensor the graph declares, by name (unsupported
         types are remembered and reported only if the tensor is used)."""
-        for vi in (*graph.input, *graph.value_info, *graph.output):
+        inputs = len(graph.input)
+        for k, vi in enumerate((*graph.input, *graph.value_info, *graph.output)):
             try:
                 t = _tensor_type(vi.type)
             except _UnsupportedType as e:
                 self.unsupported_types[vi.name] = str(e)
                 continue
+            if self.stale_shapes and k >= inputs and t is not None and t.shape is not None:
+                t = t.with_shape([None] * len(t.shape))
             if t is not None or vi.name not in scope.types:
                 scope.types[vi.name] = t
 
@@ -847,6 +853,12 @@ class _Importer:
             spatial = attributes.pop("spatial", None)
             if spatial is not None and getattr(spatial, "value", 1) != 1:
                 attributes["spatial"] = spatial  # per-activation statistics: no ge form
+        if op_type == "GridSample" and opset < 20:
+            # GridSample-16 spells the modes GridSample-20 calls linear and cubic
+            mode = attributes.get("mode")
+            spelled = {"bilinear": "linear", "bicubic": "cubic"}.get(getattr(mode, "value", "bilinear"))
+            if spelled is not None:
+                attributes["mode"] = StringAttr(spelled)
         if op_type == "Concat" and "axis" not in attributes:
             attributes["axis"] = IntegerAttr(1)  # Concat-1's default
         if op_type == "Dropout" and opset < 10 and num_outputs > 1:
@@ -1010,7 +1022,7 @@ class _Importer:
                        if isinstance(v.type, TensorType) and v.type.shape is not None else v.type
                        for v in operands[2:]]
             defaults = [TensorType((), I64), TensorType((), I1), *carried]
-            regions.append(self._region_that_may_not_run(body, defaults, scope, label, may_not_run=True))
+            regions.append(self._loop_body(body, defaults, scope, label))
         else:
             body = graphs["body"]
             num_scan = int(attributes["num_scan_inputs"].value)  # type: ignore[attr-defined]
@@ -1054,31 +1066,60 @@ class _Importer:
             return None
         return from_onnx_attribute(proto)
 
+    def _loop_body(self, graph: "onnx.GraphProto", arg_defaults: Sequence[Type], outer: _Scope,
+                   label: str) -> Region:
+        """A Loop's body (:meth:`_region_that_may_not_run`). Exporters declare a
+        carried input with its initial value's shape; where the body yields another
+        shape (a concat that grows each iteration), the value changes shape between
+        iterations, so its block argument takes the dims both agree on and the body
+        is imported again. Types only widen, so this ends."""
+        forced: list[Type | None] = [None] * len(graph.input)
+        while True:
+            self.stale_shapes += any(t is not None for t in forced)
+            try:
+                region = self._region_that_may_not_run(graph, arg_defaults, outer, label, True, forced)
+            finally:
+                self.stale_shapes -= any(t is not None for t in forced)
+            block = region.blocks[0]
+            changed = False
+            # block arguments: iteration, condition, carried...; yield: condition, carried..., scans
+            for k, arg in enumerate(block.arguments[2:], start=2):
+                yielded = block.last_op.operands[k - 1].type if k - 1 < len(block.last_op.operands) else None
+                joined = _join(arg.type, yielded) if yielded is not None else None
+                if joined is not None and joined != arg.type:
+                    forced[k] = joined
+                    changed = True
+            if not changed:
+                return region
+
     def _region_that_may_not_run(self, graph: "onnx.GraphProto", arg_defaults: Sequence[Type], outer: _Scope,
-                                 label: str, may_not_run: bool) -> Region:
+                                 label: str, may_not_run: bool, arg_types: Sequence[Type | None] = ()) -> Region:
         """:meth:`_region`; when ``may_not_run`` and the region does not verify
         with the static types of the outer values it reads, it is imported again
         reading them through ``ge.identity`` ops that make their dims dynamic
         (what ``specialize-shapes`` does to a region known to run only at run
         time), so the model imports and the region is checked when it runs."""
-        region = self._region(graph, arg_defaults, outer, label)
+        region = self._region(graph, arg_defaults, outer, label, arg_types=arg_types)
         if not may_not_run or _region_verifies(region):
             return region
-        return self._region(graph, arg_defaults, outer, label, widen=True)
+        return self._region(graph, arg_defaults, outer, label, widen=True, arg_types=arg_types)
 
     def _region(self, graph: "onnx.GraphProto", arg_defaults: Sequence[Type], outer: _Scope, label: str,
-                widen: bool = False) -> Region:
+                widen: bool = False, arg_types: Sequence[Type | None] = ()) -> Region:
         """A subgraph as a one-block region: its inputs are the block arguments
-        (typed as declared, else as ``arg_defaults``), its outputs the ``ge.yield``.
-        With ``widen`` it reads the non-constant outer values of static shape
-        through a ``ge.identity`` to their rank with every dim dynamic."""
+        (typed as ``arg_types`` where given, else as declared, else as ``arg_defaults``),
+        its outputs the ``ge.yield``. With ``widen`` it reads the non-constant outer
+        values of static shape through a ``ge.identity`` to their rank with every dim
+        dynamic."""
         scope = _Scope(outer)
         self._collect_types(graph, scope)
         block = Block()
         if widen:
             self._widen_captures(graph, block, scope, outer, label)
         for k, vi in enumerate(graph.input):
-            t: Type | None = self._value_type(vi.name, scope, label)
+            t: Type | None = arg_types[k] if k < len(arg_types) else None
+            if t is None:
+                t = self._value_type(vi.name, scope, label)
             default = arg_defaults[k] if k < len(arg_defaults) else None
             if t is None or (t.shape is None and default is not None):
                 t = default

@@ -287,6 +287,41 @@ def test_if_loop_scan_run_on_the_emulator_as_host_driven_launches(size: int) -> 
             assert driver.launches and all(not launch.findings for launch in driver.launches)
 
 
+def growing_loop_model() -> onnx.ModelProto:
+    """A Loop that appends a row of x to its carried value each trip, the carried
+    input declared with the initial value's shape, 0 x 3, as torch's exporter
+    writes it (Mask R-CNN's mask pasting)."""
+    body = helper.make_graph(
+        [helper.make_node("Unsqueeze", ["x", "axis0"], ["row"]),
+         helper.make_node("Concat", ["acc_in", "row"], ["acc_out"], axis=0),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", F, [0, 3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", F, [1, 3])])
+    nodes = [helper.make_node("Loop", ["trips", "keep_going", "empty"], ["rows"], body=body)]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, [3]), helper.make_tensor_value_info("trips", I64, [])],
+                  [helper.make_tensor_value_info("rows", F, [None, 3])],
+                  [_ints("axis0", [0]), numpy_helper.from_array(np.array(True), "keep_going"),
+                   numpy_helper.from_array(np.zeros((0, 3), np.float32), "empty")])
+
+
+@pytest.mark.parametrize("trips", [1, 4])
+def test_a_carried_value_declared_at_its_initial_shape_still_grows(trips: int) -> None:
+    model = growing_loop_model()
+    module = import_onnx(model)
+    body = next(op for op in module.walk() if op.name == "ge.loop").regions[0].blocks[0]
+    # the carried argument and what the body yields take the dims every trip agrees on
+    assert [str(a.type) for a in body.arguments[2:]] == ["tensor<?x3xf32>"]
+    assert str(body.last_op.operands[1].type) == "tensor<?x3xf32>"
+    feeds = {"x": np.arange(3, dtype=np.float32), "trips": np.array(trips, np.int64)}
+    expected = _reference(model, feeds)
+    _close(interpret(import_onnx(model), feeds), expected)
+    driver = HostDriver(import_onnx(model))
+    _close(driver.run(feeds), expected)
+    assert len(driver.launches) == trips
+
+
 def test_a_loop_body_is_lowered_once_per_input_shape() -> None:
     model = loop_model()
     driver = HostDriver(import_onnx(model))

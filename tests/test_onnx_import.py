@@ -498,3 +498,22 @@ def test_interpreter_errors_name_the_op() -> None:
         interpret(import_onnx(model), {"data": np.zeros(3, np.float32), "idx": np.array([7])})
     assert str(info.value.diagnostics[0].location) == 'loc("lookup")'
     assert "'ge.gather' failed" in info.value.diagnostics[0].message
+
+
+@pytest.mark.parametrize("old, new", [("bilinear", "linear"), ("bicubic", "cubic"), (None, "linear")])
+def test_gridsample_16_modes_take_gridsample_20_names_and_run_as_they_do(old: str | None, new: str) -> None:
+    def model(opset: int, mode: str | None) -> onnx.ModelProto:
+        node = helper.make_node("GridSample", ["x", "grid"], ["y"], **({"mode": mode} if mode else {}))
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5]),
+                                                helper.make_tensor_value_info("grid", TensorProto.FLOAT, [1, 3, 4, 2])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 4])])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+    module = import_onnx(model(16, old))
+    (op,) = [o for o in module.walk() if o.name == "ge.grid_sample"]
+    assert op.attributes["mode"] == StringAttr(new)
+    rng = np.random.default_rng(0)
+    feeds = {"x": rng.standard_normal((1, 2, 5, 5)).astype(np.float32),
+             "grid": rng.uniform(-1, 1, (1, 3, 4, 2)).astype(np.float32)}
+    (expected,) = ReferenceEvaluator(model(20, new)).run(None, feeds)
+    np.testing.assert_allclose(interpret(module, feeds)["y"], expected, rtol=1e-5, atol=1e-6)

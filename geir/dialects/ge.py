@@ -300,8 +300,7 @@ DIALECT.define("roi_align", onnx_op="RoiAlign", operands=("X", "rois", "batch_in
                summary="Region-of-interest align (detection heads).")
 DIALECT.define("grid_sample", onnx_op="GridSample", operands=("X", "grid"),
                attributes=(AttrDef("align_corners", "int", 0),
-                           AttrDef("mode", "str", "linear", choices=("linear", "nearest", "cubic", "bilinear",
-                                                                     "bicubic")),
+                           AttrDef("mode", "str", "linear", choices=("linear", "nearest", "cubic")),
                            AttrDef("padding_mode", "str", "zeros", choices=("zeros", "border", "reflection"))),
                traits=PURE, infer=infer.infer_grid_sample, engine=AICORE, cost=cost.elementwise_cost(8),
                summary="Sample X at the grid's coordinates.")

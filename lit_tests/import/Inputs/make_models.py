@@ -126,6 +126,32 @@ def if_loop() -> None:
     _save(_model(graph), "if_loop.onnx")
 
 
+def growing_loop() -> None:
+    """A Loop appending a row of x to its carried value each trip, the carried
+    input declared with the initial value's shape (0 x 3), as torch's exporter
+    writes it."""
+    body = helper.make_graph(
+        [helper.make_node("Unsqueeze", ["x", "axis0"], ["row"], name="as_row"),
+         helper.make_node("Concat", ["acc_in", "row"], ["acc_out"], name="append", axis=0),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond")],
+        "loop_body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [0, 3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [1, 3])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "keep_going", "empty"], ["rows"], name="collect", body=body)],
+        "growing_loop",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("trips", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [None, 3])],
+        [numpy_helper.from_array(np.array([0], np.int64), "axis0"),
+         numpy_helper.from_array(np.array(True), "keep_going"),
+         numpy_helper.from_array(np.zeros((0, 3), np.float32), "empty")])
+    _save(_model(graph), "growing_loop.onnx")
+
+
 def dynamic() -> None:
     """A batch dim 'N' the user binds with --input-shape."""
     graph = helper.make_graph(
@@ -345,6 +371,7 @@ def main() -> None:
     fallback()
     two_unsupported()
     if_loop()
+    growing_loop()
     dynamic()
     two_inputs()
     shape_chain()
