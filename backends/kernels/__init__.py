@@ -137,6 +137,7 @@ from . import (  # noqa: E402,F401  (registration side effects)
     activation,
     conv,
     detection,
+    grid_sample,
     elementwise,
     ge_specific,
     linalg,
