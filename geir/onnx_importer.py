@@ -853,6 +853,9 @@ class _Importer:
             spatial = attributes.pop("spatial", None)
             if spatial is not None and getattr(spatial, "value", 1) != 1:
                 attributes["spatial"] = spatial  # per-activation statistics: no ge form
+        if op_type == "RoiAlign" and opset < 16 and "coordinate_transformation_mode" not in attributes:
+            # RoiAlign-10 shifts no pixel: RoiAlign-16 calls that output_half_pixel
+            attributes["coordinate_transformation_mode"] = StringAttr("output_half_pixel")
         if op_type == "GridSample" and opset < 20:
             # GridSample-16 spells the modes GridSample-20 calls linear and cubic
             mode = attributes.get("mode")

@@ -555,6 +555,7 @@ def test_kernels_cover_the_design_modules() -> None:
     required = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "LpPool",
                 "BatchNormalization", "LayerNormalization", "GroupNormalization", "MatMul", "Gemm",
                 "Einsum", "Reshape", "Transpose", "Slice", "Gather", "ScatterND", "Pad", "Resize", "GridSample",
+                "RoiAlign",
                 "ReduceSum", "ArgMax", "NonMaxSuppression", "TopK", "Softmax", "Gelu", "Cast",
                 "Where", "Clip", "ge.all_reduce", "ge.all_gather", "ge.broadcast",
                 "ge.reduce_scatter", "ge.dvpp_decode", "ge.dvpp_resize", "ge.switch", "ge.merge",
@@ -703,6 +704,28 @@ def test_grid_sample_matches_reference(mode: str, padding: str, align_corners: i
     attrs = {"mode": mode, "padding_mode": padding, "align_corners": align_corners}
     expected = reference_outputs("GridSample", [x, grid], **attrs)[0]
     assert_same(get_kernel("GridSample")([x, grid], dict(attrs))[0], expected, "GridSample")
+
+
+@PROPERTY_SETTINGS
+@given(transform=st.sampled_from(["half_pixel", "output_half_pixel"]), mode=st.sampled_from(["avg", "max"]),
+       size=st.lists(st.integers(1, 9), min_size=2, max_size=2), bins=st.lists(st.integers(1, 4), min_size=2, max_size=2),
+       sampling_ratio=st.integers(0, 2), spatial_scale=st.sampled_from([1.0, 0.5, 0.25]), rois=st.integers(1, 4),
+       seed=st.integers(0, 2**31 - 1))
+def test_roi_align_matches_reference(transform: str, mode: str, size: list[int], bins: list[int], sampling_ratio: int,
+                                     spatial_scale: float, rois: int, seed: int) -> None:
+    """RoiAlign over rois that reach past the map and may be malformed (end before
+    start), either coordinate mode, both poolings, fixed and adaptive sampling,
+    equals the reference evaluator."""
+    rng = np.random.default_rng(seed)
+    height, width = size
+    x = rng.standard_normal((2, 3, height, width)).astype(np.float32)
+    x1, y1 = rng.uniform(-4, 2 * width, rois), rng.uniform(-4, 2 * height, rois)
+    boxes = np.stack([x1, y1, x1 + rng.uniform(-1, 2 * width, rois), y1 + rng.uniform(-1, 2 * height, rois)], 1)
+    inputs = [x, boxes.astype(np.float32), rng.integers(0, 2, rois).astype(np.int64)]
+    attrs = {"coordinate_transformation_mode": transform, "mode": mode, "output_height": bins[0],
+             "output_width": bins[1], "sampling_ratio": sampling_ratio, "spatial_scale": spatial_scale}
+    expected = reference_outputs("RoiAlign", inputs, **attrs)[0]
+    assert_same(get_kernel("RoiAlign")(inputs, dict(attrs))[0], expected, "RoiAlign")
 
 
 def test_kernel_or_fallback() -> None:

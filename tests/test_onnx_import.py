@@ -517,3 +517,23 @@ def test_gridsample_16_modes_take_gridsample_20_names_and_run_as_they_do(old: st
              "grid": rng.uniform(-1, 1, (1, 3, 4, 2)).astype(np.float32)}
     (expected,) = ReferenceEvaluator(model(20, new)).run(None, feeds)
     np.testing.assert_allclose(interpret(module, feeds)["y"], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_roi_align_10_shifts_no_pixel_as_roi_align_16_output_half_pixel() -> None:
+    def model(opset: int, **attrs: str) -> onnx.ModelProto:
+        node = helper.make_node("RoiAlign", ["x", "rois", "index"], ["y"], output_height=2, output_width=2, **attrs)
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 6, 6]),
+                                                helper.make_tensor_value_info("rois", TensorProto.FLOAT, [2, 4]),
+                                                helper.make_tensor_value_info("index", TensorProto.INT64, [2])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2, 2, 2])])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+    module = import_onnx(model(10))
+    (op,) = [o for o in module.walk() if o.name == "ge.roi_align"]
+    assert op.attributes["coordinate_transformation_mode"] == StringAttr("output_half_pixel")
+    rng = np.random.default_rng(0)
+    feeds = {"x": rng.standard_normal((1, 2, 6, 6)).astype(np.float32),
+             "rois": np.array([[0.5, 1.0, 4.0, 5.5], [2.0, 0.0, 5.0, 3.0]], np.float32),
+             "index": np.zeros(2, np.int64)}
+    (expected,) = ReferenceEvaluator(model(16, coordinate_transformation_mode="output_half_pixel")).run(None, feeds)
+    np.testing.assert_allclose(interpret(module, feeds)["y"], expected, rtol=1e-5, atol=1e-6)

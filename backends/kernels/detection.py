@@ -1,4 +1,5 @@
-"""Detection kernels (AICPU ops on Ascend): NonMaxSuppression and TopK."""
+"""Detection kernels: NonMaxSuppression and TopK (AICPU ops on Ascend) and
+RoiAlign (an AI Core op of detection heads)."""
 
 from __future__ import annotations
 
@@ -96,3 +97,74 @@ def non_max_suppression(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
                 kept += 1
                 remaining = remaining[~suppressed_by(corners[best], corners[remaining], iou_threshold)]
     return [np.array(selected, dtype=np.int64).reshape(-1, 3)]
+
+
+def _bilinear_taps(coords: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Low and high neighbours and their weights of sample ``coords`` along an axis
+    of ``size``, as RoiAlign's reference takes them: a coordinate below 0 reads
+    pixel 0, one at or past the last pixel reads the last pixel alone."""
+    c = np.maximum(coords, 0)
+    low = c.astype(np.int64)
+    last = low >= size - 1
+    low = np.where(last, size - 1, low)
+    high = np.where(last, size - 1, low + 1)
+    c = np.where(last, low.astype(c.dtype), c)
+    frac = c - low
+    return low, high, 1 - frac, frac
+
+
+@register("RoiAlign")
+def roi_align(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
+    """RoiAlign(X, rois, batch_indices) -> Y (R, C, output_height, output_width).
+
+    Each bin averages (``avg``) or takes the largest of (``max``) a grid of
+    bilinear samples, ``sampling_ratio`` per side or ``ceil(roi size / bins)``
+    when 0; a sample more than one pixel outside the map counts as 0. ``max``
+    takes, per sample, the largest of its four weighted neighbours, as ONNX's
+    reference and onnxruntime do. Coordinates are computed in float32, as the
+    reference computes them; ``output_half_pixel`` (RoiAlign-10's behaviour)
+    shifts no pixel and makes a malformed roi 1 x 1."""
+    x, rois, batch_indices = inputs[0], inputs[1], inputs[2]
+    assert x is not None and rois is not None and batch_indices is not None
+    out_h, out_w = int(attrs.get("output_height", 1)), int(attrs.get("output_width", 1))
+    ratio = int(attrs.get("sampling_ratio", 0))
+    scale = np.float32(attrs.get("spatial_scale", 1.0))
+    half_pixel = attrs.get("coordinate_transformation_mode", "half_pixel") == "half_pixel"
+    use_max = attrs.get("mode", "avg") == "max"
+    n, channels, height, width = x.shape
+    compute = np.result_type(x.dtype, np.float32)
+    flat = x.reshape(n, channels, height * width).astype(compute, copy=False)
+    boxes = rois.astype(np.float32) * scale - np.float32(0.5 if half_pixel else 0.0)
+    out = np.zeros((len(batch_indices), channels, out_h, out_w), compute)
+    bins_h, bins_w = np.arange(out_h, dtype=np.float32), np.arange(out_w, dtype=np.float32)
+    for r, (start_w, start_h, end_w, end_h) in enumerate(boxes):
+        roi_w, roi_h = end_w - start_w, end_h - start_h
+        if not half_pixel:
+            roi_w, roi_h = max(roi_w, np.float32(1)), max(roi_h, np.float32(1))
+        bin_h, bin_w = roi_h / np.float32(out_h), roi_w / np.float32(out_w)
+        grid_h = ratio if ratio > 0 else int(np.ceil(roi_h / np.float32(out_h)))
+        grid_w = ratio if ratio > 0 else int(np.ceil(roi_w / np.float32(out_w)))
+        count = max(grid_h * grid_w, 1)
+        if grid_h <= 0 or grid_w <= 0:
+            continue  # no sample: the bins stay 0
+        ys = (start_h + bins_h[:, None] * bin_h
+              + (np.arange(grid_h, dtype=np.float32)[None, :] + np.float32(0.5)) * bin_h / np.float32(grid_h))
+        xs = (start_w + bins_w[:, None] * bin_w
+              + (np.arange(grid_w, dtype=np.float32)[None, :] + np.float32(0.5)) * bin_w / np.float32(grid_w))
+        # samples (out_h, grid_h) x (out_w, grid_w), laid out (out_h, grid_h, out_w, grid_w)
+        inside = (((ys >= -1) & (ys <= height))[:, :, None, None] & ((xs >= -1) & (xs <= width))[None, None])
+        y_low, y_high, y_lw, y_hw = _bilinear_taps(ys, height)
+        x_low, x_high, x_lw, x_hw = _bilinear_taps(xs, width)
+        image = flat[int(batch_indices[r])]
+        taps = []
+        for rows, wy in ((y_low, y_lw), (y_high, y_hw)):
+            for cols, wx in ((x_low, x_lw), (x_high, x_hw)):
+                index = rows[:, :, None, None] * width + cols[None, None]
+                weight = np.where(inside, wy[:, :, None, None] * wx[None, None], 0).astype(compute)
+                taps.append(weight * image[:, index])
+        if use_max:
+            samples = np.maximum(np.maximum(taps[0], taps[1]), np.maximum(taps[2], taps[3]))
+            out[r] = samples.max(axis=(2, 4))
+        else:
+            out[r] = (taps[0] + taps[1] + taps[2] + taps[3]).sum(axis=(2, 4)) / count
+    return [out.astype(x.dtype)]
