@@ -872,14 +872,17 @@ class _Importer:
         return ONNX_TO_GE.get(op_type), num_outputs
 
     def _infer(self, od: OpDef, operands: Sequence[Value], attributes: dict[str, Attribute],
-               declared: Sequence[Type]) -> list[Type] | None:
+               declared: Sequence[Type]) -> tuple[list[Type] | None, str | None]:
+        """The op's inferred result types, or None and why inference refused its operands."""
         if od.infer is None:
-            return None
+            return None, None
         ctx = InferContext([v.type for v in operands], Attrs(attributes, od.attributes), operands, declared)
         try:
-            return list(od.infer(ctx))
-        except (InferError, ValueError, TypeError, IndexError, ZeroDivisionError):
-            return None  # the verifier reports it with the op's location
+            return list(od.infer(ctx)), None
+        except InferError as e:
+            return None, str(e)  # with declared types the verifier reports it at the op
+        except (ValueError, TypeError, IndexError, ZeroDivisionError):
+            return None, None
 
     def _emit(self, od: OpDef, node: "onnx.NodeProto", num_outputs: int, operands: list[Value],
               attributes: dict[str, Attribute], onnx_types: list[TensorType | None], block: Block, scope: _Scope,
@@ -887,14 +890,16 @@ class _Importer:
         count = od.num_results if od.num_results >= 0 else num_outputs
         declared: list[Type] = [(onnx_types[i] if i < len(onnx_types) else None) or _UNRANKED_F32
                                 for i in range(count)]
-        inferred = self._infer(od, operands, attributes, declared) or []
+        inferred, refused = self._infer(od, operands, attributes, declared)
+        inferred = inferred or []
         types: list[Type] = []
         for i in range(count):
             onnx_t = onnx_types[i] if i < len(onnx_types) else None
             t = _refine(onnx_t, inferred[i] if i < len(inferred) else None)
             if t is None:
                 name = node.output[i] if i < len(node.output) else f"#{i}"
-                raise _fail(f"{node.op_type} node: cannot infer the type of output '{name}'", label)
+                because = f": {refused}" if refused else ""
+                raise _fail(f"{node.op_type} node: cannot infer the type of output '{name}'{because}", label)
             types.append(t)
         names = [_sanitize(node.output[i]) if i < len(node.output) and node.output[i] else None for i in range(count)]
         op = Operation(od.name, operands, types, attributes, location=loc, result_names=names)

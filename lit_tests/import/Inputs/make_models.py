@@ -284,6 +284,18 @@ def channel_mismatch() -> None:
     _save(_model(graph), "channel_mismatch.onnx")
 
 
+def matmul_mismatch() -> None:
+    """A MatMul whose batch dims cannot broadcast (12 heads against 64), its
+    result declared nowhere: ONNX's inference drops it, ge's names why."""
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["q", "k"], ["scores"], name="scores"),
+         helper.make_node("Relu", ["scores"], ["y"], name="act")], "matmul_mismatch",
+        [helper.make_tensor_value_info("q", TensorProto.FLOAT, ["batch", 12, 4, 8]),
+         helper.make_tensor_value_info("k", TensorProto.FLOAT, ["batch", 64, 8, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", None, 4, 6])])
+    _save(_model(graph), "matmul_mismatch.onnx")
+
+
 def undefined_input() -> None:
     """A node reading a tensor nothing defines: the ONNX checker's error, located."""
     graph = helper.make_graph(
@@ -382,6 +394,7 @@ def main() -> None:
     unknown_opset()
     bad_output_type()
     channel_mismatch()
+    matmul_mismatch()
     undefined_input()
     graph_only()
     malformed_tensors()
