@@ -56,11 +56,17 @@ def unbound_input_diagnostics(graph: Operation) -> list[Diagnostic]:
             out.append(Diagnostic("error", f"input '{name}' has no static rank ({arg.type}); bind it with "
                                            f"--input-shape {name}=<dims>", op_position(graph)))
             continue
-        k = dims[0]
-        symbol = symbols[i][k] if i < len(symbols) and k < len(symbols[i]) else ""
-        how = f"--input-shape {symbol}=<size>" if symbol else f"--input-shape {name}=<dims>"
-        named = f" ('{symbol}')" if symbol else ""
-        out.append(Diagnostic("error", f"input '{name}' dim {k}{named} is dynamic ({arg.type}); bind it with "
+        # every dynamic dim at once, so that one fix binds the input
+        named = [(k, symbols[i][k] if i < len(symbols) and k < len(symbols[i]) else "") for k in dims]
+        if all(symbol for _, symbol in named):
+            how = " ".join(f"--input-shape {symbol}=<size>" for symbol in dict.fromkeys(s for _, s in named))
+        else:
+            how = f"--input-shape {name}=<dims>"
+        where = [f"{k} ('{symbol}')" if symbol else str(k) for k, symbol in named]
+        which = (f"dim {where[0]} is" if len(where) == 1
+                 else f"dims {', '.join(where[:-1])} and {where[-1]} are")
+        them = "it" if len(where) == 1 else "them"
+        out.append(Diagnostic("error", f"input '{name}' {which} dynamic ({arg.type}); bind {them} with "
                                        f"{how}, or give --inputs", op_position(graph)))
     return out[:MAX_ORIGINS]
 
