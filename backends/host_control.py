@@ -153,11 +153,12 @@ class HostDriver(Interpreter):
                                        for a in arrays), None if result_shapes is None else tuple(result_shapes))
         task_list = self._lowered.get(key)
         if task_list is None:
+            specialized = None
             if result_shapes is None:
-                split = self._first_data_dependent(ops, env)
+                split, specialized = self._first_data_dependent(ops, env)
                 if split is not None:
                     return split
-            task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs, result_shapes)
+            task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs, result_shapes, specialized)
         from geir.backends.emulator import emulate
         feeds = {f"in{i}": np.asarray(a) for i, a in enumerate(a for a in arrays if a is not None)}
         result = emulate(task_list, feeds, self.options)
@@ -180,8 +181,9 @@ class HostDriver(Interpreter):
             env[v] = result.outputs[f"out{i}"]
         return None
 
-    def _first_data_dependent(self, ops: list[Operation], env: Env) -> int | None:
-        """The index of the first of ``ops`` whose result size depends on values, or None.
+    def _first_data_dependent(self, ops: list[Operation], env: Env) -> tuple[int | None, _Specialized | None]:
+        """The index of the first of ``ops`` whose result size depends on values and
+        None; or, when there is none, None and ``ops`` specialised (the last probe).
 
         Prefixes of doubling length are specialised in turn, so finding an op costs
         in proportion to its index, not to the ops after it: a block of many
@@ -190,18 +192,18 @@ class HostDriver(Interpreter):
         while True:
             prefix = ops[:window]
             inputs, outputs = _interface(prefix)
-            _, _, clones = self._specialized(prefix, inputs, [env[v] for v in inputs], outputs, "probe")
+            specialized = self._specialized(prefix, inputs, [env[v] for v in inputs], outputs, "probe")
             for index, op in enumerate(prefix):
-                clone = clones.get(op)
+                clone = specialized[2].get(op)
                 if clone is not None and clone.parent is not None and any(
                         isinstance(r.type, TensorType) and not r.type.is_static for r in clone.results):
-                    return index
+                    return index, None
             if window >= len(ops):
-                return None
+                return None, specialized
             window *= 2
 
     def _specialized(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value],
-                     name: str) -> tuple[Operation, Module, dict[Operation, Operation]]:
+                     name: str) -> _Specialized:
         """``ops`` copied into a graph ``name`` whose ``inputs`` have the shapes of
         ``arrays``, its shapes specialised to them; with the scratch module and
         each op's copy (an op folding removed has a copy with no parent)."""
@@ -240,15 +242,19 @@ class HostDriver(Interpreter):
         return graph, scratch, clones
 
     def _lower(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value],
-               result_shapes: list[tuple[int, ...]] | None = None) -> Any:
+               result_shapes: list[tuple[int, ...]] | None = None, specialized: _Specialized | None = None) -> Any:
         """The task list of ``ops`` as a graph with ``inputs`` bound to the shapes
-        of ``arrays`` (and, for one data-dependent op, its results to ``result_shapes``)."""
+        of ``arrays`` (and, for one data-dependent op, its results to ``result_shapes``);
+        ``specialized``: that graph already built (by :meth:`_first_data_dependent`)."""
         from geir.backends.rt_module import task_list_from_model
         from geir.passes.lower_to_tasks import lower_graph
         from geir.passes.reuse_memory import plan_graph, write_plan
         from geir.verifier import verify_op
         name = self._segments.setdefault((id(ops[0]), len(ops)), f"segment{len(self._segments)}")
-        graph, scratch, clones = self._specialized(ops, inputs, arrays, outputs, name)
+        if specialized is None:
+            specialized = self._specialized(ops, inputs, arrays, outputs, name)
+        graph, scratch, clones = specialized
+        graph.attributes["sym_name"] = StringAttr(name)
         if result_shapes is not None:
             (only,) = ops
             for r, shape in zip(clones[only].results, result_shapes):
@@ -264,6 +270,9 @@ class HostDriver(Interpreter):
 
 #: ops in the first prefix a data-dependent op is looked for in
 _FIRST_PROBE = 16
+
+#: a segment copied into a graph and specialised: the graph, its scratch module and each op's copy
+_Specialized = tuple[Operation, Module, dict[Operation, Operation]]
 
 
 def _interface(ops: list[Operation]) -> tuple[list[Value], list[Value]]:
