@@ -41,7 +41,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from geir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr, ResourceBlob, TypeAttr, is_splat_view
+from geir.attributes import (Attribute, DenseElementsAttr, DenseResourceAttr, ResourceBlob, TypeAttr, is_splat_view,
+                             splat_view)
 from geir.backends.cost_model import CUBE_OPS, INT8_CUBE_OPS, normalize_engine
 from geir.backends.device_profile import PRECISION_MODES, load_profile
 from geir.constants import CONSTANT_OPS
@@ -386,7 +387,7 @@ def converted_constant(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
     -65504, not -inf, so ``0 * mask`` stays 0)."""
     dtype = np.dtype(dtype)
     if is_splat_view(data):  # a splat weight: convert the value, keep the view
-        return np.broadcast_to(converted_constant(data[(0,) * data.ndim].reshape(1), dtype)[0], data.shape)
+        return splat_view(converted_constant(data[(0,) * data.ndim].reshape(1), dtype), data.shape)
     if dtype != np.float16 or data.dtype.kind != "f" or data.dtype.itemsize <= 2:
         return data.astype(dtype)
     with np.errstate(over="ignore", invalid="ignore"):
