@@ -26,7 +26,9 @@ for each architecture it fits the parameters to every other architecture's
 rows and emulates the held-out rows with them, then prints each
 architecture's MAPE and worst row held out beside the same rows under the fit
 to all rows, and the MAPE of every row predicted by a fit that never saw its
-architecture. Never asserts.
+architecture. ``--predict-held-out`` emulates, after the fit, the rows of
+``bench/held_out/`` with the fitted numbers: architectures outside the table
+altogether. Never asserts.
 """
 
 from __future__ import annotations
@@ -112,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--params", default=",".join(DEFAULT_PARAMS))
     p.add_argument("--hold-out", action="store_true",
                    help="predict each architecture with the parameters fitted to the others")
+    p.add_argument("--predict-held-out", action="store_true",
+                   help=f"also emulate the rows of {fidelity.HELD_OUT_DIR} (architectures outside the table) "
+                        "with the fitted numbers")
     args = p.parse_args(argv)
     names = [n for n in args.params.split(",") if n]
     for n in names:
@@ -139,6 +144,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {n:<26} {before:>10.4g} -> {after:.4g}")
     print()
     fidelity.print_table(evaluate(rows, overrides(x)))
+    if args.predict_held_out:
+        held_out = fidelity.load_rows(fidelity.HELD_OUT_DIR)
+        compiled.update(fidelity.compile_rows(fidelity.HELD_OUT_DIR, held_out, args.device, args.strategy))
+        print(f"\nrows of {fidelity.HELD_OUT_DIR}, predicted with the fitted numbers:\n")
+        fidelity.print_table(evaluate(held_out, overrides(x)))
     return 0
 
 
