@@ -1,0 +1,166 @@
+"""Which part of the cost model is off: every measured row's emulated kernel time
+split by what bounds each kernel, and one scale per part fitted to the
+measurements.
+
+    python bench/fidelity_components.py [--data DIR] [--fit both|calibration|held-out] [--device 310P3]
+
+Each row of the calibration table (``bench/fidelity.py``'s data) and of
+``bench/held_out/`` is compiled and costed as ``bench/fidelity.py`` emulates it
+(warm, single launch). Every kernel's time is its fixed cost plus its busy time,
+and the busy time goes to the part that bounds it: the cube's multiplications
+(1 x 1 convolutions, larger windows, grouped and depthwise ones, MatMul and the
+other cube ops apart), the vector unit, or the memory it waits on (DRAM when its
+activations spill out of L2, DRAM for weights alone, L2). Printed per table: each
+part's share of the emulated time. Then a non-negative scale per part is fitted
+by least squares of the log of (scaled sum / measured) over the rows of
+``--fit`` (a part with under 0.5% of their time keeps 1), and printed with the
+MAPE the scaled sums reach on each table.
+
+A scale far from 1 says that part of the model is charged too much (below 1) or
+too little (above 1) for these measurements; a part that fits one table but not
+the other says the mechanism does not generalise. It is a diagnosis, not a
+model: the device profile is not changed. Never asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+from scipy.optimize import least_squares
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import fidelity  # noqa: E402
+
+from geir.backends.cost_model import CUBE_OPS, CostModel, _int_attribute, _op_name  # noqa: E402
+from geir.backends.device_profile import load_profile  # noqa: E402
+from geir.backends.task_list import WEIGHTS, Kernel, TaskList  # noqa: E402
+
+#: the parts a kernel's time is split into, in the order they are printed
+PARTS = ("kernel fixed cost", "cube: 1x1 convolution", "cube: kxk convolution", "cube: grouped convolution",
+         "cube: MatMul family", "cube: other", "vector", "memory: DRAM, spilled activations",
+         "memory: DRAM, weights", "memory: L2")
+_MATMUL_OPS = frozenset({"matmul", "gemm", "batch_matmul"})
+
+
+def _compute_part(kernel: Kernel, op: str) -> str:
+    if op == "conv2d":
+        if kernel.attributes and _int_attribute(kernel.attributes, "group", 1) > 1:
+            return "cube: grouped convolution"
+        weight = kernel.inputs[1] if len(kernel.inputs) > 1 else None
+        if weight is not None and len(weight.shape) == 4 and weight.shape[2] * weight.shape[3] == 1:
+            return "cube: 1x1 convolution"
+        return "cube: kxk convolution"
+    if op in _MATMUL_OPS:
+        return "cube: MatMul family"
+    return "cube: other" if op in CUBE_OPS else "vector"
+
+
+def components(task_list: TaskList, cost: CostModel) -> dict[str, float]:
+    """Milliseconds of ``task_list``'s kernels per part of :data:`PARTS`, costed by ``cost``."""
+    parts: Counter[str] = Counter()
+    for _, _, task in task_list.all_tasks():
+        if not isinstance(task, Kernel):
+            continue
+        c = cost.kernel(task)
+        if c.duration_us <= 0:
+            continue
+        parts["kernel fixed cost"] += c.overhead_us
+        busy = c.duration_us - c.overhead_us
+        if c.compute_us >= c.memory_us:
+            parts[_compute_part(task, _op_name(task.op))] += busy
+            continue
+        dram, _ = cost.traffic(task)
+        weights = sum(r.nbytes for r in task.inputs if r is not None and r.space == WEIGHTS)
+        if dram <= 0:
+            parts["memory: L2"] += busy
+        elif dram > (0 if cost.warm_weights else weights):
+            parts["memory: DRAM, spilled activations"] += busy
+        else:
+            parts["memory: DRAM, weights"] += busy
+    return {p: parts[p] / 1000.0 for p in PARTS}
+
+
+def row_components(rows: Sequence[fidelity.Row], compiled: dict, device: str) -> np.ndarray:
+    """One row of :func:`components` per measured row, costed warm as fidelity emulates it."""
+    profile = load_profile(device)
+    l2 = profile.values["l2_bytes"]
+    models = {warm: CostModel(profile, warm_weights=warm) for warm in (False, True)}
+    table = []
+    for row in rows:
+        tl = compiled[row.key]
+        parts = components(tl, models[tl.weight_size + tl.arena_size <= l2])
+        table.append([parts[p] for p in PARTS])
+    return np.array(table)
+
+
+#: a part holding less than this share of the fitted rows' time keeps the scale 1:
+#: too little of the measured time rests on it to say anything about it
+MIN_SHARE = 0.005
+
+
+def fit_scales(parts: np.ndarray, measured: np.ndarray) -> np.ndarray:
+    """A non-negative scale per column of ``parts`` minimising the squared log of
+    (scaled sum / measured); a column below :data:`MIN_SHARE` of the time keeps 1."""
+    used = parts.sum(axis=0) > MIN_SHARE * parts.sum()
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        scale = np.ones(parts.shape[1])
+        scale[used] = x
+        return np.log(np.maximum(parts @ scale, 1e-9) / measured)
+
+    fitted = least_squares(residuals, np.ones(int(used.sum())), bounds=(0.0, 20.0)).x
+    scale = np.ones(parts.shape[1])
+    scale[used] = fitted
+    return scale
+
+
+def _mape(predicted: np.ndarray, measured: np.ndarray) -> float:
+    return float(np.mean(np.abs(predicted - measured) / measured))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default=None, help="the calibration folder (measured-310p3.csv and models/)")
+    p.add_argument("--fit", choices=("both", "calibration", "held-out"), default="both",
+                   help="the rows the scales are fitted to")
+    p.add_argument("--device", default="310P3")
+    p.add_argument("--strategy", default="ge")
+    args = p.parse_args(argv)
+    tables = {"calibration": fidelity.find_data(args.data), "held-out": fidelity.HELD_OUT_DIR}
+    parts, measured, emulated, table_of = [], [], [], []
+    for name, data in tables.items():
+        rows = fidelity.load_rows(data)
+        compiled = fidelity.compile_rows(data, rows, args.device, args.strategy, progress=False)
+        parts.append(row_components(rows, compiled, args.device))
+        measured += [r.row.measured_ms for r in fidelity.evaluate(rows, compiled, args.device)]
+        emulated += [r.emulated_ms for r in fidelity.evaluate(rows, compiled, args.device)]
+        table_of += [name] * len(rows)
+    x = np.vstack(parts)
+    y, makespan, which = np.array(measured), np.array(emulated), np.array(table_of)
+    gap = float(np.max(np.abs(x.sum(axis=1) - makespan) / makespan))
+    print(f"device {args.device}: {len(y)} rows; the parts sum to within {100 * gap:.1f}% of each emulated "
+          f"makespan\n")
+    print(f"{'part':<36} " + " ".join(f"{t + ' share':>18}" for t in tables) + f" {'scale':>7}")
+    mask = np.ones(len(y), bool) if args.fit == "both" else which == args.fit
+    scale = fit_scales(x[mask], y[mask])
+    for j, part in enumerate(PARTS):
+        shares = [x[which == t, j].sum() / x[which == t].sum() for t in tables]
+        print(f"{part:<36} " + " ".join(f"{100 * s:>17.1f}%" for s in shares) + f" {scale[j]:>7.2f}")
+    print(f"\nscales fitted to the {args.fit} rows ({int(mask.sum())})")
+    for t in tables:
+        sel = which == t
+        print(f"  {t:<12} MAPE {100 * _mape(makespan[sel], y[sel]):5.1f}% as emulated, "
+              f"{100 * _mape(x[sel] @ scale, y[sel]):5.1f}% with the parts scaled; worst scaled "
+              f"{max((x[sel] @ scale) / y[sel], key=lambda r: max(r, 1 / r)):.2f}x")
+    return 0 if all(math.isfinite(s) for s in scale) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

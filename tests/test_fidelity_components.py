@@ -1,0 +1,48 @@
+"""``bench/fidelity_components.py``: a row's emulated time split by what bounds
+each kernel, and the scale per part that measurements ask for."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from geir.backends.cost_model import CostModel
+from geir.backends.device_profile import load_profile
+
+from calibration_bench import load_bench_script
+
+
+@pytest.fixture(scope="module")
+def components() -> ModuleType:
+    return load_bench_script("fidelity_components.py", "fidelity_components_bench")
+
+
+def test_the_parts_of_a_row_sum_to_its_emulated_time(components: ModuleType) -> None:
+    fidelity = components.fidelity
+    row = [r for r in fidelity.load_rows(fidelity.HELD_OUT_DIR, ["mnasnet1_0"]) if r.batch == 4][0]
+    tl = fidelity.compile_row(fidelity.HELD_OUT_DIR, row, "310P3", "ge")
+    parts = components.components(tl, CostModel(load_profile("310P3")))
+    assert set(parts) == set(components.PARTS)
+    assert sum(parts.values()) == pytest.approx(fidelity.emulate_ms(tl, "310P3"), rel=1e-6)
+    # MnasNet's depthwise layers are grouped convolutions; its classifier is a Gemm
+    assert parts["cube: grouped convolution"] > 0 and parts["cube: 1x1 convolution"] > 0
+    assert parts["kernel fixed cost"] > 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(0.2, 5.0), min_size=3, max_size=3), st.integers(0, 2**31 - 1))
+def test_scales_that_made_the_measurements_are_found_again(components: ModuleType, truth: list[float],
+                                                           seed: int) -> None:
+    parts = np.random.default_rng(seed).uniform(0.1, 1.0, size=(12, 3))
+    measured = parts @ np.array(truth)
+    assert components.fit_scales(parts, measured) == pytest.approx(truth, rel=1e-4)
+
+
+def test_a_part_with_almost_no_time_keeps_scale_one(components: ModuleType) -> None:
+    parts = np.array([[1.0, 0.0, 1e-6], [2.0, 0.0, 0.0], [3.0, 0.0, 1e-6]])
+    scale = components.fit_scales(parts, 2.0 * parts[:, 0])
+    assert scale == pytest.approx([2.0, 1.0, 1.0], rel=1e-4)
