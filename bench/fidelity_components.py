@@ -139,8 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = fidelity.load_rows(data)
         compiled = fidelity.compile_rows(data, rows, args.device, args.strategy, progress=False)
         parts.append(row_components(rows, compiled, args.device))
-        measured += [r.row.measured_ms for r in fidelity.evaluate(rows, compiled, args.device)]
-        emulated += [r.emulated_ms for r in fidelity.evaluate(rows, compiled, args.device)]
+        results = fidelity.evaluate(rows, compiled, args.device)
+        measured += [r.row.measured_ms for r in results]
+        emulated += [r.emulated_ms for r in results]
         table_of += [name] * len(rows)
     x = np.vstack(parts)
     y, makespan, which = np.array(measured), np.array(emulated), np.array(table_of)
