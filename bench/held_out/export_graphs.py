@@ -2,7 +2,7 @@
 
     python bench/held_out/export_graphs.py [--out bench/held_out/models] [--models inception_v3,mnasnet1_0]
 
-Needs torch, torchvision and timm (the ``real-models`` extra; CI does not). Each
+Needs torch, torchvision and timm (the ``exports`` extra; CI does not). Each
 architecture is built with random weights — nothing pretrained is downloaded —
 and exported the way the calibration graphs of ``shared/calibration`` were:
 TorchScript exporter, opset 17, constant folding, eval mode, fp32, a symbolic
