@@ -41,7 +41,7 @@ import os
 import sys
 import time
 from collections import Counter
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, TextIO
 
 import attrs
 
@@ -268,8 +268,9 @@ def summarize(results: Sequence[Result]) -> Summary:
                    sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling)
 
 
-def print_table(results: Sequence[Result], out=sys.stdout) -> Summary:
-    """The per-row table and the summary lines."""
+def print_table(results: Sequence[Result], out: TextIO | None = None) -> Summary:
+    """The per-row table and the summary lines, to ``out`` (standard output when None)."""
+    out = out if out is not None else sys.stdout
     print(f"{'model':<28} {'batch':>5} {'seq':>4} {'measured ms':>12} {'emulated ms':>12} {'emu/meas':>9} "
           f"{'error':>7}", file=out)
     for r in results:

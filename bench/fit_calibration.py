@@ -28,7 +28,9 @@ architecture's MAPE and worst row held out beside the same rows under the fit
 to all rows, and the MAPE of every row predicted by a fit that never saw its
 architecture. ``--predict-held-out`` emulates, after the fit, the rows of
 ``bench/held_out/`` with the fitted numbers: architectures outside the table
-altogether. Never asserts.
+altogether; ``--with-held-out`` fits to those rows as well (and with
+``--hold-out`` leaves out each architecture of both tables in turn). Never
+asserts.
 """
 
 from __future__ import annotations
@@ -117,14 +119,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--predict-held-out", action="store_true",
                    help=f"also emulate the rows of {fidelity.HELD_OUT_DIR} (architectures outside the table) "
                         "with the fitted numbers")
+    p.add_argument("--with-held-out", action="store_true",
+                   help=f"fit to the rows of {fidelity.HELD_OUT_DIR} too (with --hold-out: leave out each "
+                        "architecture of both tables in turn)")
     args = p.parse_args(argv)
+    if args.with_held_out and args.predict_held_out:
+        p.error("--with-held-out fits to the held-out rows; they cannot also be predicted")
     names = [n for n in args.params.split(",") if n]
     for n in names:
         if n not in BOUNDS:
             raise SystemExit(f"fit_calibration: no bounds for '{n}'; known: {', '.join(BOUNDS)}")
-    data = fidelity.find_data(args.data)
-    rows = fidelity.load_rows(data, [m for m in args.models.split(",") if m])
-    compiled = fidelity.compile_rows(data, rows, args.device, args.strategy)
+    models = [m for m in args.models.split(",") if m]
+    rows, compiled = [], {}
+    for data in [fidelity.find_data(args.data)] + ([fidelity.HELD_OUT_DIR] if args.with_held_out else []):
+        table = fidelity.load_rows(data, models)
+        compiled.update(fidelity.compile_rows(data, table, args.device, args.strategy))
+        rows += table
+    if not rows:
+        p.error(f"no row measures --models {args.models}")
     profile = load_profile(args.device)
     integer = {n for n in names if PARAMS[n].type is int}
 

@@ -60,3 +60,21 @@ def test_a_held_out_architecture_is_predicted_by_the_others_fit(fit_calibration:
     # fitted to a and c alone the overhead is 1.0, so b's row emulates at half its time
     assert b.split()[2] == "50.0%" and b.split()[3] == "0.50x"
     assert "every row predicted by a fit that never saw its architecture" in out
+
+
+def test_with_held_out_fits_to_the_rows_of_both_tables(fit_calibration: ModuleType,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # two architectures only the held-out table measures: their rows join the fit
+    assert fit_calibration.main(["--with-held-out", "--models", "mobilenet_v2,se_resnet50",
+                                 "--params", "kernel_overhead_us"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("device 310P3: 2 rows")
+    assert "mobilenet_v2.onnx" in out and "se_resnet50.onnx" in out
+
+
+def test_held_out_rows_cannot_be_both_fitted_and_predicted(fit_calibration: ModuleType,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        fit_calibration.main(["--with-held-out", "--predict-held-out"])
+    assert exit_info.value.code == 2
+    assert "cannot also be predicted" in capsys.readouterr().err
