@@ -4,6 +4,7 @@ architectures the fit has not seen."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
@@ -62,10 +63,12 @@ def test_a_held_out_architecture_is_predicted_by_the_others_fit(fit_calibration:
     assert "every row predicted by a fit that never saw its architecture" in out
 
 
-def test_with_held_out_fits_to_the_rows_of_both_tables(fit_calibration: ModuleType,
+def test_with_held_out_fits_to_the_rows_of_both_tables(fit_calibration: ModuleType, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    # two architectures only the held-out table measures: their rows join the fit
-    assert fit_calibration.main(["--with-held-out", "--models", "mobilenet_v2,se_resnet50",
+    # a calibration table of no rows beside two held-out architectures: their rows are the fit's
+    (tmp_path / "measured-310p3.csv").write_text(
+        "model_file,batch,seq,input,fps,ms_per_execution,source_path,notes\n")
+    assert fit_calibration.main(["--data", str(tmp_path), "--with-held-out", "--models", "mobilenet_v2,se_resnet50",
                                  "--params", "kernel_overhead_us"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("device 310P3: 2 rows")
