@@ -50,6 +50,7 @@ _MATMUL_OPS = frozenset({"matmul", "gemm", "batch_matmul"})
 
 
 def _compute_part(kernel: Kernel, op: str) -> str:
+    """The part of :data:`PARTS` a compute-bound ``kernel`` (its op ``op``) belongs to."""
     if op == "conv2d":
         if kernel.attributes and _int_attribute(kernel.attributes, "group", 1) > 1:
             return "cube: grouped convolution"
@@ -87,7 +88,8 @@ def components(task_list: TaskList, cost: CostModel) -> dict[str, float]:
     return {p: parts[p] / 1000.0 for p in PARTS}
 
 
-def row_components(rows: Sequence[fidelity.Row], compiled: dict, device: str) -> np.ndarray:
+def row_components(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
+                   device: str) -> np.ndarray:
     """One row of :func:`components` per measured row, costed warm as fidelity emulates it."""
     profile = load_profile(device)
     l2 = profile.values["l2_bytes"]
