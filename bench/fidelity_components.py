@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fidelity  # noqa: E402
 
-from geir.backends.cost_model import CUBE_OPS, CostModel, _int_attribute, _op_name  # noqa: E402
+from geir.backends.cost_model import CUBE_OPS, MATMUL_OPS, CostModel, _int_attribute, _op_name  # noqa: E402
 from geir.backends.device_profile import load_profile  # noqa: E402
 from geir.backends.task_list import WEIGHTS, Kernel, TaskList  # noqa: E402
 
@@ -46,7 +46,6 @@ from geir.backends.task_list import WEIGHTS, Kernel, TaskList  # noqa: E402
 PARTS = ("kernel fixed cost", "cube: 1x1 convolution", "cube: kxk convolution", "cube: grouped convolution",
          "cube: MatMul family", "cube: other", "vector", "memory: DRAM, spilled activations",
          "memory: DRAM, weights", "memory: L2")
-_MATMUL_OPS = frozenset({"matmul", "gemm", "batch_matmul"})
 
 
 def _compute_part(kernel: Kernel, op: str) -> str:
@@ -58,7 +57,7 @@ def _compute_part(kernel: Kernel, op: str) -> str:
         if weight is not None and len(weight.shape) == 4 and weight.shape[2] * weight.shape[3] == 1:
             return "cube: 1x1 convolution"
         return "cube: kxk convolution"
-    if op in _MATMUL_OPS:
+    if op in MATMUL_OPS:
         return "cube: MatMul family"
     return "cube: other" if op in CUBE_OPS else "vector"
 
@@ -77,7 +76,8 @@ def components(task_list: TaskList, cost: CostModel) -> dict[str, float]:
         if c.compute_us >= c.memory_us:
             parts[_compute_part(task, _op_name(task.op))] += busy
             continue
-        dram, _ = cost.traffic(task)
+        # the DRAM bytes the cost above was reckoned with
+        dram = c.hbm_bytes
         weights = sum(r.nbytes for r in task.inputs if r is not None and r.space == WEIGHTS)
         if dram <= 0:
             parts["memory: L2"] += busy
