@@ -18,8 +18,17 @@ MAPE the scaled sums reach on each table.
 
 A scale far from 1 says that part of the model is charged too much (below 1) or
 too little (above 1) for these measurements; a part that fits one table but not
-the other says the mechanism does not generalise. It is a diagnosis, not a
-model: the device profile is not changed. Never asserts.
+the other says the mechanism does not generalise.
+
+Last, the physical floors of each row: the DRAM bytes the model moves, at the
+card's full bandwidth (``hbm_bandwidth_gbps``), and the row's useful cube FLOPs
+(no padding), at the cube's peak, each as a share of the measured time. A share
+above 1 is a contradiction no parameter can fix: the device did the row faster
+than the model's bytes can cross its memory bus, so it moved fewer of them. A
+share near 1 bounds a parameter: a row whose useful FLOPs alone need 80% of the
+cube's peak caps what every loss the model charges its convolutions may add up
+to. It is a diagnosis, not a model: the device profile is not changed. Never
+asserts.
 """
 
 from __future__ import annotations
@@ -88,12 +97,33 @@ def components(task_list: TaskList, cost: CostModel) -> dict[str, float]:
     return {p: parts[p] / 1000.0 for p in PARTS}
 
 
+def floors(task_list: TaskList, cost: CostModel) -> tuple[float, float]:
+    """Milliseconds of ``task_list``'s DRAM bytes (as ``cost`` moves them) at the device's
+    full DRAM bandwidth, and of its cube ops' useful FLOPs at the cube's peak."""
+    values = cost.profile.values
+    bandwidth = values["hbm_bandwidth_gbps"] * 1e6  # bytes per ms
+    peak = values["ai_cores"] * values["cube_flops_per_cycle"] * values["clock_mhz"] * 1e3  # FLOPs per ms
+    dram = flops = 0.0
+    for _, _, task in task_list.all_tasks():
+        if not isinstance(task, Kernel):
+            continue
+        c = cost.kernel(task)
+        dram += c.hbm_bytes
+        if c.duration_us > 0 and _op_name(task.op) in CUBE_OPS:
+            flops += task.flops
+    return dram / bandwidth, flops / peak
+
+
+def _cost_models(device: str) -> tuple[dict[bool, CostModel], float]:
+    """The device's cost models, cold and warm (by ``warm_weights``), and its L2 bytes."""
+    profile = load_profile(device)
+    return {warm: CostModel(profile, warm_weights=warm) for warm in (False, True)}, profile.values["l2_bytes"]
+
+
 def row_components(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
                    device: str) -> np.ndarray:
     """One row of :func:`components` per measured row, costed warm as fidelity emulates it."""
-    profile = load_profile(device)
-    l2 = profile.values["l2_bytes"]
-    models = {warm: CostModel(profile, warm_weights=warm) for warm in (False, True)}
+    models, l2 = _cost_models(device)
     table = []
     for row in rows:
         tl = compiled[row.key]
@@ -105,6 +135,21 @@ def row_components(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey,
 #: a part holding less than this share of the fitted rows' time keeps the scale 1:
 #: too little of the measured time rests on it to say anything about it
 MIN_SHARE = 0.005
+
+
+def row_floors(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
+               device: str) -> np.ndarray:
+    """:func:`floors` of every measured row over its measured time: (DRAM share, cube share)."""
+    models, l2 = _cost_models(device)
+    table = []
+    for row in rows:
+        tl = compiled[row.key]
+        table.append([f / row.measured_ms for f in floors(tl, models[tl.weight_size + tl.arena_size <= l2])])
+    return np.array(table)
+
+
+#: rows whose floor takes at least this share of their measured time are listed
+FLOOR_SHOWN = 0.75
 
 
 def fit_scales(parts: np.ndarray, measured: np.ndarray) -> np.ndarray:
@@ -136,11 +181,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--strategy", default="ge")
     args = p.parse_args(argv)
     tables = {"calibration": fidelity.find_data(args.data), "held-out": fidelity.HELD_OUT_DIR}
-    parts, measured, emulated, table_of = [], [], [], []
+    parts, measured, emulated, table_of, floor, labels = [], [], [], [], [], []
     for name, data in tables.items():
         rows = fidelity.load_rows(data)
         compiled = fidelity.compile_rows(data, rows, args.device, args.strategy, progress=False)
         parts.append(row_components(rows, compiled, args.device))
+        floor.append(row_floors(rows, compiled, args.device))
+        labels += [f"{name:<12} {r.model} batch {r.batch}" + (f" seq {r.seq}" if r.seq else "") for r in rows]
         results = fidelity.evaluate(rows, compiled, args.device)
         measured += [r.row.measured_ms for r in results]
         emulated += [r.emulated_ms for r in results]
@@ -162,6 +209,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {t:<12} MAPE {100 * _mape(makespan[sel], y[sel]):5.1f}% as emulated, "
               f"{100 * _mape(x[sel] @ scale, y[sel]):5.1f}% with the parts scaled; worst scaled "
               f"{max((x[sel] @ scale) / y[sel], key=lambda r: max(r, 1 / r)):.2f}x")
+    share = np.vstack(floor)
+    print(f"\nphysical floors (the model's DRAM bytes at the card's full bandwidth; the useful cube FLOPs at "
+          f"the cube's peak), as a share of the measured time; rows at {100 * FLOOR_SHOWN:.0f}% or more:")
+    for i in sorted(np.nonzero(share.max(axis=1) >= FLOOR_SHOWN)[0], key=lambda i: -share[i].max()):
+        print(f"  {labels[i]:<52} DRAM {100 * share[i, 0]:5.0f}%   cube {100 * share[i, 1]:5.0f}%"
+              + ("   (faster than the model's bytes allow)" if share[i, 0] > 1 else ""))
     return 0 if all(math.isfinite(s) for s in scale) else 1
 
 

@@ -46,3 +46,20 @@ def test_a_part_with_almost_no_time_keeps_scale_one(components: ModuleType) -> N
     parts = np.array([[1.0, 0.0, 1e-6], [2.0, 0.0, 0.0], [3.0, 0.0, 1e-6]])
     scale = components.fit_scales(parts, 2.0 * parts[:, 0])
     assert scale == pytest.approx([2.0, 1.0, 1.0], rel=1e-4)
+
+
+@pytest.mark.parametrize("model,batch", [("mnasnet1_0", 4), ("resnet34", 64)])
+def test_the_emulated_time_never_beats_its_own_physical_floors(components: ModuleType, model: str,
+                                                                batch: int) -> None:
+    # The floors are the model's DRAM bytes at the card's full bandwidth and the useful
+    # cube FLOPs at the cube's peak: the emulator, which charges both at sustained
+    # rates, can never be faster than either.
+    fidelity = components.fidelity
+    row = [r for r in fidelity.load_rows(fidelity.HELD_OUT_DIR, [model]) if r.batch == batch][0]
+    tl = fidelity.compile_row(fidelity.HELD_OUT_DIR, row, "310P3", "ge")
+    dram_ms, cube_ms = components.floors(tl, CostModel(load_profile("310P3")))
+    emulated = fidelity.emulate_ms(tl, "310P3")
+    assert 0 < cube_ms < emulated
+    assert 0 <= dram_ms < emulated
+    if batch == 64:  # ResNet-34 at batch 64 spills its activations out of L2
+        assert dram_ms > 0.25 * emulated
