@@ -34,7 +34,8 @@ Durations (microseconds):
   rate times ``cube_efficiency`` for cube ops (``matmul_efficiency`` for the
   MatMul family; doubled for
   8-bit integer ops, the FP32 cube rate when the kernel's first output is
-  ``f32``), the vector rate otherwise (halved for 32-bit elements).
+  ``f32``), the vector rate times ``vector_efficiency`` otherwise (halved for
+  32-bit elements).
   ``memory`` is the DRAM bytes over ``min(units x per-core DRAM rate, sustained
   DRAM bandwidth)`` plus the L2 bytes over ``units x`` the per-core L2 rate:
   weights come from DRAM, the activations a kernel reads and writes are served
@@ -297,7 +298,8 @@ class CostModel:
         self.cube_fp32_rate = mhz * v["cube_fp32_flops_per_cycle"] * cube_eff
         #: MatMul's share of the same peaks (its ND operands are not the convolution's 5-D layout)
         self.matmul_share = v["matmul_efficiency"] / cube_eff
-        self.vector_rate = mhz * v["vector_flops_per_cycle"]
+        #: the vector unit's lanes at the share vector kernels sustain of them
+        self.vector_rate = mhz * v["vector_flops_per_cycle"] * v["vector_efficiency"]
         self.core_bw = mhz * v["core_ddr_bytes_per_cycle"]
         self.core_l2_bw = mhz * v["core_l2_bytes_per_cycle"]
         #: the DRAM bandwidth streaming kernels sustain (all cores together)

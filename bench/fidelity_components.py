@@ -2,10 +2,10 @@
 split by what bounds each kernel, and one scale per part fitted to the
 measurements.
 
-    python bench/fidelity_components.py [--data DIR] [--fit both|calibration|held-out] [--device 310P3]
+    python bench/fidelity_components.py [--data DIR] [--fit both|calibration|more] [--device 310P3]
 
 Each row of the calibration table (``bench/fidelity.py``'s data) and of
-``bench/held_out/`` is compiled and costed as ``bench/fidelity.py`` emulates it
+``bench/more_310p3/`` is compiled and costed as ``bench/fidelity.py`` emulates it
 (warm, single launch). Every kernel's time is its fixed cost plus its busy time,
 and the busy time goes to the part that bounds it: the cube's multiplications
 (1 x 1 convolutions, larger windows, grouped and depthwise ones, MatMul and the
@@ -38,7 +38,7 @@ import math
 import os
 import sys
 from collections import Counter
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -114,22 +114,23 @@ def floors(task_list: TaskList, cost: CostModel) -> tuple[float, float]:
     return dram / bandwidth, flops / peak
 
 
-def _cost_models(device: str) -> tuple[dict[bool, CostModel], float]:
-    """The device's cost models, cold and warm (by ``warm_weights``), and its L2 bytes."""
+def _costed(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
+            device: str) -> Iterator[tuple[fidelity.Row, TaskList, CostModel]]:
+    """Each row, its task list and the cost model fidelity emulates it with: warm
+    (weights in L2) when the model's weights and arena fit in L2 together."""
     profile = load_profile(device)
-    return {warm: CostModel(profile, warm_weights=warm) for warm in (False, True)}, profile.values["l2_bytes"]
+    l2 = profile.values["l2_bytes"]
+    models = {warm: CostModel(profile, warm_weights=warm) for warm in (False, True)}
+    for row in rows:
+        tl = compiled[row.key]
+        yield row, tl, models[tl.weight_size + tl.arena_size <= l2]
 
 
 def row_components(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
                    device: str) -> np.ndarray:
     """One row of :func:`components` per measured row, costed warm as fidelity emulates it."""
-    models, l2 = _cost_models(device)
-    table = []
-    for row in rows:
-        tl = compiled[row.key]
-        parts = components(tl, models[tl.weight_size + tl.arena_size <= l2])
-        table.append([parts[p] for p in PARTS])
-    return np.array(table)
+    return np.array([[parts[p] for p in PARTS]
+                     for parts in (components(tl, cost) for _, tl, cost in _costed(rows, compiled, device))])
 
 
 #: a part holding less than this share of the fitted rows' time keeps the scale 1:
@@ -140,12 +141,8 @@ MIN_SHARE = 0.005
 def row_floors(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
                device: str) -> np.ndarray:
     """:func:`floors` of every measured row over its measured time: (DRAM share, cube share)."""
-    models, l2 = _cost_models(device)
-    table = []
-    for row in rows:
-        tl = compiled[row.key]
-        table.append([f / row.measured_ms for f in floors(tl, models[tl.weight_size + tl.arena_size <= l2])])
-    return np.array(table)
+    return np.array([[f / row.measured_ms for f in floors(tl, cost)]
+                     for row, tl, cost in _costed(rows, compiled, device)])
 
 
 #: rows whose floor takes at least this share of their measured time are listed
@@ -175,12 +172,12 @@ def _mape(predicted: np.ndarray, measured: np.ndarray) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default=None, help="the calibration folder (measured-310p3.csv and models/)")
-    p.add_argument("--fit", choices=("both", "calibration", "held-out"), default="both",
+    p.add_argument("--fit", choices=("both", "calibration", "more"), default="both",
                    help="the rows the scales are fitted to")
     p.add_argument("--device", default="310P3")
     p.add_argument("--strategy", default="ge")
     args = p.parse_args(argv)
-    tables = {"calibration": fidelity.find_data(args.data), "held-out": fidelity.HELD_OUT_DIR}
+    tables = {"calibration": fidelity.find_data(args.data), "more": fidelity.MORE_DIR}
     parts, measured, emulated, table_of, floor, labels = [], [], [], [], [], []
     for name, data in tables.items():
         rows = fidelity.load_rows(data)
@@ -203,7 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for j, part in enumerate(PARTS):
         shares = [x[which == t, j].sum() / x[which == t].sum() for t in tables]
         print(f"{part:<36} " + " ".join(f"{100 * s:>17.1f}%" for s in shares) + f" {scale[j]:>7.2f}")
-    print(f"\nscales fitted to the {args.fit} rows ({int(mask.sum())})")
+    fitted = "the rows of both tables" if args.fit == "both" else f"the {args.fit} rows"
+    print(f"\nscales fitted to {fitted} ({int(mask.sum())})")
     for t in tables:
         sel = which == t
         print(f"  {t:<12} MAPE {100 * _mape(makespan[sel], y[sel]):5.1f}% as emulated, "

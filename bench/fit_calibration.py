@@ -1,16 +1,21 @@
 """Fit a device profile's free parameters to measured device time: least
-squares over every row of the calibration table, one parameter set per
-device, nothing per network.
+squares over every row of the measured tables, one parameter set per device,
+nothing per network.
 
-    python bench/fit_calibration.py [--data DIR] [--device 310P3] [--params cube_efficiency,kernel_overhead_us]
+    python bench/fit_calibration.py [--data DIR] [--calibration-only] [--device 310P3] [--params cube_efficiency,kernel_overhead_us]
 
-The free parameters are the ones no public figure fixes (the profile marks
-them ``"fitted": true``): by default the six the 310P3 profile was fitted
-with — the share of the cube's peak a core sustains on convolutions and on
-MatMul, the fixed cost of a kernel and of a cube base block, how much longer a
-base block waits for operands from DRAM than from L2, and the share of the
-DRAM bandwidth streaming kernels sustain (any other parameter with bounds
-here can be named with ``--params``). Every row is compiled once (``bench/fidelity.py``'s
+The rows are those of the calibration table (``--data``, ``bench/fidelity.py``'s)
+and of ``bench/more_310p3/`` (fifteen more architectures, measured the same
+way); ``--calibration-only`` fits to the calibration table alone. The free
+parameters are the ones no public figure fixes (the profile marks them
+``"fitted": true``): by default the eight the 310P3 profile was fitted with —
+the share of the cube's peak a core sustains on convolutions and on MatMul,
+the share of its lanes the vector unit sustains, the fixed cost of a kernel
+and of a cube base block, how much longer a base block waits for operands
+from DRAM than from L2, the share of a round of base blocks a
+double-buffered kernel leaves exposed, and the share of the DRAM bandwidth
+streaming kernels sustain (any other parameter with bounds here can be named
+with ``--params``). Every row is compiled once (``bench/fidelity.py``'s
 way: graph-only export, the device's default precision mode, GE's default
 stream allocation) and emulated as fidelity emulates it (after a warm-up run,
 as ais_bench times it); the fit then re-emulates the task lists with the
@@ -26,11 +31,10 @@ for each architecture it fits the parameters to every other architecture's
 rows and emulates the held-out rows with them, then prints each
 architecture's MAPE and worst row held out beside the same rows under the fit
 to all rows, and the MAPE of every row predicted by a fit that never saw its
-architecture. ``--predict-held-out`` emulates, after the fit, the rows of
-``bench/held_out/`` with the fitted numbers: architectures outside the table
-altogether; ``--with-held-out`` fits to those rows as well (and with
-``--hold-out`` leaves out each architecture of both tables in turn). Never
-asserts.
+architecture: the error to expect on an architecture nobody has measured.
+With ``--calibration-only``, ``--predict-more`` emulates, after the fit, the
+rows of ``bench/more_310p3/`` with the numbers fitted to the calibration
+table alone. Never asserts.
 """
 
 from __future__ import annotations
@@ -51,13 +55,15 @@ import fidelity  # noqa: E402
 from geir.backends.device_profile import PARAMS, load_profile  # noqa: E402
 
 #: the free parameters fitted unless ``--params`` names others
-DEFAULT_PARAMS = ("cube_efficiency", "matmul_efficiency", "kernel_overhead_us", "dram_efficiency",
-                  "cube_block_overhead_cycles", "cube_block_dram_wait_cycles")
+DEFAULT_PARAMS = ("cube_efficiency", "matmul_efficiency", "vector_efficiency", "kernel_overhead_us",
+                  "dram_efficiency", "cube_block_overhead_cycles", "cube_block_dram_wait_cycles",
+                  "cube_pipeline_fill")
 #: the parameters that may be fitted, and their bounds
 BOUNDS = {"cube_efficiency": (0.3, 1.0), "matmul_efficiency": (0.2, 1.0), "dram_efficiency": (0.3, 1.0),
           "kernel_overhead_us": (0.0, 20.0), "cube_block_overhead_cycles": (0.0, 2000.0),
           "cube_block_dram_wait_cycles": (0.0, 5000.0), "cube_pipeline_fill": (0.0, 3.0),
-          "vector_min_bytes_per_core": (512, 262144), "core_ddr_bytes_per_cycle": (4.0, 128.0)}
+          "vector_min_bytes_per_core": (512, 262144), "core_ddr_bytes_per_cycle": (4.0, 128.0),
+          "vector_efficiency": (0.05, 1.0)}
 
 
 def hold_out_splits(rows: Sequence[fidelity.Row]) -> list[tuple[str, list[fidelity.Row], list[fidelity.Row]]]:
@@ -116,22 +122,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--params", default=",".join(DEFAULT_PARAMS))
     p.add_argument("--hold-out", action="store_true",
                    help="predict each architecture with the parameters fitted to the others")
-    p.add_argument("--predict-held-out", action="store_true",
-                   help=f"also emulate the rows of {fidelity.HELD_OUT_DIR} (architectures outside the table) "
-                        "with the fitted numbers")
-    p.add_argument("--with-held-out", action="store_true",
-                   help=f"fit to the rows of {fidelity.HELD_OUT_DIR} too (with --hold-out: leave out each "
-                        "architecture of both tables in turn)")
+    p.add_argument("--calibration-only", action="store_true",
+                   help=f"fit to the calibration table alone, not to the rows of {fidelity.MORE_DIR} too")
+    p.add_argument("--predict-more", action="store_true",
+                   help=f"with --calibration-only: then emulate the rows of {fidelity.MORE_DIR} with the "
+                        "fitted numbers")
     args = p.parse_args(argv)
-    if args.with_held_out and args.predict_held_out:
-        p.error("--with-held-out fits to the held-out rows; they cannot also be predicted")
+    if args.predict_more and not args.calibration_only:
+        p.error("--predict-more needs --calibration-only: otherwise those rows are fitted to")
     names = [n for n in args.params.split(",") if n]
     for n in names:
         if n not in BOUNDS:
             raise SystemExit(f"fit_calibration: no bounds for '{n}'; known: {', '.join(BOUNDS)}")
     models = [m for m in args.models.split(",") if m]
     rows, compiled = [], {}
-    for data in [fidelity.find_data(args.data)] + ([fidelity.HELD_OUT_DIR] if args.with_held_out else []):
+    for data in [fidelity.find_data(args.data)] + ([] if args.calibration_only else [fidelity.MORE_DIR]):
         table = fidelity.load_rows(data, models)
         compiled.update(fidelity.compile_rows(data, table, args.device, args.strategy))
         rows += table
@@ -156,11 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {n:<26} {before:>10.4g} -> {after:.4g}")
     print()
     fidelity.print_table(evaluate(rows, overrides(x)))
-    if args.predict_held_out:
-        held_out = fidelity.load_rows(fidelity.HELD_OUT_DIR)
-        compiled.update(fidelity.compile_rows(fidelity.HELD_OUT_DIR, held_out, args.device, args.strategy))
-        print(f"\nrows of {fidelity.HELD_OUT_DIR}, predicted with the fitted numbers:\n")
-        fidelity.print_table(evaluate(held_out, overrides(x)))
+    if args.predict_more:
+        more = fidelity.load_rows(fidelity.MORE_DIR)
+        compiled.update(fidelity.compile_rows(fidelity.MORE_DIR, more, args.device, args.strategy))
+        print(f"\nrows of {fidelity.MORE_DIR}, predicted with the fitted numbers:\n")
+        fidelity.print_table(evaluate(more, overrides(x)))
     return 0
 
 

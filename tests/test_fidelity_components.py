@@ -23,8 +23,8 @@ def components() -> ModuleType:
 
 def test_the_parts_of_a_row_sum_to_its_emulated_time(components: ModuleType) -> None:
     fidelity = components.fidelity
-    row = [r for r in fidelity.load_rows(fidelity.HELD_OUT_DIR, ["mnasnet1_0"]) if r.batch == 4][0]
-    tl = fidelity.compile_row(fidelity.HELD_OUT_DIR, row, "310P3", "ge")
+    row = [r for r in fidelity.load_rows(fidelity.MORE_DIR, ["mnasnet1_0"]) if r.batch == 4][0]
+    tl = fidelity.compile_row(fidelity.MORE_DIR, row, "310P3", "ge")
     parts = components.components(tl, CostModel(load_profile("310P3")))
     assert set(parts) == set(components.PARTS)
     assert sum(parts.values()) == pytest.approx(fidelity.emulate_ms(tl, "310P3"), rel=1e-6)
@@ -55,8 +55,8 @@ def test_the_emulated_time_never_beats_its_own_physical_floors(components: Modul
     # cube FLOPs at the cube's peak: the emulator, which charges both at sustained
     # rates, can never be faster than either.
     fidelity = components.fidelity
-    row = [r for r in fidelity.load_rows(fidelity.HELD_OUT_DIR, [model]) if r.batch == batch][0]
-    tl = fidelity.compile_row(fidelity.HELD_OUT_DIR, row, "310P3", "ge")
+    row = [r for r in fidelity.load_rows(fidelity.MORE_DIR, [model]) if r.batch == batch][0]
+    tl = fidelity.compile_row(fidelity.MORE_DIR, row, "310P3", "ge")
     dram_ms, cube_ms = components.floors(tl, CostModel(load_profile("310P3")))
     emulated = fidelity.emulate_ms(tl, "310P3")
     assert 0 < cube_ms < emulated

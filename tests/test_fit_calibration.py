@@ -63,21 +63,32 @@ def test_a_held_out_architecture_is_predicted_by_the_others_fit(fit_calibration:
     assert "every row predicted by a fit that never saw its architecture" in out
 
 
-def test_with_held_out_fits_to_the_rows_of_both_tables(fit_calibration: ModuleType, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    # a calibration table of no rows beside two held-out architectures: their rows are the fit's
+def test_the_fit_takes_the_rows_of_both_tables(fit_calibration: ModuleType, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # a calibration table of no rows beside two architectures of bench/more_310p3: their rows are the fit's
     (tmp_path / "measured-310p3.csv").write_text(
         "model_file,batch,seq,input,fps,ms_per_execution,source_path,notes\n")
-    assert fit_calibration.main(["--data", str(tmp_path), "--with-held-out", "--models", "mobilenet_v2,se_resnet50",
+    assert fit_calibration.main(["--data", str(tmp_path), "--models", "mobilenet_v2,se_resnet50",
                                  "--params", "kernel_overhead_us"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("device 310P3: 2 rows")
     assert "mobilenet_v2.onnx" in out and "se_resnet50.onnx" in out
 
 
-def test_held_out_rows_cannot_be_both_fitted_and_predicted(fit_calibration: ModuleType,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibration_only_leaves_the_more_rows_out(fit_calibration: ModuleType, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "measured-310p3.csv").write_text(
+        "model_file,batch,seq,input,fps,ms_per_execution,source_path,notes\n")
     with pytest.raises(SystemExit) as exit_info:
-        fit_calibration.main(["--with-held-out", "--predict-held-out"])
+        fit_calibration.main(["--data", str(tmp_path), "--calibration-only", "--models", "mobilenet_v2",
+                              "--params", "kernel_overhead_us"])
     assert exit_info.value.code == 2
-    assert "cannot also be predicted" in capsys.readouterr().err
+    assert "no row measures --models mobilenet_v2" in capsys.readouterr().err
+
+
+def test_the_more_rows_are_predicted_only_by_a_fit_that_left_them_out(fit_calibration: ModuleType,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        fit_calibration.main(["--predict-more"])
+    assert exit_info.value.code == 2
+    assert "--predict-more needs --calibration-only" in capsys.readouterr().err

@@ -98,6 +98,18 @@ def test_vector_kernels_take_every_core_above_the_minimum_chunk() -> None:
     assert vector_tiling(1 << 20, 0, cores=8, min_bytes_per_core=8192).units == 8
 
 
+def test_a_vector_kernel_computes_at_the_share_of_its_lanes_the_profile_says() -> None:
+    # a wide elementwise op, all eight cores: its arithmetic at the lanes' share, its bytes at the same rate
+    relu = Kernel("ge.relu", "AICore", [_ref((8, 64, 56, 56))], [_ref((8, 64, 56, 56))], flops=8 * 64 * 56 * 56)
+    full = CostModel(load_profile("310P3", ["vector_efficiency=1"])).kernel(relu)
+    third = CostModel(load_profile("310P3", ["vector_efficiency=0.333"])).kernel(relu)
+    p = load_profile("310P3").values
+    assert full.units == third.units == 8
+    assert full.compute_us == pytest.approx(relu.flops / (8 * p["clock_mhz"] * p["vector_flops_per_cycle"]))
+    assert third.compute_us == pytest.approx(full.compute_us / 0.333)
+    assert third.memory_us == full.memory_us
+
+
 def test_rows_are_never_split() -> None:
     t = rows_tiling(3, 0, cores=8)
     assert t.units == 3 and t.imbalance == 1.0
@@ -339,7 +351,8 @@ def test_a_cube_block_waits_longer_for_operands_from_dram() -> None:
 
 
 def test_double_buffered_blocks_expose_one_round_of_the_shorter_side() -> None:
-    p = load_profile("310P3")
+    # a fill coefficient of 1: one whole round shows (the profile's own coefficient scales it)
+    p = load_profile("310P3", ["cube_pipeline_fill=1"])
     cost = CostModel(p)
     overlapped = CostModel(load_profile("310P3", ["cube_pipeline_fill=0"]))
     # batch 64: many base blocks per core, loads hidden behind multiplications in all but one round

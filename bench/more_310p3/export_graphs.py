@@ -1,6 +1,6 @@
-"""Export the held-out architectures as graph-only ONNX files (``models/``).
+"""Export the architectures of ``measured-310p3.csv`` here as graph-only ONNX files (``models/``).
 
-    python bench/held_out/export_graphs.py [--out bench/held_out/models] [--models inception_v3,mnasnet1_0]
+    python bench/more_310p3/export_graphs.py [--out bench/more_310p3/models] [--models inception_v3,mnasnet1_0]
 
 Needs torch, torchvision and timm (the ``exports`` extra; CI does not). Each
 architecture is built with random weights — nothing pretrained is downloaded —
