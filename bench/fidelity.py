@@ -22,7 +22,9 @@ ratio, how many rows lie within 1.5x, and per model the throughput ratio
 between its largest and smallest measured batch (per sequence length and per
 compiled configuration — a model measured both with and without AIPP and small
 channel is two series; a configuration measured twice at its mean time),
-emulated against measured, and how many series lie within 20%.
+emulated against measured, and how many series lie within 20%; last, per
+series of three batches or more, the time per image at its largest batch over
+that at the next largest, measured and emulated.
 
 Nothing is fitted here: the device profile's numbers are used as they are
 (``bench/fit_calibration.py`` fits the free ones, to this table and the next).
@@ -234,6 +236,10 @@ class Summary:
     #: per model (and sequence length): (measured, emulated) throughput ratio of its
     #: largest to smallest batch
     batch_scaling: dict[str, tuple[float, float]]
+    #: per series of three batches or more: (measured, emulated) time per image at its
+    #: largest batch over that at the next largest (above 1: the largest batch is slower
+    #: per image)
+    last_step: dict[str, tuple[float, float]] = attrs.Factory(dict)
 
 
 def summarize(results: Sequence[Result]) -> Summary:
@@ -241,6 +247,7 @@ def summarize(results: Sequence[Result]) -> Summary:
     ratios = sorted(r.ratio for r in results)
     worst = max(ratios, key=lambda x: max(x, 1 / x))
     scaling: dict[str, tuple[float, float]] = {}
+    last_step: dict[str, tuple[float, float]] = {}
     # a series is one compiled configuration: a model measured both with and without
     # AIPP and small channel is two series, each against its own measurements
     by_model: dict[tuple[str, int | None, bool, str], list[Result]] = {}
@@ -265,8 +272,14 @@ def summarize(results: Sequence[Result]) -> Summary:
             options = [n for n, on in (("AIPP", aipp), ("small channel", small_channel)) if on]
             name += f" ({', '.join(options) or 'plain'})"
         scaling[name] = (measured, emulated)
+        batches = sorted({r.row.batch for r in rs})
+        if len(batches) >= 3:
+            below = batches[-2]
+            last_step[name] = (throughput(below, lambda r: r.row.measured_ms)
+                               / throughput(hi_batch, lambda r: r.row.measured_ms),
+                               throughput(below, lambda r: r.emulated_ms) / throughput(hi_batch, lambda r: r.emulated_ms))
     return Summary(sum(r.error for r in results) / len(results), ratios[len(ratios) // 2], worst,
-                   sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling)
+                   sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling, last_step)
 
 
 def print_table(results: Sequence[Result], out: TextIO | None = None) -> Summary:
@@ -287,6 +300,9 @@ def print_table(results: Sequence[Result], out: TextIO | None = None) -> Summary
         print(f"  {model:<38} measured {m:6.2f}x  emulated {e:6.2f}x  ({100 * (e / m - 1):+.0f}%)", file=out)
     within = sum(1 for m, e in s.batch_scaling.values() if abs(e / m - 1) <= 0.2)
     print(f"series within 20% of the measured scaling: {within}/{len(s.batch_scaling)}", file=out)
+    print("time per image, largest measured batch over the next largest (measured vs emulated):", file=out)
+    for model, (m, e) in s.last_step.items():
+        print(f"  {model:<38} measured {m:6.2f}x  emulated {e:6.2f}x", file=out)
     return s
 
 

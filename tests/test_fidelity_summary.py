@@ -54,3 +54,12 @@ def test_a_configuration_measured_twice_counts_at_its_mean_time(fidelity: Module
     ])
     # the two batch-8 measurements at their mean, 4 ms: 8/4 over 1/1
     assert s.batch_scaling["net.onnx"][0] == pytest.approx(2.0)
+
+
+def test_the_last_step_is_time_per_image_at_the_largest_batch_over_the_next(fidelity: ModuleType) -> None:
+    s = fidelity.summarize([_result(fidelity, 1, 1.0, 1.0), _result(fidelity, 8, 4.0, 4.0),
+                            _result(fidelity, 16, 12.0, 8.0)])
+    # measured 12/16 over 4/8 per image: 1.5x slower at the largest batch; emulated 8/16 over 4/8: 1x
+    assert s.last_step == {"net.onnx": (pytest.approx(1.5), pytest.approx(1.0))}
+    # two batches give a scaling ratio but no step
+    assert fidelity.summarize([_result(fidelity, 1, 1.0, 1.0), _result(fidelity, 8, 4.0, 2.0)]).last_step == {}
