@@ -275,9 +275,10 @@ def summarize(results: Sequence[Result]) -> Summary:
         batches = sorted({r.row.batch for r in rs})
         if len(batches) >= 3:
             below = batches[-2]
-            last_step[name] = (throughput(below, lambda r: r.row.measured_ms)
-                               / throughput(hi_batch, lambda r: r.row.measured_ms),
-                               throughput(below, lambda r: r.emulated_ms) / throughput(hi_batch, lambda r: r.emulated_ms))
+            measured_step = throughput(below, lambda r: r.row.measured_ms) / throughput(
+                hi_batch, lambda r: r.row.measured_ms)
+            emulated_step = throughput(below, lambda r: r.emulated_ms) / throughput(hi_batch, lambda r: r.emulated_ms)
+            last_step[name] = (measured_step, emulated_step)
     return Summary(sum(r.error for r in results) / len(results), ratios[len(ratios) // 2], worst,
                    sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling, last_step)
 

@@ -2,7 +2,8 @@
 squares over every row of the measured tables, one parameter set per device,
 nothing per network.
 
-    python bench/fit_calibration.py [--data DIR] [--calibration-only] [--device 310P3] [--params cube_efficiency,kernel_overhead_us]
+    python bench/fit_calibration.py [--data DIR] [--calibration-only] [--device 310P3]
+                                    [--params cube_efficiency,kernel_overhead_us]
 
 The rows are those of the calibration table (``--data``, ``bench/fidelity.py``'s)
 and of ``bench/more_310p3/`` (fifteen more architectures, measured the same
