@@ -38,7 +38,7 @@ import math
 import os
 import sys
 from collections import Counter
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -47,8 +47,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fidelity  # noqa: E402
 
-from geir.backends.cost_model import CUBE_OPS, MATMUL_OPS, CostModel, _int_attribute, _op_name  # noqa: E402
-from geir.backends.device_profile import load_profile  # noqa: E402
+from geir.backends.cost_model import (CUBE_OPS, MATMUL_OPS, CostModel, TaskCost, _int_attribute,  # noqa: E402
+                                      _op_name)
+from geir.backends.device_profile import DeviceProfile, load_profile  # noqa: E402
 from geir.backends.task_list import WEIGHTS, Kernel, TaskList  # noqa: E402
 
 #: the parts a kernel's time is split into, in the order they are printed
@@ -71,13 +72,16 @@ def _compute_part(kernel: Kernel, op: str) -> str:
     return "cube: other" if op in CUBE_OPS else "vector"
 
 
-def components(task_list: TaskList, cost: CostModel) -> dict[str, float]:
-    """Milliseconds of ``task_list``'s kernels per part of :data:`PARTS`, costed by ``cost``."""
+def kernel_costs(task_list: TaskList, cost: CostModel) -> list[tuple[Kernel, TaskCost]]:
+    """Each of ``task_list``'s kernels with what ``cost`` charges it."""
+    return [(task, cost.kernel(task)) for _, _, task in task_list.all_tasks() if isinstance(task, Kernel)]
+
+
+def components(costs: Sequence[tuple[Kernel, TaskCost]], warm_weights: bool) -> dict[str, float]:
+    """Milliseconds of the costed kernels (:func:`kernel_costs`) per part of :data:`PARTS`;
+    ``warm_weights``: they were costed with the weights in L2."""
     parts: Counter[str] = Counter()
-    for _, _, task in task_list.all_tasks():
-        if not isinstance(task, Kernel):
-            continue
-        c = cost.kernel(task)
+    for task, c in costs:
         if c.duration_us <= 0:
             continue
         parts["kernel fixed cost"] += c.overhead_us
@@ -90,59 +94,49 @@ def components(task_list: TaskList, cost: CostModel) -> dict[str, float]:
         weights = sum(r.nbytes for r in task.inputs if r is not None and r.space == WEIGHTS)
         if dram <= 0:
             parts["memory: L2"] += busy
-        elif dram > (0 if cost.warm_weights else weights):
+        elif dram > (0 if warm_weights else weights):
             parts["memory: DRAM, spilled activations"] += busy
         else:
             parts["memory: DRAM, weights"] += busy
     return {p: parts[p] / 1000.0 for p in PARTS}
 
 
-def floors(task_list: TaskList, cost: CostModel) -> tuple[float, float]:
-    """Milliseconds of ``task_list``'s DRAM bytes (as ``cost`` moves them) at the device's
-    full DRAM bandwidth, and of its cube ops' useful FLOPs at the cube's peak."""
-    values = cost.profile.values
+def floors(costs: Sequence[tuple[Kernel, TaskCost]], profile: DeviceProfile) -> tuple[float, float]:
+    """Milliseconds of the costed kernels' DRAM bytes (:func:`kernel_costs`) at ``profile``'s
+    full DRAM bandwidth, and of their cube ops' useful FLOPs at the cube's peak."""
+    values = profile.values
     bandwidth = values["hbm_bandwidth_gbps"] * 1e6  # bytes per ms
     peak = values["ai_cores"] * values["cube_flops_per_cycle"] * values["clock_mhz"] * 1e3  # FLOPs per ms
     dram = flops = 0.0
-    for _, _, task in task_list.all_tasks():
-        if not isinstance(task, Kernel):
-            continue
-        c = cost.kernel(task)
+    for task, c in costs:
         dram += c.hbm_bytes
         if c.duration_us > 0 and _op_name(task.op) in CUBE_OPS:
             flops += task.flops
     return dram / bandwidth, flops / peak
 
 
-def _costed(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
-            device: str) -> Iterator[tuple[fidelity.Row, TaskList, CostModel]]:
-    """Each row, its task list and the cost model fidelity emulates it with: warm
-    (weights in L2) when the model's weights and arena fit in L2 together."""
+def row_figures(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
+                device: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per measured row, costed as fidelity emulates it (warm, with the weights in L2, when
+    the model's weights and arena fit in L2 together): its :func:`components`, and its
+    :func:`floors` over its measured time (DRAM share, cube share)."""
     profile = load_profile(device)
     l2 = profile.values["l2_bytes"]
     models = {warm: CostModel(profile, warm_weights=warm) for warm in (False, True)}
+    parts, shares = [], []
     for row in rows:
         tl = compiled[row.key]
-        yield row, tl, models[tl.weight_size + tl.arena_size <= l2]
-
-
-def row_components(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
-                   device: str) -> np.ndarray:
-    """One row of :func:`components` per measured row, costed warm as fidelity emulates it."""
-    return np.array([[parts[p] for p in PARTS]
-                     for parts in (components(tl, cost) for _, tl, cost in _costed(rows, compiled, device))])
+        cost = models[tl.weight_size + tl.arena_size <= l2]
+        costs = kernel_costs(tl, cost)
+        by_part = components(costs, cost.warm_weights)
+        parts.append([by_part[p] for p in PARTS])
+        shares.append([f / row.measured_ms for f in floors(costs, profile)])
+    return np.array(parts), np.array(shares)
 
 
 #: a part holding less than this share of the fitted rows' time keeps the scale 1:
 #: too little of the measured time rests on it to say anything about it
 MIN_SHARE = 0.005
-
-
-def row_floors(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, TaskList],
-               device: str) -> np.ndarray:
-    """:func:`floors` of every measured row over its measured time: (DRAM share, cube share)."""
-    return np.array([[f / row.measured_ms for f in floors(tl, cost)]
-                     for row, tl, cost in _costed(rows, compiled, device)])
 
 
 #: rows whose floor takes at least this share of their measured time are listed
@@ -182,8 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, data in tables.items():
         rows = fidelity.load_rows(data)
         compiled = fidelity.compile_rows(data, rows, args.device, args.strategy, progress=False)
-        parts.append(row_components(rows, compiled, args.device))
-        floor.append(row_floors(rows, compiled, args.device))
+        row_parts, row_floors = row_figures(rows, compiled, args.device)
+        parts.append(row_parts)
+        floor.append(row_floors)
         labels += [f"{name:<12} {r.model} batch {r.batch}" + (f" seq {r.seq}" if r.seq else "") for r in rows]
         results = fidelity.evaluate(rows, compiled, args.device)
         measured += [r.row.measured_ms for r in results]

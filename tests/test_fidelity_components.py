@@ -25,7 +25,7 @@ def test_the_parts_of_a_row_sum_to_its_emulated_time(components: ModuleType) -> 
     fidelity = components.fidelity
     row = [r for r in fidelity.load_rows(fidelity.MORE_DIR, ["mnasnet1_0"]) if r.batch == 4][0]
     tl = fidelity.compile_row(fidelity.MORE_DIR, row, "310P3", "ge")
-    parts = components.components(tl, CostModel(load_profile("310P3")))
+    parts = components.components(components.kernel_costs(tl, CostModel(load_profile("310P3"))), False)
     assert set(parts) == set(components.PARTS)
     assert sum(parts.values()) == pytest.approx(fidelity.emulate_ms(tl, "310P3"), rel=1e-6)
     # MnasNet's depthwise layers are grouped convolutions; its classifier is a Gemm
@@ -57,7 +57,8 @@ def test_the_emulated_time_never_beats_its_own_physical_floors(components: Modul
     fidelity = components.fidelity
     row = [r for r in fidelity.load_rows(fidelity.MORE_DIR, [model]) if r.batch == batch][0]
     tl = fidelity.compile_row(fidelity.MORE_DIR, row, "310P3", "ge")
-    dram_ms, cube_ms = components.floors(tl, CostModel(load_profile("310P3")))
+    profile = load_profile("310P3")
+    dram_ms, cube_ms = components.floors(components.kernel_costs(tl, CostModel(profile)), profile)
     emulated = fidelity.emulate_ms(tl, "310P3")
     assert 0 < cube_ms < emulated
     assert 0 <= dram_ms < emulated
