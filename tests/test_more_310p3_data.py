@@ -59,3 +59,17 @@ def test_a_graph_has_no_weight_bytes_and_imports_timing_only(fidelity: ModuleTyp
     size = 299 if model == "inception_v3.onnx" else 224
     module = geir.import_onnx(path, input_shapes={"image": (2, 3, size, size)})
     assert module_has_absent_weights(module)
+
+
+def test_more_and_data_name_two_tables(fidelity: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        fidelity.main(["--more", "--data", fidelity.MORE_DIR])
+    assert exit_info.value.code == 2
+    assert "--more and --data name two tables; give one" in capsys.readouterr().err
+
+
+def test_more_emulates_the_rows_of_this_table(fidelity: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    assert fidelity.main(["--more", "--models", "mobilenet_v2"]) == 0
+    out = capsys.readouterr().out
+    assert f"data {fidelity.MORE_DIR}" in out
+    assert "rows 1: MAPE" in out and "mobilenet_v2.onnx" in out
