@@ -65,10 +65,12 @@ Durations (microseconds):
   concat whose inputs lie back to back in its output run on no engine
   (``GE_LOCAL``) and take no time.
 * **UB fusion** (``fuse-ub``): an op fused into its producer (``fused_operand``)
-  has no overhead and moves nothing; the chain's head moves what the fused ops
-  read besides the chain (``fused_bytes``) within its own roofline, and writes
-  one result: its own, or the pooled one when a pooling ends the chain
-  (``fused_result_bytes``). An AIPP fused into the convolution that reads it
+  takes no time of its own. The chain's head does its vector work
+  (``fused_flops``) — a cube head's vector unit on one tile while its cube
+  multiplies the next, so the larger of the two counts; a vector head's after
+  its own — moves what the fused ops read besides the chain (``fused_bytes``)
+  within the same roofline, and writes one result: its own, or the pooled one
+  when a pooling ends the chain (``fused_result_bytes``). An AIPP fused into the convolution that reads it
   takes no time; the convolution reads the crop's uint8 pixels
   (``aipp_input``).
 * **TransData** (``insert-trans-data``): a vector kernel that reads the tensor
@@ -141,7 +143,7 @@ ROW_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "r
 PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice", "strided_slice"})
 
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
-COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_result_bytes", "aipp_input",
+COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_flops", "fused_result_bytes", "aipp_input",
                    "_op_aicore_num", "axis", "group", "transA", "transB", "small_channel", "strided_write",
                    "src_format", "dst_format", "strides", "pads")
 #: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
@@ -524,25 +526,32 @@ class CostModel:
         flops = kernel.flops
         if pool == AICORE or pool == VECTOR:
             op = _op_name(kernel.op)
-            if op == "aipp" and kernel.attributes and "fused_output" in kernel.attributes:
-                return TaskCost(pool, 1, 0.0)  # AIPP converts the pixels as the convolution loads them
+            attributes = kernel.attributes
+            if attributes and ("fused_operand" in attributes or op == "aipp" and "fused_output" in attributes):
+                # the chain's head does a fused op's work (fused_flops); AIPP converts the
+                # pixels as the convolution loads them
+                return TaskCost(pool, 1, 0.0)
             dram, l2 = self.traffic(kernel)
             tiling = self.tiling(kernel, pool, (dram, l2))
             units = tiling.units
-            if op in CUBE_OPS:
-                rate = self.sustained_cube_rate(kernel, op)
-            else:
-                # the vector unit's lanes hold half as many 32-bit elements as 16-bit ones
-                rate = self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5
+            # the vector unit's lanes hold half as many 32-bit elements as 16-bit ones
+            vector_rate = self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5
+            rate = self.sustained_cube_rate(kernel, op) if op in CUBE_OPS else vector_rate
             compute = tiling.work * tiling.imbalance / (units * rate)
+            fused = _int_attribute(attributes, "fused_flops", 0) if attributes else 0
+            if fused > 0:
+                # The fused ops' vector work: a cube head's vector unit does it on one
+                # tile while the cube multiplies the next; a vector head's does it after
+                # its own work, on the same unit.
+                vector = fused / (units * vector_rate)
+                compute = (compute if compute > vector else vector) if op in CUBE_OPS else compute + vector
             bw = units * self.core_bw
             if bw > self.hbm_bw:
                 bw = self.hbm_bw
             memory = dram / bw
             if l2 > 0:
                 memory += l2 / (units * self.core_l2_bw)
-            # a kernel fused into its producer is launched with it
-            overhead = 0.0 if kernel.attributes and "fused_operand" in kernel.attributes else self.kernel_overhead
+            overhead = self.kernel_overhead
             busy = compute if compute > memory else memory
             if op in CUBE_OPS and self.pipeline_fill > 0:
                 # Double-buffered blocks: a block's loads overlap the previous block's

@@ -17,7 +17,7 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, Den
                              SymbolRefAttr, TypeAttr, UnitAttr, from_attribute)
 from geir.types import Type
 
-__all__ = ["OperandDef", "AttrDef", "OpDef", "Dialect", "InferError", "Attrs", "Cost", "InferContext",
+__all__ = ["OperandDef", "AttrDef", "OpDef", "Dialect", "InferError", "Attrs", "Cost", "InferContext", "op_cost",
            "SINGLE", "OPTIONAL", "VARIADIC"]
 
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
@@ -197,6 +197,19 @@ class OpDef:
 
     def has_trait(self, trait: str) -> bool:
         return trait in self.traits
+
+
+def op_cost(op: Any) -> Cost:
+    """The cost hint of ``op`` from its definition: zero for an op without one, or
+    whose cost needs what its types do not say (a cost hint is a hint: an unknown
+    cost is zero, as ``ge_cost`` does for '?' dims)."""
+    od = op.definition
+    if od is None or od.cost is None:
+        return Cost()
+    try:
+        return od.cost(InferContext.for_op(op), [r.type for r in op.results])
+    except InferError:
+        return Cost()
 
 
 class Dialect:

@@ -15,7 +15,9 @@ lowering see the same graph; the cost model reads the marks:
   (the fused chain writes one result, as large as its head's);
 * ``fused_bytes = n`` on the chain's head: the bytes the fused ops read
   besides the chain (a residual, a scale), which the one kernel streams
-  while its cube computes.
+  while its cube computes;
+* ``fused_flops = n`` on the chain's head: the fused ops' vector work, which
+  the core's vector unit does on one tile while the cube multiplies the next.
 
 An elementwise op is fused into the producer of one of its operands when the
 producer is a cube op or an elementwise op on AICore, that result has this op
@@ -40,7 +42,7 @@ window, strides 2, pads 1 and no ceil mode; at most one ReLU or LeakyReLU lies
 between them, after at most an inference batch norm (which GE's
 ConvBatchnormFusionPass folds into the convolution first). The pooled result
 is what the one kernel writes: ``fused_result_bytes`` on the head says how many
-bytes that is. Remarks say what was fused (``ge-opt -Rpass=fuse-ub``).
+bytes that is, and the pooling's work joins the head's ``fused_flops``. Remarks say what was fused (``ge-opt -Rpass=fuse-ub``).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ import attrs
 from geir.attributes import IntegerAttr, UnitAttr
 from geir.backends.device_profile import load_profile
 from geir.module import Module
+from geir.opdef import op_cost
 from geir.operation import Operation, OpResult
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
@@ -116,8 +119,8 @@ class FuseUB(ModulePass):
                 extra = sum(v.type.size_in_bytes or 0 for j, v in enumerate(op.operands)
                             if j != k and isinstance(v.type, TensorType))
                 if extra:
-                    before = chain_head.get_attr("fused_bytes", 0)
-                    chain_head.attributes["fused_bytes"] = IntegerAttr(int(before or 0) + extra)
+                    _accumulate(chain_head, "fused_bytes", extra)
+                _accumulate(chain_head, "fused_flops", op_cost(op).flops)
                 ctx.remark(op, f"fused into '{producer.name}' (UB fusion): operand #{k} stays in the unified buffer")
 
     @staticmethod
@@ -153,6 +156,7 @@ class FuseUB(ModulePass):
         producer.attributes["fused_output"] = UnitAttr()
         pool.attributes["fused_operand"] = IntegerAttr(0)
         conv.attributes["fused_result_bytes"] = IntegerAttr(written)
+        _accumulate(conv, "fused_flops", op_cost(pool).flops)
         ctx.remark(pool, f"fused into '{producer.name}' (UB fusion, conv + relu + max pool): the chain writes "
                          f"the pooled result")
 
@@ -173,6 +177,13 @@ class FuseUB(ModulePass):
                 continue
             return k
         return None
+
+
+def _accumulate(head: Operation, name: str, amount: float) -> None:
+    """Add ``amount`` to the integer attribute ``name`` of a chain's ``head`` (none when it stays 0)."""
+    total = int(head.get_attr(name, 0) or 0) + int(amount)
+    if total:
+        head.attributes[name] = IntegerAttr(total)
 
 
 def _pool_chain(producer: Operation, conv: Operation) -> bool:

@@ -71,7 +71,7 @@ from geir.dialects.ge import COMMON_ATTRIBUTES
 from geir.dialects.rt import NOT_KERNEL_GE_OPS
 from geir.graph_io import attribute_dicts, input_names, output_names
 from geir.module import Module
-from geir.opdef import InferContext, InferError
+from geir.opdef import InferError, op_cost
 from geir.operation import Operation, Value
 from geir.rewriter import Rewriter
 from geir.types import TensorType, storage_dtype
@@ -485,13 +485,8 @@ def kernel_task(op: Operation, inputs: list[TensorRef | None], outputs: list[Ten
     block_dim = op.get_attr("block_dim", 1)
     if not isinstance(block_dim, int) or block_dim < 1:
         block_dim = 1
-    flops = bytes_ = 0.0
-    if od is not None and od.cost is not None:
-        try:
-            cost = od.cost(InferContext.for_op(op), [r.type for r in op.results])
-            flops, bytes_ = float(cost.flops), float(cost.bytes)
-        except InferError:
-            pass  # a cost hint is a hint: an unknown cost is zero, as ge_cost does for '?' dims
+    cost = op_cost(op)
+    flops, bytes_ = float(cost.flops), float(cost.bytes)
     return Kernel(op=op.name, engine=str(engine), inputs=inputs, outputs=outputs,
                   attributes={k: v for k, v in op.attributes.items() if k not in DECISIONS},
                   block_dim=block_dim, flops=flops, bytes=bytes_, loc=loc,

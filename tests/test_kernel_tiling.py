@@ -414,6 +414,26 @@ def test_a_fused_op_moves_nothing_and_is_not_launched() -> None:
     assert sum(cost.traffic(head)) == sum(cost.traffic(plain)) + 4096
 
 
+def test_a_fused_ops_vector_work_overlaps_a_cube_head_and_follows_a_vector_head() -> None:
+    # the fused op takes no time of its own; its head's core does its vector work:
+    # beside the cube's multiplications on a convolution, after its own on a vector op
+    cost = CostModel(load_profile("310P3"))
+    x, w = _ref((16, 256, 28, 28)), _ref((256, 256, 1, 1), space=WEIGHTS)
+    conv_flops = 2.0 * 16 * 28 * 28 * 256 * 256
+    relu = Kernel("ge.relu", "AICore", [x], [x], attributes={"fused_operand": IntegerAttr(0)}, flops=x.nbytes / 2)
+    assert cost.kernel(relu).duration_us == 0
+    plain = cost.kernel(Kernel("ge.conv2d", "AICore", [x, w], [x], flops=conv_flops))
+    light, heavy = (cost.kernel(Kernel("ge.conv2d", "AICore", [x, w], [x], flops=conv_flops, attributes={
+        "fused_output": UnitAttr(), "fused_flops": IntegerAttr(int(n))})) for n in (x.nbytes / 2, 1e11))
+    assert light.compute_us == plain.compute_us  # one pass over the result hides under the cube
+    vector = 1e11 / (heavy.units * cost.vector_rate)
+    assert heavy.compute_us == pytest.approx(vector)  # a heavy chain is what bounds the kernel
+    add = Kernel("ge.add", "AICore", [x, x], [x], flops=x.nbytes / 2)
+    chained = Kernel("ge.add", "AICore", [x, x], [x], flops=x.nbytes / 2,
+                     attributes={"fused_output": UnitAttr(), "fused_flops": IntegerAttr(x.nbytes // 2)})
+    assert cost.kernel(chained).compute_us == pytest.approx(2 * cost.kernel(add).compute_us)
+
+
 def test_a_pooling_fused_after_a_convolution_shrinks_what_the_chain_writes() -> None:
     # TbeAippConvReluMaxpoolingFusion: the stem convolution's 112 x 112 result never
     # leaves the core; the one kernel writes the 56 x 56 pooled result instead

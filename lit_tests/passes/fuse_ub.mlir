@@ -1,14 +1,16 @@
 // fuse-ub: the elementwise ops GE fuses into the AICore op whose result they
 // read (UB fusion) are marked: fused_operand on the consumer, fused_output on
 // the producer, fused_bytes on the chain's head (what the chain reads besides
-// itself). A remark per fused op (-Rpass=fuse-ub).
+// itself) and fused_flops (the fused ops' vector work, which the head's core
+// does). A remark per fused op (-Rpass=fuse-ub).
 // RUN: ge-opt %s --assign-engines --fuse-ub --split-input-file | filecheck %s
 // RUN: ge-opt %s --assign-engines --fuse-ub --split-input-file -Rpass=fuse-ub -o /dev/null 2>&1 | filecheck %s --check-prefix=REMARK
 // RUN: ge-opt %s --pass-pipeline='assign-engines,fuse-ub{max-chain=1}' --split-input-file | filecheck %s --check-prefix=SHORT
 
-// conv -> add(residual) -> relu: one kernel; the residual's 512 bytes are read by the head.
+// conv -> add(residual) -> relu: one kernel; the residual's 512 bytes are read by the head,
+// which does the add's and the relu's 256 element operations each.
 // CHECK-LABEL: ge.graph @residual
-// CHECK: %c = ge.conv2d {{.*}}fused_bytes = 512 : i64, fused_output
+// CHECK: %c = ge.conv2d {{.*}}fused_bytes = 512 : i64, fused_flops = 512 : i64, fused_output
 // CHECK: %a = ge.add %r, %c {{.*}}fused_operand = 1 : i64, fused_output
 // CHECK: %y = ge.relu %a {{.*}}fused_operand = 0 : i64
 // REMARK: remark: fused into 'ge.conv2d' (UB fusion): operand #1 stays in the unified buffer

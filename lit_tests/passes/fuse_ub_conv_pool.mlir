@@ -2,7 +2,8 @@
 // ReLU and its max pooling run as one kernel (CANN's
 // TbeAippConvReluMaxpoolingFusion, MaxPoolV3 case). The pooling is fused into
 // the ReLU; the convolution, the chain's head, writes the pooled result
-// (fused_result_bytes = 8 x 64 x 56 x 56 x 2 bytes). Only with small channel,
+// (fused_result_bytes = 8 x 64 x 56 x 56 x 2 bytes) and does the ReLU's and the
+// pooling's vector work (fused_flops = 8 x (64 x 112 x 112 + 9 x 64 x 56 x 56)). Only with small channel,
 // only on the 310P, and only for the documented shapes.
 // RUN: ge-opt %s --pass-pipeline='small-channel{enable=true},assign-engines,fuse-ub{device=310P3}' --split-input-file | filecheck %s
 // RUN: ge-opt %s --pass-pipeline='small-channel{enable=true},assign-engines,fuse-ub{device=310P3}' --split-input-file -Rpass=fuse-ub -o /dev/null 2>&1 | filecheck %s --check-prefix=REMARK
@@ -11,7 +12,7 @@
 // RUN: ge-opt %s --pass-pipeline='ge-default{device=310P3 enable-small-channel=true}' --split-input-file | filecheck %s --check-prefix=PIPELINE
 
 // CHECK-LABEL: ge.graph @resnet_stem
-// CHECK: %c = ge.conv2d %x, %w {{.*}}fused_output, fused_result_bytes = 3211264 : i64
+// CHECK: %c = ge.conv2d %x, %w {{.*}}fused_flops = 20873216 : i64, fused_output, fused_result_bytes = 3211264 : i64
 // CHECK: %r = ge.relu %c {{.*}}fused_operand = 0 : i64, fused_output
 // CHECK: %p = ge.max_pool %r {{.*}}fused_operand = 0 : i64
 // REMARK: remark: fused into 'ge.conv2d' (UB fusion): operand #0 stays in the unified buffer
@@ -51,7 +52,7 @@ ge.graph @no_relu(%x: tensor<1x3x224x224xf16>, %w: tensor<64x3x7x7xf16>) -> tens
 // CHECK-LABEL: ge.graph @batch_norm
 // CHECK: %c = ge.conv2d %x, %w {{.*}}fused_result_bytes = 401408 : i64
 // CHECK: %p = ge.max_pool %r {{.*}}fused_operand = 0 : i64
-// CHECK: %c2 = ge.conv2d %x, %w {engine = "AICore", fused_output, pads
+// CHECK: %c2 = ge.conv2d %x, %w {engine = "AICore", fused_flops = 2408448 : i64, fused_output, pads
 // CHECK-NOT: fused_result_bytes
 // CHECK: ge.return
 ge.graph @batch_norm(%x: tensor<1x3x224x224xf16>, %w: tensor<64x3x7x7xf16>, %s: tensor<64xf16>, %b: tensor<64xf16>, %m: tensor<64xf16>, %v: tensor<64xf16>) -> (tensor<1x64x56x56xf16>, tensor<1x64x56x56xf16>) {
