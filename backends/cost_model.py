@@ -70,9 +70,9 @@ Durations (microseconds):
   multiplies the next, so the larger of the two counts; a vector head's after
   its own — moves what the fused ops read besides the chain (``fused_bytes``)
   within the same roofline, and writes one result: its own, or the pooled one
-  when a pooling ends the chain (``fused_result_bytes``). An AIPP fused into the convolution that reads it
-  takes no time; the convolution reads the crop's uint8 pixels
-  (``aipp_input``).
+  when a pooling ends the chain (``fused_result_bytes``). An AIPP fused into
+  the convolution that reads it takes no time; the convolution reads the
+  crop's uint8 pixels (``aipp_input``).
 * **TransData** (``insert-trans-data``): a vector kernel that reads the tensor
   in one layout and writes it in the other, the 5-D side (``NC1HWC0``,
   ``NC1HWC0_C04``) padded to whole blocks of C0 (4) channels: an RGB image

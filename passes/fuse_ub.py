@@ -42,7 +42,8 @@ window, strides 2, pads 1 and no ceil mode; at most one ReLU or LeakyReLU lies
 between them, after at most an inference batch norm (which GE's
 ConvBatchnormFusionPass folds into the convolution first). The pooled result
 is what the one kernel writes: ``fused_result_bytes`` on the head says how many
-bytes that is, and the pooling's work joins the head's ``fused_flops``. Remarks say what was fused (``ge-opt -Rpass=fuse-ub``).
+bytes that is, and the pooling's work joins the head's ``fused_flops``. Remarks
+say what was fused (``ge-opt -Rpass=fuse-ub``).
 """
 
 from __future__ import annotations
