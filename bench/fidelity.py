@@ -225,6 +225,17 @@ def evaluate(rows: Sequence[Row], compiled: dict[RowKey, TaskList], device: str,
 
 
 @attrs.frozen
+class ArchitectureFigures:
+    """One architecture's rows, summed up: how many, over which batches, their MAPE
+    and the range of emulated over measured."""
+
+    rows: int
+    batches: tuple[int, int]
+    mape: float
+    ratios: tuple[float, float]
+
+
+@attrs.frozen
 class Summary:
     """The figures a fidelity run is judged by."""
 
@@ -240,6 +251,8 @@ class Summary:
     #: largest batch over that at the next largest (above 1: the largest batch is slower
     #: per image)
     last_step: dict[str, tuple[float, float]] = attrs.Factory(dict)
+    #: per model file, in the order of its first row
+    architectures: dict[str, ArchitectureFigures] = attrs.Factory(dict)
 
 
 def summarize(results: Sequence[Result]) -> Summary:
@@ -280,7 +293,22 @@ def summarize(results: Sequence[Result]) -> Summary:
             emulated_step = throughput(below, lambda r: r.emulated_ms) / throughput(hi_batch, lambda r: r.emulated_ms)
             last_step[name] = (measured_step, emulated_step)
     return Summary(sum(r.error for r in results) / len(results), ratios[len(ratios) // 2], worst,
-                   sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling, last_step)
+                   sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling, last_step,
+                   _architectures(results))
+
+
+def _architectures(results: Sequence[Result]) -> dict[str, ArchitectureFigures]:
+    """Each model file's rows, summed up."""
+    by_model: dict[str, list[Result]] = {}
+    for r in results:
+        by_model.setdefault(r.row.model, []).append(r)
+    figures = {}
+    for model, rs in by_model.items():
+        batches = [r.row.batch for r in rs]
+        ratios = [r.ratio for r in rs]
+        figures[model] = ArchitectureFigures(len(rs), (min(batches), max(batches)),
+                                             sum(r.error for r in rs) / len(rs), (min(ratios), max(ratios)))
+    return figures
 
 
 def print_table(results: Sequence[Result], out: TextIO | None = None) -> Summary:
@@ -294,6 +322,12 @@ def print_table(results: Sequence[Result], out: TextIO | None = None) -> Summary
         print(f"{r.row.model:<28} {r.row.batch:>5} {seq:>4} {r.row.measured_ms:>12.3f} {r.emulated_ms:>12.3f} "
               f"{r.ratio:>8.2f}x {100 * r.error:>6.1f}%{dup}", file=out)
     s = summarize(results)
+    print("\nper architecture (rows, batches, MAPE, emulated / measured):", file=out)
+    for model, a in s.architectures.items():
+        lo, hi = a.ratios
+        spread = f"{lo:.2f}x" if a.rows == 1 else f"{lo:.2f}-{hi:.2f}x"
+        print(f"  {model:<38} {a.rows:>3}  {a.batches[0]:>3}-{a.batches[1]:<3}  {100 * a.mape:5.1f}%  {spread}",
+              file=out)
     print(f"\nrows {s.rows}: MAPE {100 * s.mape:.1f}%, median emulated/measured {s.median_ratio:.2f}x, worst "
           f"{s.worst_ratio:.2f}x, {s.within_1_5x}/{s.rows} within 1.5x", file=out)
     print("throughput, largest / smallest measured batch (measured vs emulated):", file=out)

@@ -63,3 +63,14 @@ def test_the_last_step_is_time_per_image_at_the_largest_batch_over_the_next(fide
     assert s.last_step == {"net.onnx": (pytest.approx(1.5), pytest.approx(1.0))}
     # two batches give a scaling ratio but no step
     assert fidelity.summarize([_result(fidelity, 1, 1.0, 1.0), _result(fidelity, 8, 4.0, 2.0)]).last_step == {}
+
+
+def test_each_architecture_sums_up_its_own_rows(fidelity: ModuleType) -> None:
+    s = fidelity.summarize([_result(fidelity, 1, 1.0, 1.1), _result(fidelity, 8, 4.0, 2.0),
+                            _result(fidelity, 4, 2.0, 3.0, model="other.onnx")])
+    assert list(s.architectures) == ["net.onnx", "other.onnx"]
+    net = s.architectures["net.onnx"]
+    assert (net.rows, net.batches) == (2, (1, 8))
+    assert net.mape == pytest.approx((0.1 + 0.5) / 2)
+    assert net.ratios == (pytest.approx(0.5), pytest.approx(1.1))
+    assert s.architectures["other.onnx"].ratios == (pytest.approx(1.5), pytest.approx(1.5))
