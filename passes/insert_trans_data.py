@@ -11,9 +11,11 @@ before the flatten that feeds a classifier. This pass inserts those nodes as
 ``ge.trans_data``:
 
 * The 5-D ops (``FIVE_D_OPS``) take and give ``NC1HWC0``. An elementwise op,
-  a concat along the channels whose inputs fill whole C0 blocks, or a
-  reduction over H and W that keeps its dims, keeps the layout its 4-D inputs
-  come in (if one is 5-D, the others are converted to it).
+  a concat along the channels whose inputs fill whole C0 blocks, a slice or a
+  split that cuts the channels only at whole C0 blocks (as CANN's StridedSliceD
+  and SplitVD select their formats), or a reduction over H and W that keeps its
+  dims, keeps the layout its 4-D inputs come in (if one is 5-D, the others are
+  converted to it).
   Every other op takes ``NCHW``, as do the graph's results.
 * ``ge.aipp`` writes the 5-D layout its reader takes itself (``NC1HWC0`` or
   ``NC1HWC0_C04``: AIPP's output goes straight to the convolution), so an AIPP
@@ -35,7 +37,9 @@ import attrs
 
 from geir.attributes import StringAttr
 from geir.constants import CONSTANT_OPS, constant_value
+from geir.dialects.ge_infer import slice_ranges
 from geir.module import Module
+from geir.opdef import InferContext
 from geir.operation import Block, OpResult, Operation, Value
 from geir.passes.fuse_ub import ELEMENTWISE_OPS
 from geir.passes.pass_base import ModulePass, PassContext, option
@@ -104,6 +108,33 @@ def _channel_concat(op: Operation) -> bool:
     return all(isinstance(v.type.shape[1], int) and v.type.shape[1] % C0_CHANNELS == 0 for v in op.operands)
 
 
+def _channel_slice(op: Operation) -> bool:
+    """A slice that cuts the channels at whole C0 blocks (or not at all) runs in
+    NC1HWC0: CANN's StridedSliceD offers the 5-D layout when the channel begin is
+    a multiple of C0, its end one too or the last channel, and its stride 1
+    (``op_select_format`` of ``strided_slice_d.py``)."""
+    if op.name != "ge.slice" or not op.operands or not _is_feature_map(op.operands[0]) \
+            or not op.results or not _is_feature_map(op.results[0]):
+        return False
+    ranges = slice_ranges(InferContext.for_op(op))
+    if ranges is None:
+        return False
+    channels = op.operands[0].type.shape[1]
+    start, end, step = ranges.get(1, (0, channels, 1))
+    return step == 1 and start % C0_CHANNELS == 0 and (end % C0_CHANNELS == 0 or end == channels)
+
+
+def _block_split(op: Operation) -> bool:
+    """A split along N, H or W, or along the channels into whole C0 blocks, runs in
+    NC1HWC0 (``op_select_format`` of CANN's ``split_v_d.py`` and ``split_d.py``)."""
+    if op.name != "ge.split" or not op.operands or not _is_feature_map(op.operands[0]) \
+            or not all(_is_feature_map(r) for r in op.results):
+        return False
+    if op.get_attr("axis", 0) not in (1, -3):
+        return True
+    return all(isinstance(r.type.shape[1], int) and r.type.shape[1] % C0_CHANNELS == 0 for r in op.results)
+
+
 @attrs.define
 class InsertTransData(ModulePass):
     name = "insert-trans-data"
@@ -161,7 +192,8 @@ def _insert(block: Block, ctx: PassContext) -> None:
             for result in op.results:
                 layout[result] = AIPP_LAYOUT
             continue
-        elif op.name in LAYOUT_AGNOSTIC_OPS or _channel_concat(op) or _spatial_reduction(op):
+        elif op.name in LAYOUT_AGNOSTIC_OPS or _channel_concat(op) or _spatial_reduction(op) \
+                or _channel_slice(op) or _block_split(op):
             maps = [i for i, v in enumerate(op.operands) if _is_feature_map(v)]
             five_d = any(layout_of(op.operands[i]) != NCHW for i in maps)
             for i in maps:

@@ -99,3 +99,39 @@ def test_an_aipp_input_needs_no_trans_data(tmp_path: Path) -> None:
     conversions = _ops(module, "ge.trans_data")
     # only the features out, before the flatten
     assert len(conversions) == 1 and conversions[0].operands[0].owner.name == "ge.global_avg_pool"
+
+
+def test_a_dual_path_split_of_whole_blocks_needs_no_trans_data(tmp_path: Path) -> None:
+    # DPN's dual path as PyTorch exports it: x[:, :32] and x[:, 32:] (the end INT64_MAX),
+    # each into a convolution. Both cuts fall on C0 blocks, so the slices run in
+    # NC1HWC0 (StridedSliceD's format selection) and only the image and the result
+    # are converted; the values are those of onnx.reference.
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((48, 16, 1, 1)).astype(np.float32)
+    v = rng.standard_normal((16, 32, 1, 1)).astype(np.float32)
+    u = rng.standard_normal((16, 16, 1, 1)).astype(np.float32)
+    ints = {name: numpy_helper.from_array(np.array(values, np.int64), name)
+            for name, values in (("zero", [0]), ("c32", [32]), ("end", [2 ** 63 - 1]), ("axis", [1]))}
+    nodes = [helper.make_node("Conv", ["x", "w"], ["a"]),
+             helper.make_node("Slice", ["a", "zero", "c32", "axis"], ["dense"]),
+             helper.make_node("Slice", ["a", "c32", "end", "axis"], ["residual"]),
+             helper.make_node("Conv", ["dense", "v"], ["p"]),
+             helper.make_node("Conv", ["residual", "u"], ["q"]),
+             helper.make_node("Add", ["p", "q"], ["y"])]
+    graph = helper.make_graph(nodes, "dual_path",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 16, 8, 8])],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(v, "v"),
+                               numpy_helper.from_array(u, "u"), *ints.values()])
+    path = tmp_path / "dual_path.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    compiled = geir.import_onnx(path)
+    geir.run_pipeline(compiled, "ge-default{device=310P3}")
+    conversions = [op for op in _ops(compiled, "rt.kernel") if op.get_attr("op") == "ge.trans_data"]
+    assert len(conversions) == 2  # the image in, the result out
+    x = rng.standard_normal((2, 16, 8, 8)).astype(np.float32)
+    want = ReferenceEvaluator(str(path)).run(None, {"x": x})[0]
+    report = geir.run_model(geir.import_onnx(path), pipeline="ge-default{device=310P3}", device="310P3",
+                            inputs={"x": x})
+    assert report.clean
+    np.testing.assert_allclose(report.outputs["y"], want, rtol=2e-2, atol=0.2)

@@ -1060,6 +1060,40 @@ def _slice_arg(ctx: InferContext, index: int, attr: str) -> tuple[list[int] | No
     return ctx.attrs.get(attr), True
 
 
+def slice_ranges(ctx: InferContext) -> dict[int, tuple[int, int, int]] | None:
+    """Per axis a Slice cuts, its ``(start, end, step)`` clamped as ONNX clamps them
+    (a positive step: ``0 <= start <= end <= dim``); None unless every argument is a
+    constant and every sliced dim static."""
+    x = operand(ctx, 0, "data")
+    if x.shape is None:
+        return None
+    starts, _ = _slice_arg(ctx, 1, "starts")
+    ends, _ = _slice_arg(ctx, 2, "ends")
+    axes, axes_known = _slice_arg(ctx, 3, "axes")
+    steps, steps_known = _slice_arg(ctx, 4, "steps")
+    if starts is None or ends is None or not axes_known or not steps_known:
+        return None
+    try:
+        axes = normalize_axes(axes if axes is not None else range(len(starts)), len(x.shape), "slice axes")
+    except InferError:
+        return None
+    steps = steps if steps is not None else [1] * len(axes)
+    if not len(starts) == len(ends) == len(steps) == len(axes):
+        return None
+    ranges = {}
+    for a, start, end, step in zip(axes, starts, ends, steps):
+        dim = x.shape[a]
+        if not isinstance(dim, int) or step == 0:
+            return None
+        start, end = (start + dim if start < 0 else start), (end + dim if end < 0 else end)
+        if step > 0:
+            start = min(max(start, 0), dim)
+            ranges[a] = (start, max(start, min(end, dim)), step)
+        else:
+            ranges[a] = (min(max(start, 0), dim - 1), min(max(end, -1), dim - 1), step)
+    return ranges
+
+
 def infer_slice(ctx: InferContext) -> list[Type]:
     x = operand(ctx, 0, "data")
     if x.shape is None:

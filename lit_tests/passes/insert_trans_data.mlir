@@ -1,7 +1,8 @@
 // insert-trans-data: GE's TransData where a feature map crosses between the
 // user's NCHW and the NC1HWC0 the AI core's convolutions, poolings and batch
-// norms read and write. Elementwise ops, channel concats of whole C0 blocks and
-// reductions over H and W keep the layout they are given; every other op, and
+// norms read and write. Elementwise ops, channel concats of whole C0 blocks,
+// slices and splits that cut the channels at whole C0 blocks, and reductions
+// over H and W keep the layout they are given; every other op, and
 // the graph's results, take NCHW. An AIPP writes the 5-D layout itself.
 // RUN: ge-opt %s --insert-trans-data --split-input-file | filecheck %s
 // RUN: ge-opt %s --insert-trans-data --split-input-file -Rpass=insert-trans-data -o /dev/null 2>&1 | filecheck %s --check-prefix=REMARK
@@ -104,6 +105,34 @@ ge.graph @concats(%x: tensor<1x16x8x8xf16>, %w: tensor<16x16x1x1xf16>, %v: tenso
   %wide = ge.concat %a, %b {axis = 1 : i64} : (tensor<1x16x8x8xf16>, tensor<1x16x8x8xf16>) -> tensor<1x32x8x8xf16>
   %narrow = ge.concat %c, %d {axis = 1 : i64} : (tensor<1x8x8x8xf16>, tensor<1x8x8x8xf16>) -> tensor<1x16x8x8xf16>
   ge.return %wide, %narrow : (tensor<1x32x8x8xf16>, tensor<1x16x8x8xf16>) -> ()
+}
+
+// -----
+
+// A slice or a split that cuts the channels at whole C0 blocks keeps NC1HWC0 (the
+// formats CANN's StridedSliceD and SplitVD select); cut inside a block, it runs
+// in NCHW. A split along H keeps NC1HWC0 whatever the channels.
+// CHECK-LABEL: ge.graph @slices
+// CHECK: %first = ge.slice %a, %c16, %c48, %axis
+// CHECK-NEXT: %[[N:.*]] = ge.trans_data %a {dst_format = "NCHW", src_format = "NC1HWC0"}
+// CHECK-NEXT: %odd = ge.slice %[[N]], %c8, %c48, %axis
+// CHECK-NEXT: %thirds:3 = ge.split %a {axis = 1
+// CHECK-NEXT: %[[N2:.*]] = ge.trans_data %b {dst_format = "NCHW", src_format = "NC1HWC0"}
+// CHECK-NEXT: %halves:2 = ge.split %[[N2]] {axis = 1
+// CHECK-NEXT: %rows:2 = ge.split %b {axis = 2
+ge.graph @slices(%x: tensor<1x16x8x8xf16>, %w: tensor<48x16x1x1xf16>, %v: tensor<24x16x1x1xf16>) -> (tensor<1x32x8x8xf16>, tensor<1x40x8x8xf16>, tensor<1x16x8x8xf16>, tensor<1x12x8x8xf16>, tensor<1x24x4x8xf16>) {
+  %c8 = ge.const {value = dense<8> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c16 = ge.const {value = dense<16> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c48 = ge.const {value = dense<48> : tensor<1xi64>} : () -> tensor<1xi64>
+  %axis = ge.const {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %a = ge.conv2d %x, %w : (tensor<1x16x8x8xf16>, tensor<48x16x1x1xf16>) -> tensor<1x48x8x8xf16>
+  %b = ge.conv2d %x, %v : (tensor<1x16x8x8xf16>, tensor<24x16x1x1xf16>) -> tensor<1x24x8x8xf16>
+  %first = ge.slice %a, %c16, %c48, %axis : (tensor<1x48x8x8xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x32x8x8xf16>
+  %odd = ge.slice %a, %c8, %c48, %axis : (tensor<1x48x8x8xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x40x8x8xf16>
+  %thirds:3 = ge.split %a {axis = 1, num_outputs = 3} : (tensor<1x48x8x8xf16>) -> (tensor<1x16x8x8xf16>, tensor<1x16x8x8xf16>, tensor<1x16x8x8xf16>)
+  %halves:2 = ge.split %b {axis = 1, num_outputs = 2} : (tensor<1x24x8x8xf16>) -> (tensor<1x12x8x8xf16>, tensor<1x12x8x8xf16>)
+  %rows:2 = ge.split %b {axis = 2, num_outputs = 2} : (tensor<1x24x8x8xf16>) -> (tensor<1x24x4x8xf16>, tensor<1x24x4x8xf16>)
+  ge.return %first, %odd, %thirds#1, %halves#0, %rows#1 : (tensor<1x32x8x8xf16>, tensor<1x40x8x8xf16>, tensor<1x16x8x8xf16>, tensor<1x12x8x8xf16>, tensor<1x24x4x8xf16>) -> ()
 }
 
 // -----
