@@ -119,9 +119,11 @@ def _channel_slice(op: Operation) -> bool:
     ranges = slice_ranges(InferContext.for_op(op))
     if ranges is None:
         return False
-    channels = op.operands[0].type.shape[1]
-    start, end, step = ranges.get(1, (0, channels, 1))
-    return step == 1 and start % C0_CHANNELS == 0 and (end % C0_CHANNELS == 0 or end == channels)
+    if 1 not in ranges:
+        return True
+    start, end, step = ranges[1]
+    return step == 1 and start % C0_CHANNELS == 0 and (end % C0_CHANNELS == 0
+                                                     or end == op.operands[0].type.shape[1])
 
 
 def _block_split(op: Operation) -> bool:
