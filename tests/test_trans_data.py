@@ -135,3 +135,32 @@ def test_a_dual_path_split_of_whole_blocks_needs_no_trans_data(tmp_path: Path) -
                             inputs={"x": x})
     assert report.clean
     np.testing.assert_allclose(report.outputs["y"], want, rtol=2e-2, atol=0.2)
+
+
+_ENDS = st.one_of(st.integers(-25, 25), st.sampled_from([-(2 ** 63), 2 ** 63 - 1]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(dim=st.integers(1, 20), start=_ENDS, end=_ENDS, step=st.integers(-3, 3).filter(bool))
+def test_slice_ranges_take_what_onnx_slicing_takes(dim: int, start: int, end: int, step: int) -> None:
+    # the bounds insert-trans-data judges a slice by: as many elements as the slice's
+    # inferred type has (ONNX's clamping), and numpy's elements wherever ONNX's clamping
+    # and numpy's agree (they differ for a start below -dim stepping backwards: ONNX
+    # clamps it to 0, numpy to before the first element)
+    from geir.dialects.ge_infer import slice_dim, slice_ranges
+    from geir.opdef import InferContext
+    out = slice_dim(dim, start, end, step)
+    consts = "\n".join(f"  %{n} = ge.const {{value = dense<{v}> : tensor<1xi64>}} : () -> tensor<1xi64>"
+                       for n, v in (("s", start), ("e", end), ("a", 1), ("k", step)))
+    module = geir.parse(f"""ge.graph @g(%x: tensor<1x{dim}xf16>) -> tensor<1x{out}xf16> {{
+{consts}
+  %y = ge.slice %x, %s, %e, %a, %k : (tensor<1x{dim}xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x{out}xf16>
+  ge.return %y : (tensor<1x{out}xf16>) -> ()
+}}""")
+    op = next(o for o in module.walk() if o.name == "ge.slice")
+    ranges = slice_ranges(InferContext.for_op(op))
+    assert ranges is not None and list(ranges) == [1]
+    lo, hi, by = ranges[1]
+    assert len(range(lo, hi, by)) == out
+    if step > 0 or start >= -dim:
+        assert list(range(lo, hi, by)) == list(range(dim)[slice(start, end, step)])
