@@ -518,6 +518,11 @@ class CostModel:
             return weights, activations
         return weights + activations, 0.0
 
+    def _vector_rate(self, kernel: Kernel) -> float:
+        """The vector unit's rate on ``kernel``'s elements: its lanes hold half as many
+        32-bit elements as 16-bit ones."""
+        return self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5
+
     def kernel(self, kernel: Kernel) -> TaskCost:
         """Pool, units and duration of ``kernel``."""
         pool = self.pool_of(kernel)
@@ -534,17 +539,19 @@ class CostModel:
             dram, l2 = self.traffic(kernel)
             tiling = self.tiling(kernel, pool, (dram, l2))
             units = tiling.units
-            # the vector unit's lanes hold half as many 32-bit elements as 16-bit ones
-            vector_rate = self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5
-            rate = self.sustained_cube_rate(kernel, op) if op in CUBE_OPS else vector_rate
-            compute = tiling.work * tiling.imbalance / (units * rate)
+            # The fused ops' vector work: a cube head's vector unit does it on one tile
+            # while the cube multiplies the next; a vector head's does it after its own
+            # work, on the same unit.
             fused = _int_attribute(attributes, "fused_flops", 0) if attributes else 0
-            if fused > 0:
-                # The fused ops' vector work: a cube head's vector unit does it on one
-                # tile while the cube multiplies the next; a vector head's does it after
-                # its own work, on the same unit.
-                vector = fused / (units * vector_rate)
-                compute = (compute if compute > vector else vector) if op in CUBE_OPS else compute + vector
+            if op in CUBE_OPS:
+                compute = tiling.work * tiling.imbalance / (units * self.sustained_cube_rate(kernel, op))
+                if fused > 0:
+                    vector = fused / (units * self._vector_rate(kernel))
+                    if vector > compute:
+                        compute = vector
+            else:
+                rate = self._vector_rate(kernel)
+                compute = tiling.work * tiling.imbalance / (units * rate) + fused / (units * rate)
             bw = units * self.core_bw
             if bw > self.hbm_bw:
                 bw = self.hbm_bw
