@@ -1035,18 +1035,23 @@ def infer_split(ctx: InferContext) -> list[Type]:
     return [x.with_shape([c if i == axis else d for i, d in enumerate(x.shape)]) for c in chunks]
 
 
-def slice_dim(dim: int, start: int, end: int, step: int) -> int:
-    """Elements a ``start:end:step`` slice takes of a dim of size ``dim`` (ONNX clamping)."""
-    if step == 0:
-        raise InferError("slice step must not be 0")
+def slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
+    """The ``start`` and ``end`` of a ``start:end:step`` slice of a dim of size ``dim``,
+    negative ones counted from the end and clamped as ONNX clamps them (``step`` not 0)."""
     if start < 0:
         start += dim
     if end < 0:
         end += dim
     if step > 0:
-        start, end = min(max(start, 0), dim), min(max(end, 0), dim)
-    else:
-        start, end = min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+        return min(max(start, 0), dim), min(max(end, 0), dim)
+    return min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+
+
+def slice_dim(dim: int, start: int, end: int, step: int) -> int:
+    """Elements a ``start:end:step`` slice takes of a dim of size ``dim`` (ONNX clamping)."""
+    if step == 0:
+        raise InferError("slice step must not be 0")
+    start, end = slice_bounds(dim, start, end, step)
     return max(0, ceil_div(end - start, step))
 
 
@@ -1062,8 +1067,8 @@ def _slice_arg(ctx: InferContext, index: int, attr: str) -> tuple[list[int] | No
 
 def slice_ranges(ctx: InferContext) -> dict[int, tuple[int, int, int]] | None:
     """Per axis a Slice cuts, its ``(start, end, step)`` clamped as ONNX clamps them
-    (a positive step: ``0 <= start <= end <= dim``); None unless every argument is a
-    constant and every sliced dim static."""
+    (:func:`slice_bounds`; ``range(start, end, step)`` is what it takes); None unless
+    every argument is a constant and every sliced dim static."""
     x = operand(ctx, 0, "data")
     if x.shape is None:
         return None
@@ -1085,12 +1090,7 @@ def slice_ranges(ctx: InferContext) -> dict[int, tuple[int, int, int]] | None:
         dim = x.shape[a]
         if not isinstance(dim, int) or step == 0:
             return None
-        start, end = (start + dim if start < 0 else start), (end + dim if end < 0 else end)
-        if step > 0:
-            start = min(max(start, 0), dim)
-            ranges[a] = (start, max(start, min(end, dim)), step)
-        else:
-            ranges[a] = (min(max(start, 0), dim - 1), min(max(end, -1), dim - 1), step)
+        ranges[a] = (*slice_bounds(dim, start, end, step), step)
     return ranges
 
 
