@@ -33,6 +33,8 @@ the 5-D side padded to whole blocks. Remarks say what was inserted
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 
 from geir.attributes import StringAttr
@@ -99,13 +101,18 @@ def _spatial_reduction(op: Operation) -> bool:
     return bool(values) and all(a % 4 in (2, 3) for a in values)
 
 
+def _whole_blocks(values: Sequence[Value]) -> bool:
+    """Every feature map of ``values`` has a static channel count that fills whole C0 blocks."""
+    return all(isinstance(v.type.shape[1], int) and v.type.shape[1] % C0_CHANNELS == 0 for v in values)
+
+
 def _channel_concat(op: Operation) -> bool:
     """A concat along the channels of inputs that fill whole C0 blocks runs in NC1HWC0."""
     if op.name != "ge.concat" or not op.operands or not all(_is_feature_map(v) for v in op.operands):
         return False
     if op.get_attr("axis", 0) not in (1, -3):
         return False
-    return all(isinstance(v.type.shape[1], int) and v.type.shape[1] % C0_CHANNELS == 0 for v in op.operands)
+    return _whole_blocks(op.operands)
 
 
 def _channel_slice(op: Operation) -> bool:
@@ -134,7 +141,7 @@ def _block_split(op: Operation) -> bool:
         return False
     if op.get_attr("axis", 0) not in (1, -3):
         return True
-    return all(isinstance(r.type.shape[1], int) and r.type.shape[1] % C0_CHANNELS == 0 for r in op.results)
+    return _whole_blocks(op.results)
 
 
 @attrs.define
