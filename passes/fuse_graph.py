@@ -9,6 +9,16 @@ patterns here:
   ``Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5)``, in any operand order,
   becomes ``ge.gelu x`` — five kernels, three of them streaming a full
   activation, become one. The intermediate ops go when nothing else reads them.
+* **Average pooling on the cube** (``AvgPoolV2FusionPass``, which the 2-D
+  ONNX AveragePool becomes): a window pooling that is not global becomes a
+  depthwise convolution (``group`` = channels) with an assist filter — every
+  weight ``1 / (kh x kw)`` when each window averages over its full size, else
+  ones followed by a ``ge.mul`` by each output position's ``1 / count``
+  (``count_include_pad = 0`` with pads, or a ceil-mode window that hangs over
+  the end). GE leaves a global pooling, a window over 255 on a side or a
+  stride over 63 on the vector path, as here; so too a dynamic shape, a
+  dilation or a non-float input. GE's coefficient tensor has the output's full
+  shape; here it is ``1 x 1 x Ho x Wo`` and broadcast, the same numbers.
 
 Remarks say what was fused (``ge-opt -Rpass=fuse-graph``).
 """
@@ -18,15 +28,18 @@ from __future__ import annotations
 import math
 
 import attrs
+import numpy as np
 
+from geir.attributes import ArrayAttr, DenseElementsAttr, IntegerAttr
 from geir.constants import constant_value
 from geir.module import Module
 from geir.operation import Operation, OpResult, Value
 from geir.passes.pass_base import ModulePass, PassContext
 from geir.patterns import RewritePattern, apply_patterns_greedily
 from geir.rewriter import Rewriter
+from geir.types import TensorType
 
-__all__ = ["FuseGraph", "GeluFusion"]
+__all__ = ["AvgPoolFusion", "FuseGraph", "GeluFusion"]
 
 #: relative tolerance when matching a pattern's constants (they may be f16)
 _RTOL = 1e-3
@@ -95,11 +108,112 @@ class GeluFusion(RewritePattern):
         return False
 
 
+#: AvgPoolV2's AI-core limits (the ONNX parser sends larger windows and strides to the AI CPU)
+MAX_POOL_WINDOW = 255
+MAX_POOL_STRIDE = 63
+
+
+def _window_counts(size: int, kernel: int, stride: int, begin: int, end: int, out: int,
+                   include_pad: bool) -> np.ndarray:
+    """How many elements each of ``out`` windows along one axis averages over:
+    the input's, plus the explicit pads with ``include_pad``; a ceil-mode
+    overhang past the pads never counts (ONNX's and PyTorch's divisor)."""
+    start = np.arange(out) * stride - begin
+    stop = start + kernel
+    low, high = (-begin, size + end) if include_pad else (0, size)
+    return np.minimum(stop, high) - np.maximum(start, low)
+
+
+def _same_pads(size: int, kernel: int, stride: int, upper: bool) -> tuple[int, int]:
+    total = max((-(-size // stride) - 1) * stride + kernel - size, 0)
+    small = total // 2
+    return (small, total - small) if upper else (total - small, small)
+
+
+@attrs.define
+class AvgPoolFusion(RewritePattern):
+    """A 2-D average pooling that is not global becomes a depthwise convolution
+    with an assist filter, times a coefficient where windows average over fewer
+    elements than their size (GE's ``AvgPoolV2FusionPass``)."""
+
+    ctx: PassContext
+    op_names = frozenset({"ge.avg_pool"})
+
+    def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
+        x, y = op.operands[0].type, op.results[0].type
+        if not isinstance(x, TensorType) or not isinstance(y, TensorType) or x.shape is None or y.shape is None:
+            return False
+        if len(x.shape) != 4 or any(d is None for d in (*x.shape, *y.shape)):
+            return False
+        if x.element_type.numpy_dtype is None or np.dtype(x.element_type.numpy_dtype).kind != "f":
+            return False
+        kernel = op.get_attr("kernel_shape")
+        strides = op.get_attr("strides") or [1, 1]
+        if op.get_attr("dilations") not in (None, [1, 1]) or len(kernel) != 2 or len(strides) != 2:
+            return False
+        if max(kernel) > MAX_POOL_WINDOW or max(strides) > MAX_POOL_STRIDE:
+            return False
+        n, c, h, w = x.shape
+        ho, wo = y.shape[2], y.shape[3]
+        auto_pad = op.get_attr("auto_pad") or "NOTSET"
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            (top, bottom), (left, right) = (_same_pads(size, k, s, auto_pad == "SAME_UPPER")
+                                            for size, k, s in zip((h, w), kernel, strides))
+        elif auto_pad == "VALID":
+            top = bottom = left = right = 0
+        else:
+            top, left, bottom, right = op.get_attr("pads") or [0, 0, 0, 0]
+        if (h, w) == tuple(kernel) and not any((top, left, bottom, right)) and \
+                (auto_pad not in ("SAME_UPPER", "SAME_LOWER") or (h, w) == tuple(strides)):
+            return False  # global: GE's CheckGlobal leaves it to the vector pooling
+        # a ceil-mode window past the pads reads zeros the convolution pads with
+        over_h = max(0, (ho - 1) * strides[0] + kernel[0] - (h + top + bottom))
+        over_w = max(0, (wo - 1) * strides[1] + kernel[1] - (w + left + right))
+        include_pad = bool(op.get_attr("count_include_pad") or 0)
+        counts = np.outer(_window_counts(h, kernel[0], strides[0], top, bottom, ho, include_pad),
+                          _window_counts(w, kernel[1], strides[1], left, right, wo, include_pad))
+        area = kernel[0] * kernel[1]
+        uniform = bool(np.all(counts == area))
+        dtype = x.element_type.numpy_dtype
+        filter_type = TensorType((c, 1, kernel[0], kernel[1]), x.element_type)
+        weight = np.full(filter_type.shape, 1.0 / area if uniform else 1.0, dtype=dtype)
+        location = op.location
+        assist = Operation("ge.const", [], [filter_type], {"value": DenseElementsAttr(filter_type, weight)},
+                           location=location, result_names=[f"{op.results[0].name_hint or 'pool'}_assist"])
+        conv = Operation("ge.conv2d", [op.operands[0], assist.results[0]], [y], {
+            "group": IntegerAttr(c),
+            "kernel_shape": ArrayAttr([IntegerAttr(k) for k in kernel]),
+            "pads": ArrayAttr([IntegerAttr(p) for p in (top, left, bottom + over_h, right + over_w)]),
+            "strides": ArrayAttr([IntegerAttr(s) for s in strides]),
+        }, location=location, result_names=[op.results[0].name_hint])
+        rewriter.insert_before(op, assist)
+        rewriter.insert_before(op, conv)
+        result = conv.results[0]
+        if not uniform:
+            coefficient_type = TensorType((1, 1, ho, wo), x.element_type)
+            coefficient = (1.0 / counts).astype(dtype).reshape(coefficient_type.shape)
+            coffe = Operation("ge.const", [], [coefficient_type],
+                              {"value": DenseElementsAttr(coefficient_type, coefficient)}, location=location,
+                              result_names=[f"{op.results[0].name_hint or 'pool'}_coefficient"])
+            conv.results[0].name_hint = f"{op.results[0].name_hint or 'pool'}_sum"
+            mul = Operation("ge.mul", [result, coffe.results[0]], [y], location=location,
+                            result_names=[op.results[0].name_hint])
+            rewriter.insert_before(op, coffe)
+            rewriter.insert_before(op, mul)
+            result = mul.results[0]
+        rewriter.replace_op(op, [result])
+        scaled = "" if uniform else ", times each window's 1 / count"
+        self.ctx.remark(conv, f"average pooling {kernel[0]} x {kernel[1]} on the cube: a depthwise convolution "
+                              f"with an assist filter{scaled}")
+        return True
+
+
 @attrs.define
 class FuseGraph(ModulePass):
     name = "fuse-graph"
-    summary = "GE's graph fusion: rewrite op-by-op spellings of an activation into the one op CANN runs (GELU)"
+    summary = ("GE's graph fusion: rewrite op-by-op spellings of an activation into the one op CANN runs (GELU); "
+               "average pooling as a depthwise convolution on the cube")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         for graph in module.graphs():
-            apply_patterns_greedily(list(graph.regions[0].blocks[0].ops), [GeluFusion(ctx)])
+            apply_patterns_greedily(list(graph.regions[0].blocks[0].ops), [GeluFusion(ctx), AvgPoolFusion(ctx)])

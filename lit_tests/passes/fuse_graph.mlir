@@ -1,5 +1,6 @@
 // fuse-graph: the erf form of GELU that exporters write op by op becomes the
-// one ge.gelu CANN runs; the decomposed ops go. A remark per fusion
+// one ge.gelu CANN runs; the decomposed ops go. A window average pooling runs
+// on the cube, as a depthwise convolution. A remark per fusion
 // (-Rpass=fuse-graph). Constants within 0.1% match (they may already be f16).
 // RUN: ge-opt %s --fuse-graph --split-input-file | filecheck %s
 // RUN: ge-opt %s --fuse-graph --split-input-file -Rpass=fuse-graph -o /dev/null 2>&1 | filecheck %s --check-prefix=REMARK
@@ -57,4 +58,67 @@ ge.graph @shared(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %m = ge.mul %x, %a : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   %y = ge.mul %m, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
   ge.return %y, %e : (tensor<2x8xf32>, tensor<2x8xf32>) -> ()
+}
+
+// -----
+
+// Average pooling on the cube (GE's AvgPoolV2FusionPass): a window pooling that
+// is not global becomes a depthwise convolution with an assist filter. Every
+// window averaging over its full size (pads counted, or none): weights of
+// 1 / (kh x kw), nothing else.
+// CHECK-LABEL: ge.graph @avg_pool_full_windows
+// CHECK-NOT:     ge.avg_pool
+// CHECK:         %y_assist = ge.const {value = dense<2.500000e-01> : tensor<8x1x2x2xf32>}
+// CHECK-NEXT:    %y = ge.conv2d %x, %y_assist {group = 8 : i64, kernel_shape = [2, 2], pads = [0, 0, 0, 0], strides = [2, 2]} : (tensor<1x8x6x6xf32>, tensor<8x1x2x2xf32>) -> tensor<1x8x3x3xf32>
+// CHECK-NOT:     ge.mul
+// CHECK:         ge.return %y
+// REMARK: remark: average pooling 2 x 2 on the cube: a depthwise convolution with an assist filter{{$}}
+ge.graph @avg_pool_full_windows(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x3x3xf32> {
+  %y = ge.avg_pool %x {kernel_shape = [2, 2], strides = [2, 2]} : (tensor<1x8x6x6xf32>) -> tensor<1x8x3x3xf32>
+  ge.return %y : (tensor<1x8x3x3xf32>) -> ()
+}
+
+// -----
+
+// count_include_pad = 0 with pads: weights of 1, then a Mul by each output
+// position's 1 / count (a corner window of 3 x 3 averages 4 elements, an edge 6,
+// the rest 9), broadcast over batch and channels.
+// CHECK-LABEL: ge.graph @avg_pool_excluding_pads
+// CHECK:         %y_assist = ge.const {value = dense<1.000000e+00> : tensor<4x1x3x3xf32>}
+// CHECK-NEXT:    %y_sum = ge.conv2d %x, %y_assist {group = 4 : i64, kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [1, 1]}
+// CHECK-NEXT:    %y_coefficient = ge.const {value = dense<{{\[\[\[\[}}2.500000e-01, 0.166666672, 2.500000e-01], [0.166666672, 0.111111112, 0.166666672], [2.500000e-01, 0.166666672, 2.500000e-01]]]]> : tensor<1x1x3x3xf32>}
+// CHECK-NEXT:    %y = ge.mul %y_sum, %y_coefficient : (tensor<2x4x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<2x4x3x3xf32>
+// CHECK-NEXT:    ge.return %y
+// REMARK: remark: average pooling 3 x 3 on the cube: a depthwise convolution with an assist filter, times each window's 1 / count
+ge.graph @avg_pool_excluding_pads(%x: tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32> {
+  %y = ge.avg_pool %x {count_include_pad = 0 : i64, kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  ge.return %y : (tensor<2x4x3x3xf32>) -> ()
+}
+
+// -----
+
+// A ceil-mode window that hangs over the end: the convolution pads the overhang
+// with zeros and the Mul divides by what the window holds of the map.
+// CHECK-LABEL: ge.graph @avg_pool_ceil_mode
+// CHECK:         %y_sum = ge.conv2d %x, %y_assist {group = 2 : i64, kernel_shape = [2, 2], pads = [0, 0, 1, 1], strides = [2, 2]} : (tensor<1x2x5x5xf32>, tensor<2x1x2x2xf32>) -> tensor<1x2x3x3xf32>
+// CHECK:         %y = ge.mul %y_sum, %y_coefficient
+ge.graph @avg_pool_ceil_mode(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  %y = ge.avg_pool %x {ceil_mode = 1 : i64, kernel_shape = [2, 2], strides = [2, 2]} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  ge.return %y : (tensor<1x2x3x3xf32>) -> ()
+}
+
+// -----
+
+// What GE leaves on the vector pooling stays: a global window, a stride over
+// AvgPoolV2's 63, a dynamic shape, an integer map.
+// CHECK-LABEL: ge.graph @avg_pool_kept
+// CHECK-NOT:     ge.conv2d
+// CHECK-COUNT-4: ge.avg_pool
+// CHECK-NOT:     ge.conv2d
+ge.graph @avg_pool_kept(%x: tensor<1x4x7x7xf32>, %big: tensor<1x4x128x128xf32>, %d: tensor<?x4x8x8xf32>, %i: tensor<1x4x8x8xi32>) -> (tensor<1x4x1x1xf32>, tensor<1x4x2x2xf32>, tensor<?x4x4x4xf32>, tensor<1x4x4x4xi32>) {
+  %g = ge.avg_pool %x {kernel_shape = [7, 7]} : (tensor<1x4x7x7xf32>) -> tensor<1x4x1x1xf32>
+  %s = ge.avg_pool %big {kernel_shape = [2, 2], strides = [64, 64]} : (tensor<1x4x128x128xf32>) -> tensor<1x4x2x2xf32>
+  %n = ge.avg_pool %d {kernel_shape = [2, 2], strides = [2, 2]} : (tensor<?x4x8x8xf32>) -> tensor<?x4x4x4xf32>
+  %q = ge.avg_pool %i {kernel_shape = [2, 2], strides = [2, 2]} : (tensor<1x4x8x8xi32>) -> tensor<1x4x4x4xi32>
+  ge.return %g, %s, %n, %q : (tensor<1x4x1x1xf32>, tensor<1x4x2x2xf32>, tensor<?x4x4x4xf32>, tensor<1x4x4x4xi32>) -> ()
 }
