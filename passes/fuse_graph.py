@@ -130,6 +130,25 @@ def _same_pads(size: int, kernel: int, stride: int, upper: bool) -> tuple[int, i
     return (small, total - small) if upper else (total - small, small)
 
 
+def _pool_pads(op: Operation, spatial: tuple[int, int], kernel: list[int], strides: list[int]) -> list[int]:
+    """``op``'s pads as ``[top, left, bottom, right]``, its ``auto_pad`` resolved."""
+    auto_pad = op.get_attr("auto_pad") or "NOTSET"
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        (top, bottom), (left, right) = (_same_pads(size, k, s, auto_pad == "SAME_UPPER")
+                                        for size, k, s in zip(spatial, kernel, strides))
+        return [top, left, bottom, right]
+    if auto_pad == "VALID":
+        return [0, 0, 0, 0]
+    return list(op.get_attr("pads") or [0, 0, 0, 0])
+
+
+def _global(op: Operation, spatial: tuple[int, int], kernel: list[int], strides: list[int], pads: list[int]) -> bool:
+    """GE's ``CheckGlobal``: the window is the whole unpadded map (under SAME, strided by it too)."""
+    if spatial != tuple(kernel) or any(pads):
+        return False
+    return op.get_attr("auto_pad") not in ("SAME_UPPER", "SAME_LOWER") or spatial == tuple(strides)
+
+
 @attrs.define
 class AvgPoolFusion(RewritePattern):
     """A 2-D average pooling that is not global becomes a depthwise convolution
@@ -153,19 +172,11 @@ class AvgPoolFusion(RewritePattern):
             return False
         if max(kernel) > MAX_POOL_WINDOW or max(strides) > MAX_POOL_STRIDE:
             return False
-        n, c, h, w = x.shape
+        _, c, h, w = x.shape
         ho, wo = y.shape[2], y.shape[3]
-        auto_pad = op.get_attr("auto_pad") or "NOTSET"
-        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            (top, bottom), (left, right) = (_same_pads(size, k, s, auto_pad == "SAME_UPPER")
-                                            for size, k, s in zip((h, w), kernel, strides))
-        elif auto_pad == "VALID":
-            top = bottom = left = right = 0
-        else:
-            top, left, bottom, right = op.get_attr("pads") or [0, 0, 0, 0]
-        if (h, w) == tuple(kernel) and not any((top, left, bottom, right)) and \
-                (auto_pad not in ("SAME_UPPER", "SAME_LOWER") or (h, w) == tuple(strides)):
-            return False  # global: GE's CheckGlobal leaves it to the vector pooling
+        top, left, bottom, right = pads = _pool_pads(op, (h, w), kernel, strides)
+        if _global(op, (h, w), kernel, strides, pads):
+            return False  # GE leaves a global pooling to the vector unit
         # a ceil-mode window past the pads reads zeros the convolution pads with
         over_h = max(0, (ho - 1) * strides[0] + kernel[0] - (h + top + bottom))
         over_w = max(0, (wo - 1) * strides[1] + kernel[1] - (w + left + right))
@@ -177,9 +188,9 @@ class AvgPoolFusion(RewritePattern):
         dtype = x.element_type.numpy_dtype
         filter_type = TensorType((c, 1, kernel[0], kernel[1]), x.element_type)
         weight = np.full(filter_type.shape, 1.0 / area if uniform else 1.0, dtype=dtype)
-        location = op.location
+        location, name = op.location, op.results[0].name_hint or "pool"
         assist = Operation("ge.const", [], [filter_type], {"value": DenseElementsAttr(filter_type, weight)},
-                           location=location, result_names=[f"{op.results[0].name_hint or 'pool'}_assist"])
+                           location=location, result_names=[f"{name}_assist"])
         conv = Operation("ge.conv2d", [op.operands[0], assist.results[0]], [y], {
             "group": IntegerAttr(c),
             "kernel_shape": ArrayAttr([IntegerAttr(k) for k in kernel]),
@@ -194,8 +205,8 @@ class AvgPoolFusion(RewritePattern):
             coefficient = (1.0 / counts).astype(dtype).reshape(coefficient_type.shape)
             coffe = Operation("ge.const", [], [coefficient_type],
                               {"value": DenseElementsAttr(coefficient_type, coefficient)}, location=location,
-                              result_names=[f"{op.results[0].name_hint or 'pool'}_coefficient"])
-            conv.results[0].name_hint = f"{op.results[0].name_hint or 'pool'}_sum"
+                              result_names=[f"{name}_coefficient"])
+            conv.results[0].name_hint = f"{name}_sum"
             mul = Operation("ge.mul", [result, coffe.results[0]], [y], location=location,
                             result_names=[op.results[0].name_hint])
             rewriter.insert_before(op, coffe)
