@@ -23,7 +23,10 @@ def _pool_model(path: Path, shape: tuple[int, ...], opset: int = 17, **attribute
     graph = helper.make_graph([node], "pool", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     model = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]))
-    model.graph.output[0].CopyFrom(model.graph.value_info[0]) if model.graph.value_info else None
+    # the output's type as ONNX infers it (geir's importer wants a declared shape)
+    for inferred in model.graph.value_info:
+        if inferred.name == "y":
+            model.graph.output[0].CopyFrom(inferred)
     onnx.save(model, str(path))
     return path
 
