@@ -31,6 +31,7 @@ import attrs
 import numpy as np
 
 from geir.attributes import ArrayAttr, DenseElementsAttr, IntegerAttr
+from geir.backends.kernels.window import SAME_PADDINGS, Window, window_counts, window_for
 from geir.constants import constant_value
 from geir.module import Module
 from geir.operation import Operation, OpResult, Value
@@ -113,40 +114,11 @@ MAX_POOL_WINDOW = 255
 MAX_POOL_STRIDE = 63
 
 
-def _window_counts(size: int, kernel: int, stride: int, begin: int, end: int, out: int,
-                   include_pad: bool) -> np.ndarray:
-    """How many elements each of ``out`` windows along one axis averages over:
-    the input's, plus the explicit pads with ``include_pad``; a ceil-mode
-    overhang past the pads never counts (ONNX's and PyTorch's divisor)."""
-    start = np.arange(out) * stride - begin
-    stop = start + kernel
-    low, high = (-begin, size + end) if include_pad else (0, size)
-    return np.minimum(stop, high) - np.maximum(start, low)
-
-
-def _same_pads(size: int, kernel: int, stride: int, upper: bool) -> tuple[int, int]:
-    total = max((-(-size // stride) - 1) * stride + kernel - size, 0)
-    small = total // 2
-    return (small, total - small) if upper else (total - small, small)
-
-
-def _pool_pads(op: Operation, spatial: tuple[int, int], kernel: list[int], strides: list[int]) -> list[int]:
-    """``op``'s pads as ``[top, left, bottom, right]``, its ``auto_pad`` resolved."""
-    auto_pad = op.get_attr("auto_pad") or "NOTSET"
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        (top, bottom), (left, right) = (_same_pads(size, k, s, auto_pad == "SAME_UPPER")
-                                        for size, k, s in zip(spatial, kernel, strides))
-        return [top, left, bottom, right]
-    if auto_pad == "VALID":
-        return [0, 0, 0, 0]
-    return list(op.get_attr("pads") or [0, 0, 0, 0])
-
-
-def _global(op: Operation, spatial: tuple[int, int], kernel: list[int], strides: list[int], pads: list[int]) -> bool:
+def _global(window: Window, spatial: tuple[int, int], auto_pad: str) -> bool:
     """GE's ``CheckGlobal``: the window is the whole unpadded map (under SAME, strided by it too)."""
-    if spatial != tuple(kernel) or any(pads):
+    if spatial != window.kernel or any(window.pads_begin) or any(window.pads_end):
         return False
-    return op.get_attr("auto_pad") not in ("SAME_UPPER", "SAME_LOWER") or spatial == tuple(strides)
+    return auto_pad not in SAME_PADDINGS or spatial == window.strides
 
 
 @attrs.define
@@ -173,16 +145,16 @@ class AvgPoolFusion(RewritePattern):
         if max(kernel) > MAX_POOL_WINDOW or max(strides) > MAX_POOL_STRIDE:
             return False
         _, c, h, w = x.shape
-        ho, wo = y.shape[2], y.shape[3]
-        top, left, bottom, right = pads = _pool_pads(op, (h, w), kernel, strides)
-        if _global(op, (h, w), kernel, strides, pads):
+        auto_pad = op.get_attr("auto_pad") or "NOTSET"
+        window = window_for((h, w), kernel, {"auto_pad": auto_pad, "pads": op.get_attr("pads"),
+                                             "strides": strides}, bool(op.get_attr("ceil_mode") or 0))
+        if window.output != tuple(y.shape[2:]) or _global(window, (h, w), auto_pad):
             return False  # GE leaves a global pooling to the vector unit
         # a ceil-mode window past the pads reads zeros the convolution pads with
-        over_h = max(0, (ho - 1) * strides[0] + kernel[0] - (h + top + bottom))
-        over_w = max(0, (wo - 1) * strides[1] + kernel[1] - (w + left + right))
-        include_pad = bool(op.get_attr("count_include_pad") or 0)
-        counts = np.outer(_window_counts(h, kernel[0], strides[0], top, bottom, ho, include_pad),
-                          _window_counts(w, kernel[1], strides[1], left, right, wo, include_pad))
+        over_h, over_w = window.overhang((h, w))
+        (top, left), (bottom, right) = window.pads_begin, window.pads_end
+        counts = window_counts((h, w), window, bool(op.get_attr("count_include_pad") or 0))
+        ho, wo = window.output
         area = kernel[0] * kernel[1]
         uniform = bool(np.all(counts == area))
         dtype = x.element_type.numpy_dtype

@@ -4,14 +4,13 @@ pools, all reductions over the windowed view of :mod:`.window`."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 import numpy as np
 
 from . import Attrs, Inputs, register
 from .dtypes import compute_dtype, lowest
-from .window import Window, pad_spatial, sliding_windows, window_for
+from .window import Window, sliding_windows, window_counts, window_for
 
 
 def _pool_window(x: np.ndarray, attrs: Attrs) -> Window:
@@ -59,20 +58,6 @@ def max_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     return [values.astype(x.dtype), indices]
 
 
-def _window_counts(x: np.ndarray, window: Window, include_pad: bool) -> np.ndarray:
-    """How many elements each window averages over, shaped ``(*out)``.
-
-    With ``count_include_pad`` the explicit pads count but the ceil-mode
-    overhang never does (PyTorch's and ONNX's divisor).
-    """
-    ones = np.ones(x.shape[2:], dtype=np.float64)
-    if include_pad:
-        ones = pad_spatial(ones, window.pads_begin, window.pads_end, 1.0)
-        unpadded = (0,) * len(window.kernel)
-        window = dataclasses.replace(window, pads_begin=unpadded, pads_end=unpadded)
-    return sliding_windows(ones, window, 0.0).sum(axis=tuple(range(-len(window.kernel), 0)))
-
-
 @register("AveragePool")
 def average_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     """AveragePool with count_include_pad (default 0), ceil_mode and dilations."""
@@ -80,7 +65,7 @@ def average_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     window = _pool_window(x, attrs)
     work = compute_dtype(x.dtype)
     sums = sliding_windows(x.astype(work, copy=False), window).sum(axis=_kernel_axes(x))
-    counts = _window_counts(x, window, bool(attrs.get("count_include_pad", 0)))
+    counts = window_counts(x.shape[2:], window, bool(attrs.get("count_include_pad", 0)))
     return [(sums / counts).astype(x.dtype)]
 
 

@@ -134,3 +134,18 @@ def sliding_windows(x: np.ndarray, window: Window, fill: Any = 0) -> np.ndarray:
                + tuple(e * s for e, s in zip(elem, window.strides))
                + tuple(e * d for e, d in zip(elem, window.dilations)))
     return as_strided(padded, shape=shape, strides=strides, writeable=False)
+
+
+def window_counts(spatial: Sequence[int], window: Window, include_pad: bool) -> np.ndarray:
+    """How many elements of a map of ``spatial`` dims each window averages over,
+    shaped ``window.output``.
+
+    With ``include_pad`` the explicit pads count but the ceil-mode overhang
+    never does (PyTorch's and ONNX's divisor).
+    """
+    ones = np.ones(tuple(spatial), dtype=np.float64)
+    if include_pad:
+        ones = pad_spatial(ones, window.pads_begin, window.pads_end, 1.0)
+        unpadded = (0,) * len(window.kernel)
+        window = dataclasses.replace(window, pads_begin=unpadded, pads_end=unpadded)
+    return sliding_windows(ones, window, 0.0).sum(axis=tuple(range(-len(window.kernel), 0)))
