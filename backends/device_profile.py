@@ -24,8 +24,8 @@ import attrs
 
 from geir.diagnostics import error as _error
 
-__all__ = ["DeviceProfile", "ParamSpec", "PARAMS", "load_profile", "available_profiles", "parse_override",
-           "DEVICES_DIR", "PRECISION_MODES"]
+__all__ = ["DeviceProfile", "Calibration", "ParamSpec", "PARAMS", "load_profile", "available_profiles",
+           "parse_override", "DEVICES_DIR", "PRECISION_MODES"]
 
 #: where the shipped profiles live
 DEVICES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "devices")
@@ -113,6 +113,23 @@ PARAMS: dict[str, ParamSpec] = {
     "max_events": ParamSpec(int, 1, "events per device"),
 }
 
+
+@attrs.frozen
+class Calibration:
+    """What a profile's times were held against: the top-level ``calibration``
+    entry. A profile without one was held against no measurement of its device."""
+
+    #: the measurements, and how they were taken (the runs they are comparable to)
+    against: str
+    #: how far the emulated times came out from them
+    result: str
+    #: the command that reproduces ``result``
+    command: str
+    #: the mean absolute percentage error over each measured table, by the table's
+    #: path from the repository's root (what ``result`` sums up; a test recomputes them)
+    mape_percent: dict[str, float] = attrs.Factory(dict)
+
+
 #: ATC's ``--precision_mode`` values: the profile's ``default_precision_mode`` is
 #: one of them (what ATC picks when the option is not given)
 PRECISION_MODES = ("force_fp16", "allow_fp32_to_fp16", "must_keep_origin_dtype", "allow_mix_precision", "force_fp32")
@@ -120,6 +137,8 @@ PRECISION_MODES = ("force_fp16", "allow_fp32_to_fp16", "must_keep_origin_dtype",
 #: (https://www.hiascend.com/doc_center/source/zh/canncommercial/62RC1/inferapplicationdev/atctool/atctool_000092.html)
 _ATC_DEFAULT_PRECISION_MODE = "force_fp16"
 
+#: how the source of a ``--device-param`` override begins
+_COMMAND_LINE = "command line"
 #: derived figures a profile states and the loader checks (relative tolerance)
 _DERIVED_TOLERANCE = 0.01
 
@@ -150,6 +169,13 @@ class DeviceProfile:
     #: the parameters fitted to device measurements (``"fitted": true``, with the
     #: fit that set them as their source)
     fitted: frozenset[str] = frozenset()
+    #: what the profile's times were held against (None: no measurement of the device)
+    calibration: Calibration | None = None
+
+    @property
+    def overridden(self) -> list[str]:
+        """The parameters ``--device-param`` changed from the profile's file."""
+        return sorted(k for k, source in self.sources.items() if source.startswith(_COMMAND_LINE))
 
     def __getitem__(self, key: str) -> Any:
         """One parameter's value: ``profile["ai_cores"]``."""
@@ -176,16 +202,18 @@ class DeviceProfile:
         for text in overrides:
             key, value = parse_override(text)
             values[key] = value
-            sources[key] = f"command line (--device-param {text})"
+            sources[key] = f"{_COMMAND_LINE} (--device-param {text})"
             assumed.discard(key)
         profile = attrs.evolve(self, values=values, sources=sources, assumed=frozenset(assumed))
         _validate_values(profile.values, f"device '{self.name}' after --device-param")
         return profile
 
     def to_dict(self) -> dict[str, Any]:
-        """The profile as the report shows it: name, values, derived figures, assumed keys."""
+        """The profile as the report shows it: name, values, derived figures, assumed keys,
+        what its times were held against."""
         return {"name": self.name, "soc": self.soc, "values": dict(self.values),
-                "derived": {k: round(v, 4) for k, v in self.derived().items()}, "assumed": sorted(self.assumed)}
+                "derived": {k: round(v, 4) for k, v in self.derived().items()}, "assumed": sorted(self.assumed),
+                "calibration": attrs.asdict(self.calibration) if self.calibration is not None else None}
 
 
 
@@ -276,7 +304,8 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
         raise _error(f"{where}: 'block_dispatch' must be true or false, got {block_dispatch!r}")
     profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
                             str(data.get("description", "")), values, sources, frozenset(assumed), path,
-                            mode, cube_fp32, block_dispatch, frozenset(fitted))
+                            mode, cube_fp32, block_dispatch, frozenset(fitted),
+                            _calibration(data.get("calibration"), where))
     for key, entry in (data.get("derived") or {}).items():
         computed = profile.derived().get(key)
         if computed is None:
@@ -285,6 +314,25 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
         if abs(computed - stated) > _DERIVED_TOLERANCE * max(abs(stated), 1e-12):
             raise _error(f"{where}: derived '{key}' states {stated} but the parameters give {computed:.4g}")
     return profile
+
+
+def _calibration(entry: Any, where: str) -> Calibration | None:
+    """The top-level ``calibration`` entry: ``against``, ``result`` and ``command``
+    as text, and ``mape_percent`` (optional) as table -> number."""
+    if entry is None:
+        return None
+    texts = ("against", "result", "command")
+    if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) and entry[k] for k in texts):
+        raise _error(f"{where}: 'calibration' must be an object with 'against', 'result' and 'command' texts")
+    unknown = sorted(set(entry) - {*texts, "mape_percent"})
+    if unknown:
+        raise _error(f"{where}: 'calibration' has unknown key(s) {', '.join(unknown)}",
+                     "known keys: against, result, command, mape_percent")
+    mape = entry.get("mape_percent", {})
+    if not isinstance(mape, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+                                             for v in mape.values()):
+        raise _error(f"{where}: 'calibration' 'mape_percent' must map each table to a percentage")
+    return Calibration(entry["against"], entry["result"], entry["command"], {str(k): float(v) for k, v in mape.items()})
 
 
 def _top_level(data: dict[str, Any], key: str, default: Any, where: str) -> Any:

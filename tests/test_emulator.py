@@ -133,6 +133,23 @@ def test_profile_override_errors(override: str, message: str) -> None:
     assert message in e.value.format()
 
 
+def test_a_profile_says_what_its_times_were_held_against() -> None:
+    p3, v100 = load_profile("310P3"), load_profile("V100")
+    assert p3.calibration is not None and v100.calibration is not None
+    assert "310P3" in p3.calibration.against and "bench/fidelity.py" in p3.calibration.command
+    assert "bench/more_310p3/measured-310p3.csv" in p3.calibration.mape_percent
+    assert "V100" in v100.calibration.against and v100.calibration.command == "python bench/calibration.py"
+    for name in ("910B2", "910B4", "910A", "A100"):  # no measured time of these was found
+        assert load_profile(name).calibration is None
+    # the report carries it, with the numbers --device-param changed from the profile as shipped
+    relu = kernel("ge.relu", [ref(0)], [ref(16)])
+    report = timing(task_list([relu]), device="310P3", device_params=["kernel_overhead_us=2", "ai_cores=4"]).report
+    assert report["calibration"]["result"] == p3.calibration.result
+    assert report["calibration"]["overridden"] == ["ai_cores", "kernel_overhead_us"]
+    assert timing(task_list([relu]), device="310P3").report["calibration"]["overridden"] == []
+    assert timing(task_list([relu])).report["calibration"] is None
+
+
 def test_unknown_device_and_bad_files(tmp_path: Any) -> None:
     with pytest.raises(DiagnosticError, match="unknown device '910X'"):
         load_profile("910X")

@@ -25,6 +25,11 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
     ``bytes`` moved, ``bandwidth_gbps``, ``bound_us`` (bytes / bandwidth),
     ``utilization`` (``bound / makespan``) and ``saturated_us``, the time the
     running tasks asked for more bandwidth than the device has.
+``calibration``
+    what the device profile's times were held against: ``against`` (the
+    measurements), ``result``, ``command`` (what reproduces it), and
+    ``overridden``, the parameters ``--device-param`` changed (the calibration is
+    of the profile as shipped); null when no measurement of the device was found.
 ``warm_l2``
     only for a run asked to follow a warm-up (``EmulatorOptions.warm_l2``):
     ``weights_in_l2`` (whether the model's weights and arena, ``footprint_bytes``,
@@ -69,7 +74,7 @@ if TYPE_CHECKING:
     from geir.backends.device_profile import DeviceProfile
     from geir.backends.emulator.happens_before import RaceChecker
 
-__all__ = ["build_report", "format_text", "REQUIRED_KEYS"]
+__all__ = ["build_report", "format_text", "calibration_line", "REQUIRED_KEYS"]
 
 #: the keys ``--report json`` always has
 REQUIRED_KEYS = ("makespan_us", "lower_bound_us", "critical_path_us", "engines", "streams", "events", "tasks",
@@ -179,6 +184,7 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     return {
         "task_list": tl.name,
         "device": profile.name,
+        "calibration": _calibration(profile),
         "mode": schedule.mode,
         "makespan_us": _r(makespan),
         "lower_bound_us": _r(lower),
@@ -223,6 +229,26 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     }
 
 
+def _calibration(profile: "DeviceProfile") -> dict[str, Any] | None:
+    """The report's ``calibration``: what the profile's times were held against."""
+    c = profile.calibration
+    if c is None:
+        return None
+    return {"against": c.against, "result": c.result, "command": c.command, "overridden": profile.overridden}
+
+
+def calibration_line(report: dict[str, Any]) -> str:
+    """The report's ``checked against`` line: every emulated time is a prediction,
+    so it says what the device profile's times were held against."""
+    c = report.get("calibration")
+    if c is None:
+        return (f"checked against nothing: no measured {report['device']} time was found; these times are "
+                "predictions from the profile's sourced and assumed numbers")
+    changed = c["overridden"]
+    shipped = f" (of the profile as shipped; --device-param changed {', '.join(changed)})" if changed else ""
+    return f"checked against {c['against']}: {c['result']}{shipped}"
+
+
 def _bytes(n: int) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
@@ -243,6 +269,8 @@ def format_text(report: dict[str, Any]) -> str:
                  f"{_n(report['tasks'], 'task')} ({_n(counts['kernel'], 'kernel')}, {_n(counts['memcpy'], 'copy')}, "
                  f"{_n(counts['record'], 'record')}, {_n(counts['wait'], 'wait')}) on "
                  f"{_n(len(report['streams']), 'stream')}, {_n(report['events'], 'event')}")
+    if "calibration" in report:
+        lines.append(calibration_line(report))
     lines.append(f"makespan        {report['makespan_us']:14.3f} us")
     lb = report["lower_bound"]
     parts = ", ".join(f"{k} {v:.3f}" for k, v in sorted(lb["parts_us"].items(), key=lambda kv: -kv[1]))

@@ -26,6 +26,7 @@ from typing import Any, Sequence
 import attrs
 
 from geir.backends.emulator import EmulationResult, EmulatorOptions, emulate
+from geir.backends.emulator.report import calibration_line
 from geir.backends.scenarios.iterations import event_count, unroll
 from geir.backends.task_list import (ARENA, WEIGHTS, Binding, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                      TensorRef, Wait, WeightBlob)
@@ -128,7 +129,8 @@ class CoRunResult:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: the models, the throughput, the makespan and the engines."""
-        return {"scenario": "co-run", "device": self.report["device"], "mode": self.report["mode"],
+        return {"scenario": "co-run", "device": self.report["device"], "calibration": self.report["calibration"],
+                "mode": self.report["mode"],
                 "makespan_us": self.makespan_us, "throughput_per_s": self.throughput_per_s,
                 "models": self.models, "engines": self.report["engines"], "races_total": self.report["races_total"],
                 "deadlock": self.report["deadlock"]}
@@ -138,6 +140,7 @@ class CoRunResult:
         r = self.report
         lines = [f"co-run of {len(self.models)} models on {r['device']} ({r['mode']} mode): makespan "
                  f"{self.makespan_us:.3f} us, throughput {self.throughput_per_s:.1f} model runs/s",
+                 calibration_line(r),
                  f"{'model':<20} {'priority':>8} {'streams':>8} {'runs':>5} {'latency us':>12} {'solo us':>12} "
                  f"{'slowdown':>9}"]
         for m in self.models:

@@ -7,6 +7,13 @@
 // RUN: not ge-run %s --device-param ai_cors=4 2>&1 | filecheck %s --check-prefix=BADKEY
 // RUN: not ge-run %s --device-param ai_cores=many 2>&1 | filecheck %s --check-prefix=BADVALUE
 // RUN: not ge-run %s --device 910B 2>&1 | filecheck %s --check-prefix=BADDEVICE
+// A profile file's calibration says what its times were held against, in words.
+// RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/910B4.json')); d['calibration'] = {'against': 'x'}; json.dump(d, open('%t.half.json', 'w'))"
+// RUN: not ge-run %s --device %t.half.json 2>&1 | filecheck %s --check-prefix=BADCAL
+// RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/910B4.json')); d['calibration'] = {'against': 'x', 'result': 'y', 'command': 'z', 'mape': 3}; json.dump(d, open('%t.key.json', 'w'))"
+// RUN: not ge-run %s --device %t.key.json 2>&1 | filecheck %s --check-prefix=BADCALKEY
+// RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/910B4.json')); d['calibration'] = {'against': 'x', 'result': 'y', 'command': 'z', 'mape_percent': {'t.csv': 'low'}}; json.dump(d, open('%t.mape.json', 'w'))"
+// RUN: not ge-run %s --device %t.mape.json 2>&1 | filecheck %s --check-prefix=BADCALMAPE
 
 // 310P has no separate vector cores for AICore kernels: relu runs on the AI cores.
 // P3: emulated 'main' on 310P3 (sink mode)
@@ -15,6 +22,7 @@
 // Six tasks launched 10 us apart (force_fp16 casts the f32 input and output around
 // the three ops; then the end of the graph): the host thread is the bottleneck.
 // HOST: emulated 'main' on 910B2 (host mode): 6 tasks (5 kernels,
+// HOST-NEXT: checked against nothing: no measured 910B2 time was found; these times are predictions from the profile's sourced and assumed numbers
 // HOST-NEXT: makespan {{ +}}60.000 us
 // HOST-NEXT: lower bound {{ +}}60.000 us  (bound by Host;
 // HOST: critical path {{ +}}60.000 us over 1 task (after the host's launches)
@@ -28,6 +36,11 @@
 // BADVALUE: error: --device-param: 'ai_cores' must be a number, got 'many'
 // BADDEVICE: error: unknown device '910B'
 // BADDEVICE: note: '910B' is ambiguous: name the SoC (910B2, 910B4, ...)
+// BADCAL: error: device profile '{{.*}}half.json': 'calibration' must be an object with 'against', 'result' and 'command' texts
+// BADCAL-NOT: Traceback
+// BADCALKEY: error: device profile '{{.*}}key.json': 'calibration' has unknown key(s) mape
+// BADCALKEY-NEXT: note: known keys: against, result, command, mape_percent
+// BADCALMAPE: error: device profile '{{.*}}mape.json': 'calibration' 'mape_percent' must map each table to a percentage
 
 ge.graph @main(%x: tensor<2x4xf32> {ge.name = "x"}) -> (tensor<2x4xf32> {ge.name = "y"}) {
   %a = ge.relu %x : (tensor<2x4xf32>) -> tensor<2x4xf32>

@@ -6,6 +6,8 @@
 
 // CHECK: ge-run: random inputs, seed 0
 // CHECK: emulated 'main' on 910B2 (sink mode): 7 tasks (3 kernels, 0 copies, 1 record, 1 wait) on 2 streams, 1 event
+// No measured 910B2 time is public: the report says its times are unchecked.
+// CHECK-NEXT: checked against nothing: no measured 910B2 time was found; these times are predictions from the profile's sourced and assumed numbers
 // relu and neg run side by side (10 us), neg's record (1 us) releases the wait (1 us), then add (10 us);
 // the vector cores are busy 20 of the 22 us, and a, b and the sum (32 B each) are live at once
 // CHECK-NEXT: makespan {{ +}}22.00{{[0-9]}} us
@@ -25,6 +27,7 @@
 // CHECK-NEXT: deadlock        none
 // CHECK-NEXT: y: float32[2, 4] mean=
 
+// JSON: "calibration": null,
 // JSON: "makespan_us":
 // JSON: "lower_bound_us":
 // JSON: "critical_path_us":

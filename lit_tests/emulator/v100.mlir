@@ -12,6 +12,7 @@
 //      = 6 + max(15.298, 1.004) = 21.298 us (matmul_efficiency 0.7);
 // f16: 6 us + max(33.55 MFLOP / (16 x 1530 x 1024 x 0.7), 393216 B / (16 x 1530 x 32)) = 6 + 1.912 = 7.912 us
 // CHECK: emulated 'main' on V100 (sink mode): 3 tasks (2 kernels,
+// CHECK-NEXT: checked against IOS's (MLSys 2021) batch-1 latencies and multi-stream speed-ups of four networks on a V100 {{.*}}: single-stream latencies within {{.*}}
 // CHECK-NEXT: makespan {{ +}}29.21{{[0-9]}} us
 // CHECK-NOT: HBM
 // The SMs are busy 15.298 + 1.912 us: on a GPU (block_dispatch) a kernel's 6 us
@@ -21,6 +22,8 @@
 
 // Without L2 the operands stream from DRAM at min(16 x 1530 x 16 B/us, 810 GB/s):
 // 2.008 us (f32) and 1.004 us (f16), still under the compute; 1179648 B / 810 GB/s = 1.456 us
+// A calibrated profile with a number overridden: the calibration is of the profile as shipped.
+// DRAM: checked against IOS's {{.*}} within 15% (of the profile as shipped; --device-param changed l2_bytes)
 // DRAM: makespan {{ +}}29.21{{[0-9]}} us
 // DRAM: HBM {{ +}}1179648 B (1.12 MiB) at 810 GB/s: 1.456 us
 

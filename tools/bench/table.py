@@ -190,14 +190,16 @@ def _pivot_cell(r: dict[str, Any]) -> str:
 
 def profile_notes(devices: list[str]) -> str:
     """A line per device profile: how many of its numbers have a source (and
-    which of those were fitted to measurements), and the names of those that
-    are assumed."""
+    which of those were fitted to measurements), the names of those that are
+    assumed, and what the profile's times were held against."""
     from geir.backends.device_profile import load_profile
     lines = []
     for d in devices:
         p = load_profile(d)
         assumed = sorted(p.assumed)
         fitted = f" ({len(p.fitted)} fitted to measurements: {', '.join(sorted(p.fitted))})" if p.fitted else ""
+        c = p.calibration
+        checked = f"{c.against}: {c.result}" if c is not None else "no measured time of the device"
         lines.append(f"{p.name}: {len(p.values) - len(assumed)} of {len(p.values)} profile numbers sourced{fitted}; "
-                     f"assumed: {', '.join(assumed) or 'none'}.")
+                     f"assumed: {', '.join(assumed) or 'none'}. Times checked against {checked}.")
     return "\n".join(lines) + "\n"
