@@ -9,6 +9,11 @@ patterns here:
   ``Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5)``, in any operand order,
   becomes ``ge.gelu x`` — five kernels, three of them streaming a full
   activation, become one. The intermediate ops go when nothing else reads them.
+* **GELU, tanh form** (GE's ``GeluFusionPass``; GPT-2's ``gelu_new``,
+  ``nn.GELU(approximate="tanh")`` before opset 20):
+  ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` — Pow, Mul, Add, Mul,
+  Tanh, Add and the two Muls, the half taken of ``x`` or of the sum — becomes
+  ``ge.gelu x {approximate = "tanh"}``: eight kernels become one.
 * **Average pooling on the cube** (``AvgPoolV2FusionPass``, which the 2-D
   ONNX AveragePool becomes): a window pooling that is not global becomes a
   depthwise convolution (``group`` = channels) with an assist filter — every
@@ -30,7 +35,7 @@ import math
 import attrs
 import numpy as np
 
-from geir.attributes import ArrayAttr, DenseElementsAttr, IntegerAttr
+from geir.attributes import ArrayAttr, DenseElementsAttr, IntegerAttr, StringAttr
 from geir.backends.kernels.window import SAME_PADDINGS, Window, window_counts, window_for
 from geir.constants import constant_value
 from geir.module import Module
@@ -40,7 +45,7 @@ from geir.patterns import RewritePattern, apply_patterns_greedily
 from geir.rewriter import Rewriter
 from geir.types import TensorType
 
-__all__ = ["AvgPoolFusion", "FuseGraph", "GeluFusion"]
+__all__ = ["AvgPoolFusion", "FuseGraph", "GeluFusion", "GeluTanhFusion"]
 
 #: relative tolerance when matching a pattern's constants (they may be f16)
 _RTOL = 1e-3
@@ -107,6 +112,82 @@ class GeluFusion(RewritePattern):
             self.ctx.remark(gelu, "fused the erf form of GELU (Div, Erf, Add, Mul, Mul) into 'ge.gelu'")
             return True
         return False
+
+
+@attrs.define
+class GeluTanhFusion(RewritePattern):
+    """``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` is ``gelu(x)`` with
+    ``approximate = "tanh"``: GE's ``GeluFusionPass``, whose two patterns take the
+    half of the sum (``x * ((1 + tanh) * 0.5)``) or of ``x`` (``(x * 0.5) * (1 + tanh)``);
+    the erf form's order (``(x * (1 + tanh)) * 0.5``) too, as ``GeluFusion`` takes it."""
+
+    ctx: PassContext
+    op_names = frozenset({"ge.mul"})
+
+    def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
+        if len(op.operands) != 2:
+            return False
+        for x, sum_, half in self._splits(op):
+            fused = _tanh_gelu_input(sum_)
+            if fused is None or fused[0] is not x or x.type is not op.results[0].type:
+                continue
+            gelu = Operation("ge.gelu", [x], [op.results[0].type], {"approximate": StringAttr("tanh")},
+                             location=op.location, result_names=[op.results[0].name_hint])
+            rewriter.insert_before(op, gelu)
+            rewriter.replace_op(op, gelu.results)
+            for dead in (half, *fused[1]):
+                if not any(r.uses for r in dead.results):
+                    rewriter.erase_op(dead)
+            self.ctx.remark(gelu, "fused the tanh form of GELU (Pow, Mul, Add, Mul, Tanh, Add, Mul, Mul) into "
+                                  "'ge.gelu' (approximate = \"tanh\")")
+            return True
+        return False
+
+    @staticmethod
+    def _splits(op: Operation) -> list[tuple[Value, Value, Operation]]:
+        """(x, the ``1 + tanh(...)`` value, the op that takes the half) for each way
+        ``op`` may be the last Mul."""
+        found = []
+        a, b = op.operands
+        for this, other in ((a, b), (b, a)):
+            inner = _producer(this, "ge.mul")
+            if inner is None:
+                continue
+            halved = _split(inner, 0.5)
+            if halved is not None:
+                # x * (sum * 0.5), or (x * 0.5) * sum
+                found += [(other, halved, inner), (halved, other, inner)]
+        # (x * sum) * 0.5
+        product = _split(op, 0.5)
+        inner = _producer(product, "ge.mul") if product is not None else None
+        if inner is not None:
+            p, q = inner.operands
+            found += [(p, q, inner), (q, p, inner)]
+        return found
+
+
+#: the constants of GELU's tanh approximation
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_CUBIC = 0.044715
+
+
+def _tanh_gelu_input(sum_: Value) -> tuple[Value, tuple[Operation, ...]] | None:
+    """``x`` and the ops of ``1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))`` when ``sum_`` is that."""
+    add1 = _producer(sum_, "ge.add")
+    tanh_value = _split(add1, 1.0) if add1 is not None else None
+    tanh = _producer(tanh_value, "ge.tanh") if tanh_value is not None else None
+    scale = _producer(tanh.operands[0], "ge.mul") if tanh is not None else None
+    inner_value = _split(scale, _SQRT_2_OVER_PI) if scale is not None else None
+    add0 = _producer(inner_value, "ge.add") if inner_value is not None else None
+    if add0 is None:
+        return None
+    for x, cubic_value in ((add0.operands[0], add0.operands[1]), (add0.operands[1], add0.operands[0])):
+        cubic = _producer(cubic_value, "ge.mul")
+        power_value = _split(cubic, _CUBIC) if cubic is not None else None
+        power = _producer(power_value, "ge.pow") if power_value is not None else None
+        if power is not None and power.operands[0] is x and _scalar(power.operands[1], 3.0):
+            return x, (add1, tanh, scale, add0, cubic, power)
+    return None
 
 
 #: AvgPoolV2's AI-core limits (the ONNX parser sends larger windows and strides to the AI CPU)
@@ -194,9 +275,11 @@ class AvgPoolFusion(RewritePattern):
 @attrs.define
 class FuseGraph(ModulePass):
     name = "fuse-graph"
-    summary = ("GE's graph fusion: rewrite op-by-op spellings of an activation into the one op CANN runs (GELU); "
+    summary = ("GE's graph fusion: rewrite op-by-op spellings of an activation into the one op CANN runs (GELU, "
+               "erf and tanh forms); "
                "average pooling as a depthwise convolution on the cube")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         for graph in module.graphs():
-            apply_patterns_greedily(list(graph.regions[0].blocks[0].ops), [GeluFusion(ctx), AvgPoolFusion(ctx)])
+            apply_patterns_greedily(list(graph.regions[0].blocks[0].ops),
+                                    [GeluFusion(ctx), GeluTanhFusion(ctx), AvgPoolFusion(ctx)])

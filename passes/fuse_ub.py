@@ -25,6 +25,12 @@ as its only reader, both run on AICore, the operand has the op's result shape
 (the fused operand is not broadcast), and the chain stays within
 ``max-chain`` elementwise ops after its head.
 
+A convolution's SiLU — ``Mul(y, Sigmoid(y))`` on the convolution's result
+``y``, which those two ops alone read — runs in the convolution's kernel too
+(CANN's ``TbeConvSigmoidMulFusionPass``: Conv2D whose result goes to a Sigmoid
+and to the Mul that takes the Sigmoid's), though ``y`` has two readers: both
+are fused, each reading ``y`` from the unified buffer (two ops of ``max-chain``).
+
 An AIPP (``insert-aipp``) whose result only a convolution reads runs in that
 convolution's kernel, converting the pixels as they load (CANN's AIPP + Conv2D
 UB fusions, TbeAippCommonFusionPass and TbeAippConvReluMaxpoolingFusion): the
@@ -108,6 +114,8 @@ class FuseUB(ModulePass):
                     continue
                 if op.name not in ELEMENTWISE_OPS or "fused_operand" in op.attributes or _engine(op) != "AICore":
                     continue
+                if op.name == "ge.sigmoid" and self.max_chain >= 2 and _fuse_silu(op, ctx):
+                    continue
                 k = self._fusible_operand(op, depth)
                 if k is None:
                     continue
@@ -178,6 +186,31 @@ class FuseUB(ModulePass):
                 continue
             return k
         return None
+
+
+def _fuse_silu(sigmoid: Operation, ctx: PassContext) -> bool:
+    """Fuse ``sigmoid`` and the Mul of its result by its own operand into the
+    convolution that computes that operand, when those two are its only readers
+    (TbeConvSigmoidMulFusionPass)."""
+    value = sigmoid.operands[0] if sigmoid.operands else None
+    if not isinstance(value, OpResult) or len(value.uses) != 2 or len(sigmoid.results) != 1:
+        return False
+    conv = value.owner
+    if conv.name != "ge.conv2d" or _engine(conv) != "AICore" or "fused_output" in conv.attributes:
+        return False
+    gate = sigmoid.results[0]
+    mul = next((use.owner for use in value.uses if use.owner is not sigmoid), None)
+    if mul is None or mul.name != "ge.mul" or _engine(mul) != "AICore" or len(gate.uses) != 1 \
+            or gate.uses[0].owner is not mul or {id(v) for v in mul.operands} != {id(value), id(gate)}:
+        return False
+    conv.attributes["fused_output"] = UnitAttr()
+    sigmoid.attributes["fused_output"] = UnitAttr()
+    sigmoid.attributes["fused_operand"] = IntegerAttr(0)
+    mul.attributes["fused_operand"] = IntegerAttr(mul.operands.index(gate))
+    _accumulate(conv, "fused_flops", op_cost(sigmoid).flops + op_cost(mul).flops)
+    ctx.remark(sigmoid, "fused into 'ge.conv2d' with the Mul that takes it (UB fusion, conv + sigmoid + mul): "
+                        "the convolution's result stays in the unified buffer")
+    return True
 
 
 def _accumulate(head: Operation, name: str, amount: float) -> None:

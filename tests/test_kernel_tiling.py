@@ -542,3 +542,30 @@ def test_fused_gelu_computes_what_the_decomposed_graph_does() -> None:
     report = geir.emulate(geir.lower(module), device="910B2", inputs={"x": data})
     expected = ReferenceEvaluator(model).run(None, {"x": data})[0]
     np.testing.assert_allclose(report.outputs["y"], expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("order", ["half of x", "half of the sum", "half of the product"])
+def test_fused_tanh_gelu_computes_what_the_decomposed_graph_does(order: str) -> None:
+    # GE's GeluFusionPass: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in each order GE and exporters write
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 16])
+    consts = [helper.make_tensor(n, TensorProto.FLOAT, [], [v])
+              for n, v in (("three", 3.0), ("c", 0.044715), ("s", (2 / np.pi) ** 0.5), ("one", 1.0), ("half", 0.5))]
+    nodes = [helper.make_node("Pow", ["x", "three"], ["p"]), helper.make_node("Mul", ["p", "c"], ["m0"]),
+             helper.make_node("Add", ["x", "m0"], ["a0"]), helper.make_node("Mul", ["a0", "s"], ["m1"]),
+             helper.make_node("Tanh", ["m1"], ["t"]), helper.make_node("Add", ["t", "one"], ["a1"])]
+    nodes += {"half of x": [helper.make_node("Mul", ["x", "half"], ["h"]), helper.make_node("Mul", ["h", "a1"], ["y"])],
+              "half of the sum": [helper.make_node("Mul", ["a1", "half"], ["h"]),
+                                  helper.make_node("Mul", ["x", "h"], ["y"])],
+              "half of the product": [helper.make_node("Mul", ["x", "a1"], ["h"]),
+                                      helper.make_node("Mul", ["h", "half"], ["y"])]}[order]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [y], consts),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    module = geir.import_onnx(model.SerializeToString())
+    geir.run_pipeline(module, "fuse-graph")
+    ops = list(next(module.graphs()).regions[0].blocks[0].ops)
+    assert [op.name for op in ops if op.name not in ("ge.const", "ge.weights")] == ["ge.gelu", "ge.return"]
+    data = np.linspace(-4, 4, 32, dtype=np.float32).reshape(2, 16)
+    report = geir.emulate(geir.lower(module), device="910B2", inputs={"x": data})
+    expected = ReferenceEvaluator(model).run(None, {"x": data})[0]
+    np.testing.assert_allclose(report.outputs["y"], expected, rtol=1e-5, atol=1e-6)

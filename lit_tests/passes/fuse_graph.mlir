@@ -1,5 +1,5 @@
-// fuse-graph: the erf form of GELU that exporters write op by op becomes the
-// one ge.gelu CANN runs; the decomposed ops go. A window average pooling runs
+// fuse-graph: the erf and tanh forms of GELU that exporters write op by op
+// become the one ge.gelu CANN runs; the decomposed ops go. A window average pooling runs
 // on the cube, as a depthwise convolution. A remark per fusion
 // (-Rpass=fuse-graph). Constants within 0.1% match (they may already be f16).
 // RUN: ge-opt %s --fuse-graph --split-input-file | filecheck %s
@@ -58,6 +58,79 @@ ge.graph @shared(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %m = ge.mul %x, %a : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   %y = ge.mul %m, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
   ge.return %y, %e : (tensor<2x8xf32>, tensor<2x8xf32>) -> ()
+}
+
+// -----
+
+// The tanh form (GE's GeluFusionPass; GPT-2's gelu_new): the half taken of x,
+// as torch exports it.
+// CHECK-LABEL: ge.graph @gelu_tanh
+// CHECK-NOT:     ge.tanh
+// CHECK-NOT:     ge.pow
+// CHECK:         %y = ge.gelu %x {approximate = "tanh"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT:    ge.return %y
+// REMARK: remark: fused the tanh form of GELU (Pow, Mul, Add, Mul, Tanh, Add, Mul, Mul) into 'ge.gelu' (approximate = "tanh")
+ge.graph @gelu_tanh(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %half = ge.const {value = dense<5.000000e-01> : tensor<f32>} : () -> tensor<f32>
+  %three = ge.const {value = dense<3.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %c = ge.const {value = dense<4.471500e-02> : tensor<f32>} : () -> tensor<f32>
+  %s = ge.const {value = dense<0.797884583> : tensor<f32>} : () -> tensor<f32>
+  %one = ge.const {value = dense<1.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %h = ge.mul %x, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %p = ge.pow %x, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %m0 = ge.mul %p, %c : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %a0 = ge.add %x, %m0 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m1 = ge.mul %a0, %s : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %t = ge.tanh %m1 : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a1 = ge.add %t, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %y = ge.mul %h, %a1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  ge.return %y : (tensor<2x8xf32>) -> ()
+}
+
+// -----
+
+// The tanh form with the half taken of the sum (GE's other pattern).
+// CHECK-LABEL: ge.graph @gelu_tanh_half_of_sum
+// CHECK:         %y = ge.gelu %x {approximate = "tanh"}
+// CHECK-NEXT:    ge.return %y
+ge.graph @gelu_tanh_half_of_sum(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %half = ge.const {value = dense<5.000000e-01> : tensor<f32>} : () -> tensor<f32>
+  %three = ge.const {value = dense<3.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %c = ge.const {value = dense<4.471500e-02> : tensor<f32>} : () -> tensor<f32>
+  %s = ge.const {value = dense<0.797884583> : tensor<f32>} : () -> tensor<f32>
+  %one = ge.const {value = dense<1.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %p = ge.pow %x, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %m0 = ge.mul %c, %p : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a0 = ge.add %m0, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m1 = ge.mul %s, %a0 : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %t = ge.tanh %m1 : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a1 = ge.add %one, %t : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m2 = ge.mul %a1, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %y = ge.mul %x, %m2 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  ge.return %y : (tensor<2x8xf32>) -> ()
+}
+
+// -----
+
+// Another cubic coefficient is another function: nothing is fused.
+// CHECK-LABEL: ge.graph @not_gelu_tanh
+// CHECK-NOT: ge.gelu
+// CHECK: ge.tanh
+ge.graph @not_gelu_tanh(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %half = ge.const {value = dense<5.000000e-01> : tensor<f32>} : () -> tensor<f32>
+  %three = ge.const {value = dense<3.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %c = ge.const {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %s = ge.const {value = dense<0.797884583> : tensor<f32>} : () -> tensor<f32>
+  %one = ge.const {value = dense<1.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %h = ge.mul %x, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %p = ge.pow %x, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %m0 = ge.mul %p, %c : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %a0 = ge.add %x, %m0 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m1 = ge.mul %a0, %s : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %t = ge.tanh %m1 : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a1 = ge.add %t, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %y = ge.mul %h, %a1 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  ge.return %y : (tensor<2x8xf32>) -> ()
 }
 
 // -----
