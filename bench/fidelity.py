@@ -3,7 +3,7 @@ calibration table (Huawei's published Ascend 310P3 latencies of ATC-compiled
 models, ``shared/calibration/measured-310p3.csv``) compiled and emulated the
 way the vendor ran it, emulated against measured.
 
-    python bench/fidelity.py [--data DIR | --more] [--device 310P3] [--strategy ge] [--models resnet18,vgg16]
+    python bench/fidelity.py [--data DIR | --more | --predicted] [--device 310P3] [--strategy ge] [--models resnet18,vgg16]
 
 Each row names a graph-only ONNX export (``models/<file>``: every weight's
 shape and type, none of its bytes), a batch and, for BERT, a sequence length.
@@ -30,7 +30,9 @@ Nothing is fitted here: the device profile's numbers are used as they are
 (``bench/fit_calibration.py`` fits the free ones, to this table and the next).
 ``--more`` runs the rows of ``bench/more_310p3/`` instead: published 310P3
 times, measured the same way, of fifteen architectures the calibration table
-does not hold. What a prediction of an unmeasured architecture can expect is
+does not hold. ``--predicted`` runs those of ``bench/predicted_310p3/``:
+twelve more architectures, which no fit has seen (the profile's numbers were
+fitted to the other two tables), so their errors are predictions' errors. What a prediction of an unmeasured architecture can expect is
 what ``bench/fit_calibration.py --hold-out`` prints: each architecture
 predicted by numbers fitted to the others. Never asserts.
 """
@@ -102,6 +104,8 @@ class Result:
 
 #: measurements of more architectures than the calibration table holds, made the same way
 MORE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "more_310p3")
+#: measurements of architectures no fit has seen, made the same way
+PREDICTED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "predicted_310p3")
 
 
 def find_data(path: str | None) -> str:
@@ -351,15 +355,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--data", default=None, help="the calibration folder (measured-310p3.csv and models/)")
     p.add_argument("--more", action="store_true",
                    help=f"the rows of the architectures outside the calibration table ({MORE_DIR})")
+    p.add_argument("--predicted", action="store_true",
+                   help=f"the rows of the architectures no fit has seen ({PREDICTED_DIR})")
     p.add_argument("--device", default="310P3")
     p.add_argument("--strategy", default="ge", help="partition-streams strategy (GE's default: ge)")
     p.add_argument("--models", default="", help="comma-separated model names (default: every row)")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE",
                    help="override one number of the device profile (repeatable)")
     args = p.parse_args(argv)
-    if args.more and args.data:
-        p.error("--more and --data name two tables; give one")
-    data = find_data(MORE_DIR if args.more else args.data)
+    if sum((args.more, args.predicted, args.data is not None)) > 1:
+        p.error("--more, --predicted and --data each name a table; give one")
+    data = find_data(MORE_DIR if args.more else PREDICTED_DIR if args.predicted else args.data)
     rows = load_rows(data, [m for m in args.models.split(",") if m])
     if not rows:
         p.error(f"no row of {os.path.join(data, 'measured-310p3.csv')} measures --models {args.models}")

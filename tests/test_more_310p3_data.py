@@ -66,7 +66,7 @@ def test_more_and_data_name_two_tables(fidelity: ModuleType, capsys: pytest.Capt
     with pytest.raises(SystemExit) as exit_info:
         fidelity.main(["--more", "--data", fidelity.MORE_DIR])
     assert exit_info.value.code == 2
-    assert "--more and --data name two tables; give one" in capsys.readouterr().err
+    assert "--more, --predicted and --data each name a table; give one" in capsys.readouterr().err
 
 
 def test_more_emulates_the_rows_of_this_table(fidelity: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,31 +76,33 @@ def test_more_emulates_the_rows_of_this_table(fidelity: ModuleType, capsys: pyte
     assert "rows 1: MAPE" in out and "mobilenet_v2.onnx" in out
 
 
-#: the 310P3 profile's calibration names each measured table by its path from the repository
-_TABLES = {"bench/more_310p3/measured-310p3.csv": "more", "../shared/calibration/measured-310p3.csv": "calibration"}
+#: the measured tables the 310P3 profile's calibration states, by their path from the repository
+_CALIBRATION, _MORE, _PREDICTED = ("../shared/calibration/measured-310p3.csv", "bench/more_310p3/measured-310p3.csv",
+                                   "bench/predicted_310p3/measured-310p3.csv")
 
 
-@pytest.mark.parametrize("table", sorted(_TABLES))
+@pytest.mark.parametrize("table", [_CALIBRATION, _MORE, _PREDICTED])
 def test_the_310p3_profile_states_the_error_each_table_gives_today(fidelity: ModuleType, table: str) -> None:
     # ge-run prints this calibration beside every 310P3 time: a cost-model change that
-    # moves the figure must restate it (bench/fidelity.py [--more] prints it)
-    if _TABLES[table] == "more":
-        data = fidelity.MORE_DIR
-    else:
+    # moves a figure must restate it (bench/fidelity.py [--more | --predicted] prints it)
+    if table == _CALIBRATION:
         try:
             data = fidelity.find_data(None)
         except SystemExit:
             pytest.skip("the calibration table is not on this machine")
+    else:
+        data = os.path.join(os.path.dirname(os.path.dirname(fidelity.MORE_DIR)), os.path.dirname(table))
     rows = fidelity.load_rows(data)
     results = fidelity.evaluate(rows, fidelity.compile_rows(data, rows, "310P3", "ge", progress=False), "310P3")
     calibration = load_profile("310P3").calibration
     assert calibration is not None
-    assert round(100 * fidelity.summarize(results).mape, 2) == calibration.mape_percent[table]
-    if _TABLES[table] == "calibration":
-        # the line ge-run prints sums up both tables, row by row
+    stated = calibration.mape_percent[table]
+    assert round(100 * fidelity.summarize(results).mape, 2) == stated
+    if table == _CALIBRATION:
+        # the fitted rows' figure sums up both fitted tables, row by row
         more = len(fidelity.load_rows(fidelity.MORE_DIR))
-        both = (calibration.mape_percent[table] * len(rows)
-                + calibration.mape_percent["bench/more_310p3/measured-310p3.csv"] * more) / (len(rows) + more)
-        assert calibration.result.startswith(f"MAPE {both:.1f}%, ")
-        total = len(rows) + more
-        assert f"of {total} rows" in calibration.result and f"({total} rows" in calibration.against
+        both = (stated * len(rows) + calibration.mape_percent[_MORE] * more) / (len(rows) + more)
+        assert calibration.result.startswith(f"MAPE {both:.1f}% over the {len(rows) + more} rows ")
+    if table == _PREDICTED:
+        models = len({r.model for r in rows})
+        assert calibration.result.endswith(f"{stated:.1f}% over {len(rows)} rows of {models} models no fit has seen")

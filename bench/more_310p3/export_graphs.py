@@ -3,16 +3,9 @@
     python bench/more_310p3/export_graphs.py [--out bench/more_310p3/models] [--models inception_v3,mnasnet1_0]
 
 Needs torch, torchvision and timm (the ``exports`` extra; CI does not). Each
-architecture is built with random weights — nothing pretrained is downloaded —
-and exported the way the calibration graphs of ``shared/calibration`` were:
-TorchScript exporter, opset 17, constant folding, eval mode, fp32, a symbolic
-``batch`` dim on the input and output. Every floating-point parameter gets
-small seeded noise and every batch norm non-trivial running statistics, so the
-exporter folds batch norms into distinct weights and merges no initializers
-that happen to be equal in a fresh net. The weights are then moved to an
-external file that is deleted: every initializer keeps its name, type and
-shape, none of its bytes (``geir.import_onnx`` imports such a file
-timing-only).
+architecture is built with random weights and exported the way the calibration
+graphs of ``shared/calibration`` were (``bench/graph_export.py``), with a
+symbolic ``batch`` dim on the input ``image`` and the output ``class``.
 """
 
 from __future__ import annotations
@@ -20,8 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import warnings
 from typing import Any, Callable
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from graph_export import export_graph_only  # noqa: E402
 
 #: name -> (library, builder, input size): the architectures of ``measured-310p3.csv`` here
 ARCHITECTURES: dict[str, tuple[str, Callable[[], Any], int]] = {}
@@ -61,43 +57,13 @@ _timm("dpn131", "dpn131")
 _timm("legacy_seresnet50", "se_resnet50")
 
 
-def _perturb(module: Any) -> None:
-    """Seeded noise on every floating-point parameter; running statistics on every batch norm."""
-    import torch
-    generator = torch.Generator().manual_seed(1)
-    with torch.no_grad():
-        for p in module.parameters():
-            if p.dtype.is_floating_point:
-                p.add_(torch.randn(p.shape, generator=generator) * 1e-3)
-        for m in module.modules():
-            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
-                m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=generator) * 0.1)
-                m.running_var.copy_(1 + torch.rand(m.running_var.shape, generator=generator))
-
-
 def export(name: str, out: str) -> str:
     """Export ``name`` graph-only into ``out``; the path written."""
-    import onnx
     import torch
     _, build, size = ARCHITECTURES[name]
     torch.manual_seed(0)
-    module = build().eval()
-    _perturb(module)
-    full = os.path.join(out, f"{name}.full.onnx")
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(module, (torch.randn(1, 3, size, size),), full, input_names=["image"],
-                          output_names=["class"], dynamic_axes={"image": {0: "batch"}, "class": {0: "batch"}},
-                          opset_version=17, do_constant_folding=True, dynamo=False)
-    model = onnx.load(full)
-    onnx.checker.check_model(model)
-    path = os.path.join(out, f"{name}.onnx")
-    weights = f"{name}.weights"
-    onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location=weights,
-                    size_threshold=1024)
-    os.remove(os.path.join(out, weights))
-    os.remove(full)
-    return path
+    return export_graph_only(build(), (torch.randn(1, 3, size, size),), os.path.join(out, f"{name}.onnx"),
+                             ["image"], ["class"], {"image": {0: "batch"}, "class": {0: "batch"}})
 
 
 def main(argv: list[str] | None = None) -> int:

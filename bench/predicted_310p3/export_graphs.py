@@ -1,0 +1,148 @@
+"""Export the architectures of ``measured-310p3.csv`` here as graph-only ONNX files (``models/``).
+
+    python bench/predicted_310p3/export_graphs.py [--out bench/predicted_310p3/models] [--models vgg19,gpt2_chinese]
+
+Needs torch, torchvision, timm and transformers (the ``exports`` extra; CI does
+not). Each architecture is built with random weights from the library code the
+vendor ran, at the configuration its README gives, and exported the way every
+calibration graph was (``bench/graph_export.py``): image models with a symbolic
+``batch`` dim on the input ``image``; text models on ``input_ids`` (and
+``attention_mask``, ``token_type_ids`` where the vendor's graph had them) and
+speech models on the raw waveform ``audio``, each ``batch`` x ``seq``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Callable
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from graph_export import export_graph_only  # noqa: E402
+
+#: name -> (library, exporter into a path): the architectures of ``measured-310p3.csv`` here
+ARCHITECTURES: dict[str, tuple[str, Callable[[str], str]]] = {}
+
+
+def _image(name: str, library: str, build: Callable[[], Any], size: int) -> None:
+    def export(path: str) -> str:
+        import torch
+        return export_graph_only(build(), (torch.randn(1, 3, size, size),), path, ["image"], ["class"],
+                                 {"image": {0: "batch"}, "class": {0: "batch"}})
+    ARCHITECTURES[name] = (library, export)
+
+
+def _torchvision(name: str, size: int = 224) -> None:
+    def build() -> Any:
+        import torchvision
+        return getattr(torchvision.models, name)(weights=None)
+    _image(name, "torchvision", build, size)
+
+
+def _timm(name: str, size: int = 224) -> None:
+    def build() -> Any:
+        import timm
+        return timm.create_model(name, pretrained=False)
+    _image(name, "timm", build, size)
+
+
+class _Outputs:
+    """A transformers model called with named inputs, returning its outputs as a tuple;
+    ``full_mask``: with an attention mask of ones made in the graph, for a model whose
+    exported graph took ``input_ids`` alone (transformers' own mask code otherwise
+    looks for packed sequences with an op the exporter lacks)."""
+
+    def __new__(cls, model: Any, names: tuple[str, ...], full_mask: bool = False) -> Any:
+        import torch
+
+        class Wrapped(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.model = model
+
+            def forward(self, *inputs: Any) -> Any:
+                named = dict(zip(names, inputs))
+                if full_mask:
+                    named["attention_mask"] = torch.ones_like(inputs[0])
+                return self.model(**named, return_dict=False)
+
+        return Wrapped()
+
+
+def _transformers(name: str, build: Callable[[], Any], inputs: tuple[str, ...], outputs: tuple[str, ...],
+                  waveform: bool = False, full_mask: bool = False) -> None:
+    def export(path: str) -> str:
+        import torch
+        if waveform:
+            args: tuple[Any, ...] = (torch.randn(1, 16000),)
+        else:
+            args = tuple(torch.ones(1, 32, dtype=torch.long) for _ in inputs)
+        axes = {n: {0: "batch", 1: "seq"} for n in (("audio",) if waveform else inputs)}
+        axes.update({n: {0: "batch"} for n in outputs})
+        return export_graph_only(_Outputs(build(), ("input_values",) if waveform else inputs, full_mask), args, path,
+                                 ("audio",) if waveform else inputs, outputs, axes)
+    ARCHITECTURES[name] = ("transformers", export)
+
+
+def _bert_large_squad() -> Any:
+    from transformers import BertConfig, BertForQuestionAnswering
+    return BertForQuestionAnswering(BertConfig(
+        vocab_size=30522, hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096,
+        max_position_embeddings=512, type_vocab_size=2, attn_implementation="eager"))
+
+
+def _gpt2_chinese() -> Any:
+    from transformers import GPT2Config, GPT2LMHeadModel
+    return GPT2LMHeadModel(GPT2Config(
+        vocab_size=21128, n_positions=1024, n_embd=768, n_layer=12, n_head=12, activation_function="gelu_new",
+        layer_norm_epsilon=1e-5, use_cache=False, attn_implementation="eager"))
+
+
+def _data2vec_audio() -> Any:
+    from transformers import Data2VecAudioConfig, Data2VecAudioForCTC
+    return Data2VecAudioForCTC(Data2VecAudioConfig(vocab_size=32, attn_implementation="eager"))
+
+
+# torchvision's own classifiers, as the vendor exported them from torchvision
+_torchvision("shufflenet_v2_x1_0")
+_torchvision("resnext50_32x4d")
+_torchvision("vgg19")
+# timm's, as the vendor exported them from timm
+_timm("efficientnetv2_rw_t", 288)
+_timm("cspresnext50")
+_timm("tresnet_m")
+_timm("pnasnet5large", 331)
+_timm("vit_small_patch16_224")
+_timm("vit_base_patch32_224")
+# transformers', at the configurations of the vendor's checkpoints
+_transformers("bert_large_squad", _bert_large_squad, ("input_ids", "attention_mask", "token_type_ids"),
+              ("start_logits", "end_logits"))
+_transformers("gpt2_chinese", _gpt2_chinese, ("input_ids",), ("logits",), full_mask=True)
+_transformers("data2vec_audio_base", _data2vec_audio, (), ("logits",), waveform=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
+    p.add_argument("--models", default="", help="comma-separated names (default: every architecture)")
+    args = p.parse_args(argv)
+    names = [n for n in args.models.split(",") if n] or list(ARCHITECTURES)
+    unknown = sorted(set(names) - set(ARCHITECTURES))
+    if unknown:
+        print(f"export_graphs: unknown architecture(s) {', '.join(unknown)}; known: {', '.join(ARCHITECTURES)}",
+              file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    import torch
+    for name in names:
+        torch.manual_seed(0)
+        library, export = ARCHITECTURES[name]
+        path = export(os.path.join(args.out, f"{name}.onnx"))
+        print(f"{library:12s} {name:22s} {os.path.getsize(path) / 1024:8.1f} KiB  {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
