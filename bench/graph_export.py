@@ -14,9 +14,11 @@ every initializer keeps its name, type and shape, none of its bytes
 
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 import warnings
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 
 def perturb(module: Any) -> None:
@@ -54,3 +56,41 @@ def export_graph_only(module: Any, args: tuple[Any, ...], path: str, input_names
     os.remove(os.path.join(os.path.dirname(path), weights))
     os.remove(full)
     return path
+
+
+def image_exporter(build: Callable[[], Any], size: int) -> Callable[[str], str]:
+    """An exporter of the image model ``build`` makes, on a ``size`` x ``size`` RGB
+    ``image`` of symbolic ``batch``, to its ``class`` output."""
+    def export(path: str) -> str:
+        import torch
+        return export_graph_only(build(), (torch.randn(1, 3, size, size),), path, ["image"], ["class"],
+                                 {"image": {0: "batch"}, "class": {0: "batch"}})
+    return export
+
+
+#: name -> (library, exporter of that architecture into a path, returning the path)
+Exporters = dict[str, tuple[str, Callable[[str], str]]]
+
+
+def export_main(argv: Sequence[str] | None, description: str, out: str, architectures: Exporters) -> int:
+    """The command line of a table's ``export_graphs.py``: ``--out DIR`` (default
+    ``out``) and ``--models a,b`` (default: every architecture), each exported
+    with torch seeded to 0."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--out", default=out)
+    p.add_argument("--models", default="", help="comma-separated names (default: every architecture)")
+    args = p.parse_args(argv)
+    names = [n for n in args.models.split(",") if n] or list(architectures)
+    unknown = sorted(set(names) - set(architectures))
+    if unknown:
+        print(f"export_graphs: unknown architecture(s) {', '.join(unknown)}; known: {', '.join(architectures)}",
+              file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    import torch
+    for name in names:
+        torch.manual_seed(0)
+        library, export = architectures[name]
+        path = export(os.path.join(args.out, f"{name}.onnx"))
+        print(f"{library:12s} {name:22s} {os.path.getsize(path) / 1024:8.1f} KiB  {path}")
+    return 0

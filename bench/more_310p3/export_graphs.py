@@ -10,14 +10,13 @@ symbolic ``batch`` dim on the input ``image`` and the output ``class``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import Any, Callable
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from graph_export import export_graph_only  # noqa: E402
+from graph_export import export_main, image_exporter  # noqa: E402
 
 #: name -> (library, builder, input size): the architectures of ``measured-310p3.csv`` here
 ARCHITECTURES: dict[str, tuple[str, Callable[[], Any], int]] = {}
@@ -57,31 +56,11 @@ _timm("dpn131", "dpn131")
 _timm("legacy_seresnet50", "se_resnet50")
 
 
-def export(name: str, out: str) -> str:
-    """Export ``name`` graph-only into ``out``; the path written."""
-    import torch
-    _, build, size = ARCHITECTURES[name]
-    torch.manual_seed(0)
-    return export_graph_only(build(), (torch.randn(1, 3, size, size),), os.path.join(out, f"{name}.onnx"),
-                             ["image"], ["class"], {"image": {0: "batch"}, "class": {0: "batch"}})
-
-
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
-    p.add_argument("--models", default="", help="comma-separated names (default: every architecture)")
-    args = p.parse_args(argv)
-    names = [n for n in args.models.split(",") if n] or list(ARCHITECTURES)
-    unknown = sorted(set(names) - set(ARCHITECTURES))
-    if unknown:
-        print(f"export_graphs: unknown architecture(s) {', '.join(unknown)}; known: {', '.join(ARCHITECTURES)}",
-              file=sys.stderr)
-        return 2
-    os.makedirs(args.out, exist_ok=True)
-    for name in names:
-        path = export(name, args.out)
-        print(f"{ARCHITECTURES[name][0]:12s} {name:18s} {os.path.getsize(path) / 1024:8.1f} KiB  {path}")
-    return 0
+    here = os.path.dirname(os.path.abspath(__file__))
+    return export_main(argv, __doc__.split("\n\n")[0], os.path.join(here, "models"),
+                       {name: (library, image_exporter(build, size))
+                        for name, (library, build, size) in ARCHITECTURES.items()})
 
 
 if __name__ == "__main__":

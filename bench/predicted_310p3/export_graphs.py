@@ -13,39 +13,30 @@ speech models on the raw waveform ``audio``, each ``batch`` x ``seq``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import Any, Callable
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from graph_export import export_graph_only  # noqa: E402
+from graph_export import Exporters, export_graph_only, export_main, image_exporter  # noqa: E402
 
-#: name -> (library, exporter into a path): the architectures of ``measured-310p3.csv`` here
-ARCHITECTURES: dict[str, tuple[str, Callable[[str], str]]] = {}
-
-
-def _image(name: str, library: str, build: Callable[[], Any], size: int) -> None:
-    def export(path: str) -> str:
-        import torch
-        return export_graph_only(build(), (torch.randn(1, 3, size, size),), path, ["image"], ["class"],
-                                 {"image": {0: "batch"}, "class": {0: "batch"}})
-    ARCHITECTURES[name] = (library, export)
+#: the architectures of ``measured-310p3.csv`` here
+ARCHITECTURES: Exporters = {}
 
 
 def _torchvision(name: str, size: int = 224) -> None:
     def build() -> Any:
         import torchvision
         return getattr(torchvision.models, name)(weights=None)
-    _image(name, "torchvision", build, size)
+    ARCHITECTURES[name] = ("torchvision", image_exporter(build, size))
 
 
 def _timm(name: str, size: int = 224) -> None:
     def build() -> Any:
         import timm
         return timm.create_model(name, pretrained=False)
-    _image(name, "timm", build, size)
+    ARCHITECTURES[name] = ("timm", image_exporter(build, size))
 
 
 class _Outputs:
@@ -97,7 +88,7 @@ def _gpt2_chinese() -> Any:
     from transformers import GPT2Config, GPT2LMHeadModel
     return GPT2LMHeadModel(GPT2Config(
         vocab_size=21128, n_positions=1024, n_embd=768, n_layer=12, n_head=12, activation_function="gelu_new",
-        layer_norm_epsilon=1e-5, use_cache=False, attn_implementation="eager"))
+        layer_norm_epsilon=1e-5, bos_token_id=None, eos_token_id=None, use_cache=False, attn_implementation="eager"))
 
 
 def _data2vec_audio() -> Any:
@@ -124,24 +115,9 @@ _transformers("data2vec_audio_base", _data2vec_audio, (), ("logits",), waveform=
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
-    p.add_argument("--models", default="", help="comma-separated names (default: every architecture)")
-    args = p.parse_args(argv)
-    names = [n for n in args.models.split(",") if n] or list(ARCHITECTURES)
-    unknown = sorted(set(names) - set(ARCHITECTURES))
-    if unknown:
-        print(f"export_graphs: unknown architecture(s) {', '.join(unknown)}; known: {', '.join(ARCHITECTURES)}",
-              file=sys.stderr)
-        return 2
-    os.makedirs(args.out, exist_ok=True)
-    import torch
-    for name in names:
-        torch.manual_seed(0)
-        library, export = ARCHITECTURES[name]
-        path = export(os.path.join(args.out, f"{name}.onnx"))
-        print(f"{library:12s} {name:22s} {os.path.getsize(path) / 1024:8.1f} KiB  {path}")
-    return 0
+    here = os.path.dirname(os.path.abspath(__file__))
+    return export_main(argv, __doc__.split("\n\n")[0], os.path.join(here, "models"),
+                       ARCHITECTURES)
 
 
 if __name__ == "__main__":
