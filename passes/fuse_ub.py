@@ -29,7 +29,8 @@ A convolution's SiLU — ``Mul(y, Sigmoid(y))`` on the convolution's result
 ``y``, which those two ops alone read — runs in the convolution's kernel too
 (CANN's ``TbeConvSigmoidMulFusionPass``: Conv2D whose result goes to a Sigmoid
 and to the Mul that takes the Sigmoid's), though ``y`` has two readers: both
-are fused, each reading ``y`` from the unified buffer (two ops of ``max-chain``).
+are fused, each reading ``y`` from the unified buffer (two ops of ``max-chain``),
+and, as GE's pattern ends at the Mul, nothing more joins that chain.
 
 An AIPP (``insert-aipp``) whose result only a convolution reads runs in that
 convolution's kernel, converting the pixels as they load (CANN's AIPP + Conv2D
@@ -114,8 +115,12 @@ class FuseUB(ModulePass):
                     continue
                 if op.name not in ELEMENTWISE_OPS or "fused_operand" in op.attributes or _engine(op) != "AICore":
                     continue
-                if op.name == "ge.sigmoid" and self.max_chain >= 2 and _fuse_silu(op, ctx):
-                    continue
+                if op.name == "ge.sigmoid" and self.max_chain >= 2:
+                    mul = _fuse_silu(op, ctx)
+                    if mul is not None:
+                        # GE's pattern ends at the Mul: nothing more joins this chain
+                        depth[id(mul)] = self.max_chain
+                        continue
                 k = self._fusible_operand(op, depth)
                 if k is None:
                     continue
@@ -188,21 +193,21 @@ class FuseUB(ModulePass):
         return None
 
 
-def _fuse_silu(sigmoid: Operation, ctx: PassContext) -> bool:
+def _fuse_silu(sigmoid: Operation, ctx: PassContext) -> Operation | None:
     """Fuse ``sigmoid`` and the Mul of its result by its own operand into the
     convolution that computes that operand, when those two are its only readers
-    (TbeConvSigmoidMulFusionPass)."""
+    (TbeConvSigmoidMulFusionPass); the Mul, or None."""
     value = sigmoid.operands[0] if sigmoid.operands else None
     if not isinstance(value, OpResult) or len(value.uses) != 2 or len(sigmoid.results) != 1:
-        return False
+        return None
     conv = value.owner
     if conv.name != "ge.conv2d" or _engine(conv) != "AICore" or "fused_output" in conv.attributes:
-        return False
+        return None
     gate = sigmoid.results[0]
     mul = next((use.owner for use in value.uses if use.owner is not sigmoid), None)
     if mul is None or mul.name != "ge.mul" or _engine(mul) != "AICore" or len(gate.uses) != 1 \
             or gate.uses[0].owner is not mul or {id(v) for v in mul.operands} != {id(value), id(gate)}:
-        return False
+        return None
     conv.attributes["fused_output"] = UnitAttr()
     sigmoid.attributes["fused_output"] = UnitAttr()
     sigmoid.attributes["fused_operand"] = IntegerAttr(0)
@@ -210,7 +215,7 @@ def _fuse_silu(sigmoid: Operation, ctx: PassContext) -> bool:
     _accumulate(conv, "fused_flops", op_cost(sigmoid).flops + op_cost(mul).flops)
     ctx.remark(sigmoid, "fused into 'ge.conv2d' with the Mul that takes it (UB fusion, conv + sigmoid + mul): "
                         "the convolution's result stays in the unified buffer")
-    return True
+    return mul
 
 
 def _accumulate(head: Operation, name: str, amount: float) -> None:

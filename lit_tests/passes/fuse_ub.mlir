@@ -30,17 +30,20 @@ ge.graph @residual(%x: tensor<1x16x4x4xf16>, %r: tensor<1x16x4x4xf16>) -> tensor
 
 // A convolution's SiLU (TbeConvSigmoidMulFusionPass): its result goes to a
 // Sigmoid and to the Mul that takes the Sigmoid's; both run in its kernel.
+// GE's pattern ends there: the residual add after it is a kernel of its own.
 // CHECK-LABEL: ge.graph @conv_silu
 // CHECK: %c = ge.conv2d {{.*}}fused_flops = {{[0-9]+}} : i64, fused_output
 // CHECK: %s = ge.sigmoid %c {{.*}}fused_operand = 0 : i64, fused_output
 // CHECK: %y = ge.mul %c, %s {{.*}}fused_operand = 1 : i64
+// CHECK: %z = ge.add %y, %r {engine = "AICore"}
 // REMARK: remark: fused into 'ge.conv2d' with the Mul that takes it (UB fusion, conv + sigmoid + mul): the convolution's result stays in the unified buffer
-ge.graph @conv_silu(%x: tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16> {
+ge.graph @conv_silu(%x: tensor<1x16x4x4xf16>, %r: tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16> {
   %w = ge.const {value = dense<1.000000e+00> : tensor<16x16x1x1xf16>} : () -> tensor<16x16x1x1xf16>
   %c = ge.conv2d %x, %w : (tensor<1x16x4x4xf16>, tensor<16x16x1x1xf16>) -> tensor<1x16x4x4xf16>
   %s = ge.sigmoid %c : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
   %y = ge.mul %c, %s : (tensor<1x16x4x4xf16>, tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
-  ge.return %y : (tensor<1x16x4x4xf16>) -> ()
+  %z = ge.add %y, %r : (tensor<1x16x4x4xf16>, tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  ge.return %z : (tensor<1x16x4x4xf16>) -> ()
 }
 
 // -----
