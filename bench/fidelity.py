@@ -3,7 +3,8 @@ calibration table (Huawei's published Ascend 310P3 latencies of ATC-compiled
 models, ``shared/calibration/measured-310p3.csv``) compiled and emulated the
 way the vendor ran it, emulated against measured.
 
-    python bench/fidelity.py [--data DIR | --more | --predicted] [--device 310P3] [--strategy ge] [--models resnet18,vgg16]
+    python bench/fidelity.py [--data DIR | --more | --predicted] [--device 310P3] [--strategy ge]
+                             [--models resnet18,vgg16]
 
 Each row names a graph-only ONNX export (``models/<file>``: every weight's
 shape and type, none of its bytes), a batch and, for BERT, a sequence length.
@@ -32,9 +33,10 @@ Nothing is fitted here: the device profile's numbers are used as they are
 times, measured the same way, of fifteen architectures the calibration table
 does not hold. ``--predicted`` runs those of ``bench/predicted_310p3/``:
 twelve more architectures, which no fit has seen (the profile's numbers were
-fitted to the other two tables), so their errors are predictions' errors. What a prediction of an unmeasured architecture can expect is
-what ``bench/fit_calibration.py --hold-out`` prints: each architecture
-predicted by numbers fitted to the others. Never asserts.
+fitted to the other two tables), so their errors are predictions' errors. What
+a prediction of an unmeasured architecture can expect is also what
+``bench/fit_calibration.py --hold-out`` prints: each architecture predicted by
+numbers fitted to the others. Never asserts.
 """
 
 from __future__ import annotations

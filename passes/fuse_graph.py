@@ -35,7 +35,7 @@ import math
 import attrs
 import numpy as np
 
-from geir.attributes import ArrayAttr, DenseElementsAttr, IntegerAttr, StringAttr
+from geir.attributes import ArrayAttr, Attribute, DenseElementsAttr, IntegerAttr, StringAttr
 from geir.backends.kernels.window import SAME_PADDINGS, Window, window_counts, window_for
 from geir.constants import constant_value
 from geir.module import Module
@@ -79,6 +79,20 @@ def _split(op: Operation, constant: float) -> Value | None:
     return None
 
 
+def _replace_with_gelu(op: Operation, x: Value, decomposed: tuple[Operation, ...], rewriter: Rewriter,
+                       ctx: PassContext, attributes: dict[str, Attribute], remark: str) -> None:
+    """Replace ``op``, the last op of a GELU spelled op by op on ``x``, with one
+    ``ge.gelu``; erase the ``decomposed`` ops nothing else reads."""
+    gelu = Operation("ge.gelu", [x], [op.results[0].type], attributes, location=op.location,
+                     result_names=[op.results[0].name_hint])
+    rewriter.insert_before(op, gelu)
+    rewriter.replace_op(op, gelu.results)
+    for dead in decomposed:
+        if not any(r.uses for r in dead.results):
+            rewriter.erase_op(dead)
+    ctx.remark(gelu, remark)
+
+
 @attrs.define
 class GeluFusion(RewritePattern):
     """``x * (1 + erf(x / sqrt 2)) * 0.5`` (any operand order) is ``gelu(x)``."""
@@ -102,14 +116,8 @@ class GeluFusion(RewritePattern):
                 continue
             if x.type is not op.results[0].type:
                 return False
-            gelu = Operation("ge.gelu", [x], [op.results[0].type], location=op.location,
-                             result_names=[op.results[0].name_hint])
-            rewriter.insert_before(op, gelu)
-            rewriter.replace_op(op, gelu.results)
-            for dead in (inner, add, erf, div):
-                if not any(r.uses for r in dead.results):
-                    rewriter.erase_op(dead)
-            self.ctx.remark(gelu, "fused the erf form of GELU (Div, Erf, Add, Mul, Mul) into 'ge.gelu'")
+            _replace_with_gelu(op, x, (inner, add, erf, div), rewriter, self.ctx, {},
+                               "fused the erf form of GELU (Div, Erf, Add, Mul, Mul) into 'ge.gelu'")
             return True
         return False
 
@@ -131,15 +139,9 @@ class GeluTanhFusion(RewritePattern):
             fused = _tanh_gelu_input(sum_)
             if fused is None or fused[0] is not x or x.type is not op.results[0].type:
                 continue
-            gelu = Operation("ge.gelu", [x], [op.results[0].type], {"approximate": StringAttr("tanh")},
-                             location=op.location, result_names=[op.results[0].name_hint])
-            rewriter.insert_before(op, gelu)
-            rewriter.replace_op(op, gelu.results)
-            for dead in (half, *fused[1]):
-                if not any(r.uses for r in dead.results):
-                    rewriter.erase_op(dead)
-            self.ctx.remark(gelu, "fused the tanh form of GELU (Pow, Mul, Add, Mul, Tanh, Add, Mul, Mul) into "
-                                  "'ge.gelu' (approximate = \"tanh\")")
+            _replace_with_gelu(op, x, (half, *fused[1]), rewriter, self.ctx, {"approximate": StringAttr("tanh")},
+                               "fused the tanh form of GELU (Pow, Mul, Add, Mul, Tanh, Add, Mul, Mul) into "
+                               "'ge.gelu' (approximate = \"tanh\")")
             return True
         return False
 
@@ -256,13 +258,13 @@ class AvgPoolFusion(RewritePattern):
         if not uniform:
             coefficient_type = TensorType((1, 1, ho, wo), x.element_type)
             coefficient = (1.0 / counts).astype(dtype).reshape(coefficient_type.shape)
-            coffe = Operation("ge.const", [], [coefficient_type],
+            coefficient_op = Operation("ge.const", [], [coefficient_type],
                               {"value": DenseElementsAttr(coefficient_type, coefficient)}, location=location,
                               result_names=[f"{name}_coefficient"])
             conv.results[0].name_hint = f"{name}_sum"
-            mul = Operation("ge.mul", [result, coffe.results[0]], [y], location=location,
+            mul = Operation("ge.mul", [result, coefficient_op.results[0]], [y], location=location,
                             result_names=[op.results[0].name_hint])
-            rewriter.insert_before(op, coffe)
+            rewriter.insert_before(op, coefficient_op)
             rewriter.insert_before(op, mul)
             result = mul.results[0]
         rewriter.replace_op(op, [result])
