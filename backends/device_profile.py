@@ -72,6 +72,9 @@ PARAMS: dict[str, ParamSpec] = {
     "aicpu_overhead_us": ParamSpec(float, 0, "fixed cost of an AI CPU kernel"),
     "kernel_overhead_us": ParamSpec(float, 0, "fixed cost of an AI core / vector core kernel"),
     "host_launch_us": ParamSpec(float, 0, "host cost of launching one task (host mode, runtime v2)"),
+    "model_execute_us": ParamSpec(float, 0, "host time of one synchronous model execution beyond its tasks (the "
+                                            "runtime's model launch and the host's return on completion): what a "
+                                            "host-timed run adds to the makespan"),
     "event_record_us": ParamSpec(float, 0, "time a stream spends on an event record"),
     "event_wait_us": ParamSpec(float, 0, "time from an event being recorded to its waiting stream going on"),
     "label_switch_us": ParamSpec(float, 0, "time a stream spends on a label switch (reads an index, jumps)",

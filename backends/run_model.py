@@ -68,6 +68,9 @@ class RunSettings:
     #: the run follows a run of the same model (a benchmark's warm-up): weights
     #: that fit in L2 with the activations are read from it (``--warm-l2``)
     warm_l2: bool = False
+    #: time the run as a host times a synchronous model execution (``--host-timed``):
+    #: the report adds the profile's ``model_execute_us`` to the makespan
+    host_timed: bool = False
 
     @property
     def inputs_named(self) -> str:
@@ -77,8 +80,9 @@ class RunSettings:
 
 def _emulator_options(settings: RunSettings, **overrides: Any) -> "EmulatorOptions":
     """The emulator's options for a run as ``settings`` say (device, its
-    overrides, mode, seed, a warm L2), with ``overrides``."""
+    overrides, mode, seed, a warm L2, host timing), with ``overrides``."""
     from geir.backends.emulator import EmulatorOptions
+    overrides.setdefault("host_timed", settings.host_timed)
     return EmulatorOptions(device=settings.device, device_params=list(settings.device_params), mode=settings.mode,
                            seed=settings.seed, warm_l2=settings.warm_l2, **overrides)
 
@@ -281,7 +285,7 @@ def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSe
     elif not settings.compare:
         why = "not asked for"
     else:
-        options = _emulator_options(settings, progress=False)
+        options = _emulator_options(settings, progress=False, host_timed=False)
         driver = HostDriver(module, options)
         outputs = driver.run(report.input_arrays)
         # in host mode each launch's makespan already holds the host's per-task launches
@@ -618,6 +622,10 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     if settings.timing_only:
         raise DiagnosticError(Diagnostic("error", "--timing-only cannot run control flow or data-dependent sizes: "
                                                   "the host reads predicates, trip counts and sizes from the numerics"))
+    if settings.host_timed:
+        raise DiagnosticError(Diagnostic("error", "--host-timed times one synchronous model execution; a graph with "
+                                                  "control flow or data-dependent sizes runs as several host-driven "
+                                                  "launches"))
     from geir.absent_weights import require_weights
     require_weights(module, "a host-driven run (control flow or data-dependent sizes)", timing_only=False)
     seed = None

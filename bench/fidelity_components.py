@@ -10,7 +10,9 @@ Each row of the calibration table (``bench/fidelity.py``'s data) and of
 and the busy time goes to the part that bounds it: the cube's multiplications
 (1 x 1 convolutions, larger windows, grouped and depthwise ones, MatMul and the
 other cube ops apart), the vector unit, or the memory it waits on (DRAM when its
-activations spill out of L2, DRAM for weights alone, L2). Printed per table: each
+activations spill out of L2, DRAM for weights alone, L2); the host's synchronous
+execute that the measured times hold (``model_execute_us``) is a part of its
+own. Printed per table: each
 part's share of the emulated time. Then a non-negative scale per part is fitted
 by least squares of the log of (scaled sum / measured) over the rows of
 ``--fit`` (a part with under 0.5% of their time keeps 1), and printed with the
@@ -55,7 +57,7 @@ from geir.backends.task_list import WEIGHTS, Kernel, TaskList  # noqa: E402
 #: the parts a kernel's time is split into, in the order they are printed
 PARTS = ("kernel fixed cost", "cube: 1x1 convolution", "cube: kxk convolution", "cube: grouped convolution",
          "cube: MatMul family", "cube: other", "vector", "memory: DRAM, spilled activations",
-         "memory: DRAM, weights", "memory: L2")
+         "memory: DRAM, weights", "memory: L2", "host: synchronous execute")
 
 
 def _compute_part(kernel: Kernel, op: str) -> str:
@@ -77,10 +79,13 @@ def kernel_costs(task_list: TaskList, cost: CostModel) -> list[tuple[Kernel, Tas
     return [(task, cost.kernel(task)) for _, _, task in task_list.all_tasks() if isinstance(task, Kernel)]
 
 
-def components(costs: Sequence[tuple[Kernel, TaskCost]], warm_weights: bool) -> dict[str, float]:
+def components(costs: Sequence[tuple[Kernel, TaskCost]], warm_weights: bool,
+               execute_us: float = 0.0) -> dict[str, float]:
     """Milliseconds of the costed kernels (:func:`kernel_costs`) per part of :data:`PARTS`;
-    ``warm_weights``: they were costed with the weights in L2."""
+    ``warm_weights``: they were costed with the weights in L2; ``execute_us``: the
+    host's synchronous execute around them (ais_bench's clock, fidelity's host timing)."""
     parts: Counter[str] = Counter()
+    parts["host: synchronous execute"] = execute_us
     for task, c in costs:
         if c.duration_us <= 0:
             continue
@@ -128,7 +133,7 @@ def row_figures(rows: Sequence[fidelity.Row], compiled: dict[fidelity.RowKey, Ta
         tl = compiled[row.key]
         cost = models[tl.weight_size + tl.arena_size <= l2]
         costs = kernel_costs(tl, cost)
-        by_part = components(costs, cost.warm_weights)
+        by_part = components(costs, cost.warm_weights, profile.values["model_execute_us"])
         parts.append([by_part[p] for p in PARTS])
         shares.append([f / row.measured_ms for f in floors(costs, profile)])
     return np.array(parts), np.array(shares)

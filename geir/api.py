@@ -271,7 +271,7 @@ def _pick(candidates: list[Any], name: str | None) -> Any:
 def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "sink",
             inputs: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None, *,
             timing_only: bool = False, seed: int = 0, device_params: Sequence[str] = (),
-            check_races: bool = True, warm_l2: bool = False) -> Report:
+            check_races: bool = True, warm_l2: bool = False, host_timed: bool = False) -> Report:
     """Run a task list on the Ascend runtime emulator, as ``ge-run`` does.
 
     Args:
@@ -289,6 +289,9 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
         warm_l2: the run follows a run of the same task list (a benchmark's
             warm-up): when its weights and arena fit in L2 together, its
             kernels read the weights from L2.
+        host_timed: time the run as a host times a synchronous model
+            execution (``aclmdlExecute``, as ais_bench does): the report's
+            ``host_timed`` adds the profile's ``model_execute_us`` to the makespan.
 
     Returns:
         A ``geir.Report``: the fields of ``ge-run --report json`` as
@@ -312,7 +315,8 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
         task_list = lower(task_list)
     tl = task_list
     options = EmulatorOptions(device=device, device_params=list(device_params), mode=mode,
-                              timing_only=timing_only, seed=seed, check_races=check_races, warm_l2=warm_l2)
+                              timing_only=timing_only, seed=seed, check_races=check_races, warm_l2=warm_l2,
+                              host_timed=host_timed)
 
     def body() -> Report:
         arrays = None
@@ -338,7 +342,7 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
               input_shapes: Mapping[str, Sequence[int] | int] | None = None, compare: bool = True,
               timing_only: bool = False, precision_mode: str | None = None, seed: int = 0,
               device_params: Sequence[str] = (), allow_unregistered: bool = False,
-              warm_l2: bool = False) -> RunReport:
+              warm_l2: bool = False, host_timed: bool = False) -> RunReport:
     """Run a model from end to end, as ``ge-run model`` does: import or parse
     it, bind its dynamic dims, compile it with ``ge-default`` (or
     ``pipeline``) for ``device``, together with the same pipeline on a single
@@ -376,6 +380,9 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
         warm_l2: the run follows a run of the same model (a benchmark's
             warm-up): a model whose weights and activation arena fit in L2
             together reads its weights from L2 (``ge-run --warm-l2``).
+        host_timed: time the run as a host times a synchronous model
+            execution (``ge-run --host-timed``): the report's ``host_timed``
+            adds the profile's ``model_execute_us`` to the makespan.
 
     Returns:
         A ``geir.RunReport``: the makespan, the lower bounds, the speed-up over
@@ -393,7 +400,8 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
     settings = RunSettings(pipeline=pipeline, device=device, device_params=list(device_params), streams=streams,
                            mode=mode, inputs=os.fspath(inputs) if isinstance(inputs, os.PathLike) else inputs,
                            input_shapes=input_shapes, compare=compare, timing_only=timing_only, seed=seed,
-                           allow_unregistered=allow_unregistered, precision_mode=precision_mode, warm_l2=warm_l2)
+                           allow_unregistered=allow_unregistered, precision_mode=precision_mode, warm_l2=warm_l2,
+                           host_timed=host_timed)
     sources = SourceManager()
     return _guarded(lambda: _run(model, settings, sources), sources)
 

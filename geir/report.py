@@ -158,6 +158,8 @@ class Report:
         lower_bound_us: max of the critical path and each engine's work over
             its capacity; ``lower_bound`` has the parts and ``bound_by``.
         makespan_over_lower_bound: how far from the bound the schedule is.
+        host_timed: only for a host-timed run: ``latency_us``, the makespan
+            plus ``execute_us`` (the profile's ``model_execute_us``).
         critical_path_us: the longest chain of dependent tasks.
         engines: engine name -> ``capacity``, ``busy_us``, ``work_us``,
             ``utilization``, ``tasks``.

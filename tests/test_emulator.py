@@ -150,6 +150,24 @@ def test_a_profile_says_what_its_times_were_held_against() -> None:
     assert timing(task_list([relu])).report["calibration"] is None
 
 
+@SETTINGS
+@given(st.lists(st.integers(1, 4096), min_size=1, max_size=6), st.sampled_from(["310P3", "910B2", "V100"]),
+       st.sampled_from(["sink", "host"]), st.floats(0.0, 500.0))
+def test_a_host_timed_run_is_its_makespan_plus_the_hosts_synchronous_execute(sizes: list[int], device: str,
+                                                                              mode: str, execute: float) -> None:
+    # ais_bench's NPU_compute_time is the host's clock around aclmdlExecute: the device's
+    # makespan, which host timing leaves as it is, plus the profile's model_execute_us
+    chain = [kernel("ge.relu", [ref(0, (n,))], [ref(16384, (n,))]) for n in sizes]
+    tl = task_list(chain, arena=32768)
+    plain = timing(tl, device=device, mode=mode).report
+    params = [f"model_execute_us={execute!r}"]
+    timed = timing(tl, device=device, mode=mode, host_timed=True, device_params=params).report
+    assert "host_timed" not in plain and timed["makespan_us"] == plain["makespan_us"]
+    assert timed["host_timed"]["execute_us"] == execute
+    assert timed["host_timed"]["latency_us"] == pytest.approx(plain["makespan_us"] + execute, abs=1e-3)
+    assert load_profile(device)["model_execute_us"] >= 0
+
+
 def test_unknown_device_and_bad_files(tmp_path: Any) -> None:
     with pytest.raises(DiagnosticError, match="unknown device '910X'"):
         load_profile("910X")

@@ -81,6 +81,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--warm-l2", action="store_true",
                    help="emulate a run that follows a run of the same model, as a benchmark's timed runs follow its "
                         "warm-up: a model whose weights and activations fit in L2 together reads its weights from L2")
+    p.add_argument("--host-timed", action="store_true",
+                   help="also report the run as a host times a synchronous model execution (aclmdlExecute, as "
+                        "ais_bench times NPU_compute_time): the makespan plus the profile's model_execute_us")
     p.add_argument("--report", choices=("text", "json"), default="text")
     p.add_argument("--trace", default=None, help="write a Chrome/Perfetto trace JSON here")
     p.add_argument("--timeline", default=None, help="draw a Gantt chart PNG here (needs matplotlib)")
@@ -117,7 +120,7 @@ def settings_of(args: argparse.Namespace) -> "RunSettings":
                        streams=args.streams, mode=args.mode, inputs=args.inputs, input_shapes=list(args.input_shape),
                        compare=args.compare, timing_only=args.timing_only, seed=args.seed,
                        allow_unregistered=args.allow_unregistered_dialect, precision_mode=args.precision_mode,
-                       warm_l2=args.warm_l2)
+                       warm_l2=args.warm_l2, host_timed=args.host_timed)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -161,6 +164,9 @@ def _scenario_or_sweep(module, args: argparse.Namespace, settings) -> int | None
     if code is not None:
         return code
     if args.sweep:
+        if args.host_timed:
+            from geir.diagnostics import error
+            raise error("--host-timed applies to one run; --sweep prints the makespan per swept value")
         from geir.backends.run_model import compile_for_run, task_list_of
         from geir.tools.ge_run_sweep import run_sweep
         compiled = compile_for_run(module, settings, compare=False)

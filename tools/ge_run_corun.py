@@ -92,6 +92,7 @@ _SINGLE_ONLY = {
     "timeline": "--timeline is drawn for one model's run",
     "memory_timeline": "--memory-timeline is drawn for one model's run",
     "warm_l2": "--warm-l2 is one model's run after its own warm-up",
+    "host_timed": "--host-timed times one model's synchronous execution",
 }
 
 

@@ -101,6 +101,9 @@ def run_scenario(module_or_task_list: Any, args: argparse.Namespace) -> int | No
     if getattr(args, "warm_l2", False):
         raise _error("--warm-l2 cannot apply to a scenario: it emulates one run after a warm-up, and a scenario's "
                      "frames or steps follow one another")
+    if getattr(args, "host_timed", False):
+        raise _error("--host-timed cannot apply to a scenario: it times one synchronous model execution, and a "
+                     "scenario's frames or steps follow one another")
     if buffers is not None and iterations is None:
         raise _error("--buffers applies to --iterations, which is not given")
     from geir.backends.scenarios.runs import run_data_parallel, run_iterations, source_kind

@@ -34,6 +34,10 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
     only for a run asked to follow a warm-up (``EmulatorOptions.warm_l2``):
     ``weights_in_l2`` (whether the model's weights and arena, ``footprint_bytes``,
     fit in ``l2_bytes``, so its kernels read the weights from L2).
+``host_timed``
+    only for a run timed as the host times a synchronous model execution
+    (``EmulatorOptions.host_timed``): ``latency_us``, the makespan plus
+    ``execute_us``, the profile's ``model_execute_us``.
 ``streams``
     a list, one entry per stream: ``id``, ``priority``, ``tasks``, ``kernels``,
     ``busy_us`` (time running kernels and copies), ``wait_us`` (time stalled at
@@ -272,6 +276,10 @@ def format_text(report: dict[str, Any]) -> str:
     if "calibration" in report:
         lines.append(calibration_line(report))
     lines.append(f"makespan        {report['makespan_us']:14.3f} us")
+    timed = report.get("host_timed")
+    if timed:
+        lines.append(f"host-timed      {timed['latency_us']:14.3f} us  (the makespan + {timed['execute_us']:.3f} us "
+                     "of the host's synchronous model execute, model_execute_us)")
     lb = report["lower_bound"]
     parts = ", ".join(f"{k} {v:.3f}" for k, v in sorted(lb["parts_us"].items(), key=lambda kv: -kv[1]))
     lines.append(f"lower bound     {report['lower_bound_us']:14.3f} us  (bound by {lb['bound_by']}; {parts})")
