@@ -20,8 +20,8 @@ by default, so a model whose weights and activations fit in L2 finds its
 weights there), and timed as ais_bench times ``NPU_compute_time``: the host's
 clock around the synchronous model execution (``host_timed``: the makespan
 plus the profile's ``model_execute_us``). Printed per row: measured and
-emulated ms, their ratio and error; then the mean absolute percentage error (MAPE), the worst
-ratio, how many rows lie within 1.5x, and per model the throughput ratio
+emulated ms, their ratio and error; then the mean absolute percentage error
+(MAPE), the worst ratio, how many rows lie within 1.5x, and per model the throughput ratio
 between its largest and smallest measured batch (per sequence length and per
 compiled configuration — a model measured both with and without AIPP and small
 channel is two series; a configuration measured twice at its mean time),
@@ -375,8 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not rows:
         p.error(f"no row of {os.path.join(data, 'measured-310p3.csv')} measures --models {args.models}")
     compiled = compile_rows(data, rows, args.device, args.strategy)
-    print(f"device {args.device}, strategy {args.strategy}, sink mode, one launch after a warm-up run; "
-          f"data {data}\n")
+    print(f"device {args.device}, strategy {args.strategy}, sink mode, one launch after a warm-up run, timed by "
+          f"the host; data {data}\n")
     print_table(evaluate(rows, compiled, args.device, args.device_param))
     return 0
 

@@ -16,9 +16,9 @@ and of a cube base block, how much longer a base block waits for operands
 from DRAM than from L2, the share of a round of base blocks a
 double-buffered kernel leaves exposed, the share of the DRAM bandwidth
 streaming kernels sustain, and the host's cost of a synchronous model
-execution beyond its tasks, which the measured times hold (ais_bench times
-the host's call) (any other parameter with bounds here can be named with
-``--params``). Every row is compiled once (``bench/fidelity.py``'s
+execution beyond its tasks, which the measured times hold, as ais_bench
+times the host's call (any other parameter with bounds here can be named
+with ``--params``). Every row is compiled once (``bench/fidelity.py``'s
 way: graph-only export, the device's default precision mode, GE's default
 stream allocation) and emulated as fidelity emulates it (after a warm-up run,
 as ais_bench times it); the fit then re-emulates the task lists with the

@@ -259,8 +259,8 @@ class AvgPoolFusion(RewritePattern):
             coefficient_type = TensorType((1, 1, ho, wo), x.element_type)
             coefficient = (1.0 / counts).astype(dtype).reshape(coefficient_type.shape)
             coefficient_op = Operation("ge.const", [], [coefficient_type],
-                              {"value": DenseElementsAttr(coefficient_type, coefficient)}, location=location,
-                              result_names=[f"{name}_coefficient"])
+                                       {"value": DenseElementsAttr(coefficient_type, coefficient)},
+                                       location=location, result_names=[f"{name}_coefficient"])
             conv.results[0].name_hint = f"{name}_sum"
             mul = Operation("ge.mul", [result, coefficient_op.results[0]], [y], location=location,
                             result_names=[op.results[0].name_hint])
