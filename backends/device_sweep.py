@@ -6,7 +6,8 @@ number of the device profile (launch latency, event latency, HBM bandwidth
 Each row: the value, the makespan, the lower bound and what bounds it,
 ``makespan / LB``, and the makespan relative to the first value's. A sweep runs
 timing-only without the race checker (neither the numerics nor the races depend
-on a device number); other device-parameter overrides apply to every row.
+on a device number); other device-parameter overrides apply to every row, and
+so does ``warm_l2`` (each row a run that follows a warm-up run of the model).
 """
 
 from __future__ import annotations
@@ -71,10 +72,11 @@ def parse_sweep(specs: list[str], device_params: list[str]) -> tuple[str, list[A
 
 
 def sweep_device_param(task_list: Any, specs: list[str], device: Any = "910B2", device_params: list[str] = (),
-                       mode: str = "sink") -> SweepReport:  # type: ignore[assignment]
+                       mode: str = "sink", warm_l2: bool = False) -> SweepReport:  # type: ignore[assignment]
     """Emulate ``task_list`` once per value of the parameter ``specs`` sweeps
     (``["event_wait_us=0,1,2"]``, :func:`parse_sweep`) on ``device`` with
-    ``device_params``; the rows.
+    ``device_params``, each row after a warm-up run when ``warm_l2``
+    (:attr:`~geir.backends.emulator.EmulatorOptions.warm_l2`); the rows.
 
     Raises:
         DiagnosticError: a malformed sweep, an unknown device or parameter.
@@ -87,7 +89,7 @@ def sweep_device_param(task_list: Any, specs: list[str], device: Any = "910B2", 
     rows: list[dict[str, Any]] = []
     for value, text in zip(values, texts):
         options = EmulatorOptions(device=base, device_params=[f"{key}={text}"], mode=mode, timing_only=True,
-                                  check_races=False, progress=False)
+                                  check_races=False, progress=False, warm_l2=warm_l2)
         report = emulate(task_list, None, options).report
         rows.append({key: value, "makespan_us": report["makespan_us"], "lower_bound_us": report["lower_bound_us"],
                      "bound_by": report["lower_bound"]["bound_by"],
@@ -97,9 +99,10 @@ def sweep_device_param(task_list: Any, specs: list[str], device: Any = "910B2", 
     for row in rows:
         row["vs_first"] = round(row["makespan_us"] / first, 4) if first > 0 else None
     source = base.sources.get(key, "")
-    fields = {"task_list": task_list.name, "device": base.name, "mode": mode, "param": key,
+    fields = {"task_list": task_list.name, "device": base.name, "mode": mode, "warm_l2": warm_l2, "param": key,
               "default": base.values[key], "source": source, "assumed": key in base.assumed, "rows": rows}
-    lines = [f"sweep of {key} on {base.name} ({mode} mode), '{task_list.name}': {len(rows)} values; "
+    warm = ", after a warm-up run" if warm_l2 else ""
+    lines = [f"sweep of {key} on {base.name} ({mode} mode{warm}), '{task_list.name}': {len(rows)} values; "
              f"profile value {_value(base.values[key])} "
              f"({source if key in base.assumed else 'source: ' + source})"]
     width = max(len(key), 12)

@@ -9,7 +9,8 @@ latency, event latency, HBM bandwidth)::
 Each row: the value, the makespan, the lower bound and what bounds it,
 ``makespan / LB``, and the makespan relative to the first value's. A sweep runs
 timing-only without the race checker (neither the numerics nor the races depend
-on a device number); other ``--device-param`` overrides apply to every row.
+on a device number); other ``--device-param`` overrides and ``--warm-l2`` apply
+to every row.
 
 This module is light (no numpy at import) because ``ge-run`` adds its option
 when it builds its argument parser.
@@ -37,6 +38,7 @@ def add_sweep_argument(parser: argparse.ArgumentParser) -> None:
 def run_sweep(task_list: Any, args: argparse.Namespace) -> int:
     """Emulate ``task_list`` once per swept value and print the rows; exit code 0."""
     from geir.backends.device_sweep import sweep_device_param
-    report = sweep_device_param(task_list, list(args.sweep), args.device, list(args.device_param), args.mode)
+    report = sweep_device_param(task_list, list(args.sweep), args.device, list(args.device_param), args.mode,
+                                warm_l2=getattr(args, "warm_l2", False))
     sys.stdout.write(report.to_json() + "\n" if getattr(args, "report", "text") == "json" else report.text)
     return 0

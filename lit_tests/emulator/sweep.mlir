@@ -3,6 +3,12 @@
 // RUN: ge-run %s --sweep event_wait_us=0,1,2,5 | filecheck %s
 // RUN: ge-run %s --device V100 --sweep hbm_bandwidth_gbps=100,900 --report json | filecheck %s --check-prefix=JSON
 // RUN: ge-run %s --mode host --device-param event_wait_us=0 --sweep host_launch_us=0,10 | filecheck %s --check-prefix=HOST
+// RUN: ge-run %S/../run/Inputs/weights_gemv.mlir --device 310P3 --sweep kernel_overhead_us=0,1 | filecheck %s --check-prefix=COLD
+// RUN: ge-run %S/../run/Inputs/weights_gemv.mlir --device 310P3 --sweep kernel_overhead_us=0,1 --warm-l2 | filecheck %s --check-prefix=WARM
+// RUN: ge-run %S/../run/Inputs/weights_gemv.mlir --device 310P3 --sweep kernel_overhead_us=0 --report json > %t.cold.json
+// RUN: ge-run %S/../run/Inputs/weights_gemv.mlir --device 310P3 --sweep kernel_overhead_us=0 --warm-l2 --report json > %t.warm.json
+// RUN: filecheck %s --check-prefix=WARMJSON < %t.warm.json
+// RUN: python -c "import json, sys; c, w = (json.load(open(f))['rows'][0]['makespan_us'] for f in sys.argv[1:]); print('warm faster' if w < c else 'warm not faster')" %t.cold.json %t.warm.json | filecheck %s --check-prefix=FASTER
 // RUN: not ge-run %s --sweep event_wait_us 2>&1 | filecheck %s --check-prefix=NOEQ
 // RUN: not ge-run %s --sweep event_wai_us=1,2 2>&1 | filecheck %s --check-prefix=BADKEY
 // RUN: not ge-run %s --sweep event_wait_us=1,,2 2>&1 | filecheck %s --check-prefix=EMPTY
@@ -36,6 +42,17 @@
 // HOST: sweep of host_launch_us on 910B2 (host mode)
 // HOST: 0 {{ +}}
 // HOST-NEXT: 10 {{ +}}{{[0-9.]+}} {{ +}}70.000 Host
+
+// --warm-l2 applies to every row: a GEMV over 8 MiB of weights reads them from
+// L2 after a warm-up run, from DRAM without one (the 310P3's 16 MiB L2 holds them).
+// COLD: sweep of kernel_overhead_us on 310P3 (sink mode), 'main': 2 values
+// COLD-NEXT: kernel_overhead_us {{ +}}makespan us
+// COLD-NEXT: 0 {{ +}}{{[0-9.]+}} {{ +}}
+// WARM: sweep of kernel_overhead_us on 310P3 (sink mode, after a warm-up run), 'main': 2 values
+// WARM-NEXT: kernel_overhead_us {{ +}}makespan us
+// WARM-NEXT: 0 {{ +}}{{[0-9.]+}} {{ +}}
+// WARMJSON: "warm_l2": true,
+// FASTER: warm faster
 
 // NOEQ: error: --sweep expects PARAM=V1,V2,..., got 'event_wait_us'
 // NOEQ-NOT: Traceback
