@@ -249,9 +249,9 @@ def _resolve(name_or_path: str) -> str:
 def load_profile(name_or_path: str = "910B2", overrides: Iterable[str] = ()) -> DeviceProfile:
     """Load a profile by name or JSON path and apply ``key=value`` overrides."""
     path = _resolve(name_or_path)
+    from geir.source_text import read_source
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        data = json.loads(read_source(path)[1])
     except json.JSONDecodeError as e:
         raise _error(f"device profile '{path}' is not valid JSON: {e}") from None
     profile = _from_json(data, path)

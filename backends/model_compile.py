@@ -80,21 +80,13 @@ def load_model(path: str, allow_unregistered: bool) -> tuple[Any, str, str | Non
         if not os.path.isfile(path):
             raise FileNotFoundError(2, "no such file", path)
         return import_onnx(path), path, None
-    name, text = _read(path)
+    from geir.source_text import read_source
+    name, text = read_source(path)
     from geir.parser import parse_module
     from geir.verifier import verify
     module = parse_module(text, name, allow_unregistered=allow_unregistered)
     verify(module, allow_unregistered=allow_unregistered)
     return module, name, text
-
-
-def _read(path: str) -> tuple[str, str]:
-    """(name for diagnostics, text) of ``path``; ``-`` is standard input."""
-    if path == "-":
-        import sys
-        return "<stdin>", sys.stdin.read()
-    with open(path, encoding="utf-8") as f:
-        return path, f.read()
 
 
 def needs_pipeline(module: Any) -> bool:

@@ -141,8 +141,8 @@ def _load_noting(path: str, allow_unregistered: bool, sources: SourceManager) ->
     from geir.backends.model_compile import load_model
     if path.lower().endswith(".onnx"):
         return load_model(path, allow_unregistered)
-    from geir.backends.model_compile import _read
-    name, text = _read(path)
+    from geir.source_text import read_source
+    name, text = read_source(path)
     sources.add(SourceFile(name, text))
     from geir.parser import parse_module
     from geir.verifier import verify

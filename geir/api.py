@@ -97,16 +97,15 @@ def parse(text_or_path: str | os.PathLike[str], *, allow_unregistered: bool = Fa
         The verified ``geir.Module``.
 
     Raises:
-        Error: the text does not parse or does not verify.
+        Error: the text does not parse or does not verify, or the file is not UTF-8 text.
         FileNotFoundError: a file name that does not exist.
     """
     from geir.parser import parse_module
     from geir.verifier import verify
 
     if isinstance(text_or_path, os.PathLike) or _looks_like_path(text_or_path):
-        path = os.fspath(text_or_path)
-        with open(path, encoding="utf-8") as f:
-            text, name = f.read(), path
+        from geir.source_text import read_source
+        name, text = _guarded(lambda: read_source(os.fspath(text_or_path)))
     else:
         text, name = str(text_or_path), "<string>"
     sources = SourceManager()

@@ -71,8 +71,11 @@ def _preload() -> None:
     inputs = glob.glob(os.path.join(os.path.dirname(HERE), "examples", "*.mlir"))
     inputs += glob.glob(os.path.join(HERE, "**", "*.mlir"), recursive=True)
     for path in sorted(inputs):
-        with open(path, encoding="utf-8") as f:
-            chunks = f.read().split("// -----")
+        try:
+            with open(path, encoding="utf-8") as f:
+                chunks = f.read().split("// -----")
+        except (OSError, UnicodeDecodeError):  # a test's own bad input: the test reads it
+            continue
         for chunk in chunks:
             if _ALIAS_DEFINITION.search(chunk):
                 continue

@@ -230,6 +230,14 @@ def test_verifier_error_from_a_file(tmp_path: pathlib.Path) -> None:
         geir.parse(str(tmp_path / "missing.mlir"))
 
 
+def test_parse_of_an_onnx_file_says_what_reads_it() -> None:
+    with pytest.raises(geir.Error) as info:
+        geir.parse(TINY_CNN)
+    text = str(info.value)
+    assert text.startswith(f"{TINY_CNN}: error: not UTF-8 text: byte 0x")
+    assert "note: this is an ONNX model: 'ge-translate --import-onnx' imports it as IR" in text
+
+
 def test_pipeline_errors_name_what_exists() -> None:
     module = geir.parse(TWO_STREAMS)
     with pytest.raises(geir.Error, match="'no-such-pass' does not refer to a registered pass; registered passes: "

@@ -18,11 +18,10 @@ EXIT_INTERNAL = 70
 
 
 def read_input(path: str) -> tuple[str, str]:
-    """(name for diagnostics, text) of ``path``; ``-`` is standard input."""
-    if path == "-":
-        return "<stdin>", sys.stdin.read()
-    with open(path, encoding="utf-8") as f:
-        return path, f.read()
+    """(name for diagnostics, text) of ``path``; ``-`` is standard input
+    (:func:`geir.source_text.read_source`: bytes that are not UTF-8 are a diagnostic)."""
+    from geir.source_text import read_source
+    return read_source(path)
 
 
 def write_output(path: str, data: str | bytes | Callable[[TextIO], None]) -> None:
@@ -79,7 +78,7 @@ def run_guarded(body: Callable[[], int], tool: str, debug: bool = False) -> int:
     except FileNotFoundError as e:
         sys.stderr.write(f"{tool}: error: cannot open '{e.filename}': no such file\n")
         return 1
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:  # a reader without a diagnostic of its own
         sys.stderr.write(f"{tool}: error: cannot read input: {e}\n")
         return 1
     except KeyboardInterrupt:

@@ -14,6 +14,8 @@
 // RUN: not ge-run %s --device %t.key.json 2>&1 | filecheck %s --check-prefix=BADCALKEY
 // RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/910B4.json')); d['calibration'] = {'against': 'x', 'result': 'y', 'command': 'z', 'mape_percent': {'t.csv': 'low'}}; json.dump(d, open('%t.mape.json', 'w'))"
 // RUN: not ge-run %s --device %t.mape.json 2>&1 | filecheck %s --check-prefix=BADCALMAPE
+// RUN: printf '\xff{}' > %t.binary.json
+// RUN: not ge-run %s --device %t.binary.json 2>&1 | filecheck %s --check-prefix=BINARY
 
 // 310P has no separate vector cores for AICore kernels: relu runs on the AI cores.
 // P3: emulated 'main' on 310P3 (sink mode)
@@ -40,6 +42,8 @@
 // BADCAL-NOT: Traceback
 // BADCALKEY: error: device profile '{{.*}}key.json': 'calibration' has unknown key(s) mape
 // BADCALKEY-NEXT: note: known keys: against, result, command, mape_percent
+// BINARY: binary.json: error: not UTF-8 text: byte 0xff at offset 0 (invalid start byte)
+// BINARY-NOT: Traceback
 // BADCALMAPE: error: device profile '{{.*}}mape.json': 'calibration' 'mape_percent' must map each table to a percentage
 
 ge.graph @main(%x: tensor<2x4xf32> {ge.name = "x"}) -> (tensor<2x4xf32> {ge.name = "y"}) {

@@ -88,8 +88,8 @@ def light_models() -> dict[str, str]:
 def _mlir_text(path: str) -> str:
     from geir.parser import parse_module
     from geir.verifier import verify
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    from geir.source_text import read_source
+    text = read_source(path)[1]
     module = parse_module(text, path)  # fail here, once, rather than in every task
     verify(module)
     graphs = [op for op in module.body.ops if op.name == "ge.graph"]

@@ -180,8 +180,8 @@ def _number(text: str, option: str) -> float:
 def load_config(path: str, sweep: Sweep, sources: Any) -> None:
     """Fill ``sweep`` from the TOML (``.toml``) or JSON file ``path``; its text
     goes into ``sources`` so diagnostics can show the offending line."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    from geir.source_text import read_source
+    text = read_source(path)[1]
     sources.add(SourceFile(path, text))
     data = _parse(path, text)
     if not isinstance(data, dict):
