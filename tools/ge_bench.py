@@ -144,9 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                 # An error inside a model file: show its line too.
                 with open(pos.file, encoding="utf-8", errors="replace") as f:
                     sources.add(SourceFile(pos.file, f.read()))
-            # Prefix position-less errors with the tool's name, as the other drivers do.
+            # Prefix errors that name no file with the tool's name, as the other drivers do.
             text = e.format(sources)
-            sys.stderr.write(text if e.diagnostics[0].file_position is not None else f"ge-bench: {text}")
+            sys.stderr.write(text if e.diagnostics[0].location is not None else f"ge-bench: {text}")
             return 1
     return run_guarded(body, "ge-bench", args.debug)
 
