@@ -9,9 +9,10 @@ import os
 import sys
 import tempfile
 import traceback
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
-__all__ = ["read_input", "write_output", "run_guarded", "add_debug_argument", "EXIT_INTERNAL"]
+__all__ = ["read_input", "write_output", "run_guarded", "add_debug_argument", "llvm_style_arguments",
+           "EXIT_INTERNAL"]
 
 #: exit code of an internal error (BSD's EX_SOFTWARE): a bug, not bad input
 EXIT_INTERNAL = 70
@@ -53,6 +54,25 @@ def write_output(path: str, data: str | bytes | Callable[[TextIO], None]) -> Non
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def llvm_style_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``argv`` with LLVM's one-dash long options (``-cse``, ``-split-input-file``,
+    ``-pass-pipeline=...``, as mlir-opt and MLIR's lit tests write them) spelled
+    with two dashes, for ``parser``'s options that have a two-dash form and no
+    one-dash one; everything else, and anything after ``--``, as given."""
+    known = parser._option_string_actions  # noqa: SLF001 - argparse has no public query
+    out: list[str] = []
+    rest = False
+    for arg in argv:
+        if rest or arg == "--":
+            rest = True
+        elif arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
+            name, sep, value = arg.partition("=")
+            if name not in known and "-" + name in known:
+                arg = "-" + name + sep + value
+        out.append(arg)
+    return out
 
 
 def add_debug_argument(p: argparse.ArgumentParser) -> None:

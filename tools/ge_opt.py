@@ -93,7 +93,9 @@ def list_passes(out: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_arg_parser().parse_args(argv)
+    from geir.tools.driver import llvm_style_arguments
+    parser = build_arg_parser()
+    args = parser.parse_args(llvm_style_arguments(parser, sys.argv[1:] if argv is None else argv))
     if args.list_passes:
         list_passes(sys.stdout)
         return 0
