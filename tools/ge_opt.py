@@ -51,9 +51,17 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--split-input-file", action="store_true", help="process each '// -----' chunk on its own")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check diagnostics against '// expected-error {{...}}' annotations")
+    p.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before every pass")
+    p.add_argument("--mlir-print-ir-before", default="", metavar="PASSES",
+                   help="print the IR before each of these passes (comma-separated names)")
     p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass")
+    p.add_argument("--mlir-print-ir-after", default="", metavar="PASSES",
+                   help="print the IR after each of these passes (comma-separated names)")
     p.add_argument("--mlir-print-ir-after-change", action="store_true",
-                   help="print the IR after every pass that changed it")
+                   help="print the IR after a pass only when it changed the IR")
+    p.add_argument("--dump-pass-pipeline", action="store_true", help="print the pipeline that runs, before it runs")
+    p.add_argument("--mlir-disable-threading", action="store_true",
+                   help="accepted for mlir-opt's command lines: passes run on one thread anyway")
     p.add_argument("--verify-each", action=_BoolFlag, default=True, help="verify after each pass (default true)")
     p.add_argument("--mlir-timing", action="store_true", help="print a time report of parsing, passes and output")
     p.add_argument("--mlir-print-op-generic", "--print-op-generic", dest="generic", action="store_true",
@@ -109,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
     from geir.parser import parse_module, split_input_file
     from geir.printer import PrintOptions, print_module
     from geir.verifier import verify
-    from geir.passes.instrumentation import PassTiming, PrintIRAfter, TimingReport
+    from geir.passes.instrumentation import ALL, PassTiming, PrintIR, TimingReport
     from geir.passes.pass_base import PassContext
     from geir.passes.pass_manager import PassManager
     from geir.passes.pipeline import PipelineError, parse_pipeline
@@ -123,6 +131,17 @@ def _run(args: argparse.Namespace) -> int:
     except PipelineError as e:
         sys.stderr.write(f"ge-opt: error: {e}\n")
         return 1
+    try:
+        before = ALL if args.mlir_print_ir_before_all else _pass_names(args.mlir_print_ir_before,
+                                                                     "--mlir-print-ir-before")
+        after = ALL if args.mlir_print_ir_after_all or args.mlir_print_ir_after_change and \
+            not args.mlir_print_ir_after else _pass_names(args.mlir_print_ir_after, "--mlir-print-ir-after")
+    except ValueError as e:
+        sys.stderr.write(f"ge-opt: error: {e}\n")
+        return 1
+    if args.dump_pass_pipeline:
+        sys.stderr.write(f"Pass Manager with {len(passes)} passes:\n"
+                         f"builtin.module({','.join(p.pipeline_text() for p in passes)})\n")
     if args.remarks is not None:
         import re
         try:
@@ -153,8 +172,10 @@ def _run(args: argparse.Namespace) -> int:
                 timing.add("Parser", time.perf_counter() - t0)
             pm = PassManager(list(passes), verify_each=args.verify_each,
                              allow_unregistered=args.allow_unregistered_dialect)
-            if args.mlir_print_ir_after_all or args.mlir_print_ir_after_change:
-                pm.instrumentations.append(PrintIRAfter(dump, options, only_on_change=not args.mlir_print_ir_after_all))
+            printing = args.mlir_print_ir_after_all or args.mlir_print_ir_after_change or args.mlir_print_ir_after
+            if printing or before:
+                pm.instrumentations.append(PrintIR(dump, options, before, after if printing else (),
+                                                   only_on_change=args.mlir_print_ir_after_change))
             if timing is not None:
                 pm.instrumentations.append(PassTiming(timing))
             ctx = PassContext()
@@ -195,6 +216,18 @@ def _run(args: argparse.Namespace) -> int:
     if timing is not None:
         sys.stderr.write(timing.format(time.perf_counter() - t_start))
     return 1 if failed else 0
+
+
+def _pass_names(text: str, flag: str) -> list[str]:
+    """The pass names of ``--mlir-print-ir-before=a,b``; ValueError naming an unknown one."""
+    from geir.passes.registry import PASSES
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        if name not in PASSES:
+            import difflib
+            close = difflib.get_close_matches(name, list(PASSES), n=1)
+            raise ValueError(f"{flag}: unknown pass '{name}'" + (f"; did you mean '{close[0]}'?" if close else ""))
+    return names
 
 
 def _remark_wanted(d: Any, pattern: str | None) -> bool:
