@@ -69,8 +69,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true", help="print op locations")
     p.add_argument("--mlir-print-local-scope", dest="local_scope", action="store_true",
                    help="print no aliases: attributes, types and locations inline where used")
-    p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None,
-                   metavar="N", help="print constants of more than N (16) elements as dense_resource<__elided__>")
+    p.add_argument("--elide-large-constants", "--mlir-elide-elementsattrs-if-larger", dest="elide", nargs="?",
+                   const=16, type=int, default=None, metavar="N",
+                   help="print constants of more than N (16) elements as dense_resource<__elided__>")
     p.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops no dialect defines")
     p.add_argument("-Rpass", dest="remarks", default=None, metavar="REGEX",
                    help="print the optimisation remarks of the passes whose name matches REGEX "

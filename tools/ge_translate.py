@@ -51,7 +51,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
                         "ATC's --insert_op_conf (the insert-aipp pass)")
     p.add_argument("--mlir-print-op-generic", "--print-op-generic", dest="generic", action="store_true")
     p.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true")
-    p.add_argument("--elide-large-constants", dest="elide", nargs="?", const=16, type=int, default=None, metavar="N")
+    p.add_argument("--elide-large-constants", "--mlir-elide-elementsattrs-if-larger", dest="elide", nargs="?",
+                   const=16, type=int, default=None, metavar="N")
     p.add_argument("--allow-unregistered-dialect", action="store_true")
     from geir.tools.driver import add_debug_argument
     add_debug_argument(p)

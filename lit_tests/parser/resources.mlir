@@ -4,6 +4,7 @@
 // RUN: ge-opt %s | ge-opt | filecheck %s
 // RUN: ge-opt %s --elide-large-constants=2 | filecheck %s --check-prefix=ELIDED
 // RUN: ge-opt %s --elide-large-constants=2 | ge-opt | filecheck %s --check-prefix=ELIDED
+// RUN: ge-opt %s -mlir-elide-elementsattrs-if-larger=2 | filecheck %s --check-prefix=ELIDED
 
 // CHECK: %w = ge.weights {value = dense_resource<conv_w> : tensor<4xf32>} : () -> tensor<4xf32>
 // ELIDED: %w = ge.weights {value = dense_resource<__elided__> : tensor<4xf32>} : () -> tensor<4xf32>
