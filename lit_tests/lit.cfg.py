@@ -84,6 +84,8 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 # The ONNX models of the importer's tests (built by import/Inputs/make_models.py).
 config.substitutions.append(("%onnx", os.path.join(config.test_source_root, "import", "Inputs")))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))
+# MLIR's own tests call LLVM's FileCheck by that name: the same tool here.
+config.substitutions.append((r"\bFileCheck\b", "filecheck"))
 # Round trips: print, re-parse, print again.
 config.substitutions.append(("%roundtrip-generic", "ge-opt --mlir-print-op-generic %s | ge-opt --mlir-print-op-generic"))
 config.substitutions.append(("%roundtrip", "ge-opt %s | ge-opt"))
