@@ -191,7 +191,10 @@ def _run(args: argparse.Namespace) -> int:
                 sources.add(source)
         sys.stderr.write(dump.getvalue())
         if args.verify_diagnostics:
-            problems = check_diagnostics(name, parse_expectations(chunk, offset), emitted)
+            try:
+                problems = check_diagnostics(name, parse_expectations(chunk, offset, name), emitted)
+            except DiagnosticError as e:  # an annotation that does not parse
+                problems = list(e.diagnostics)
             if problems:
                 failed = True
                 sys.stderr.write("".join(p.format(sources) for p in problems))
