@@ -53,13 +53,16 @@ def _round_to(value: float, ftype: ElementType) -> float:
         return float(np.float32(value))
     if name == "f16":
         return float(np.float16(value))
-    if name == "bf16":
-        import ml_dtypes  # shipped with onnx
-        return float(np.array(value, dtype=ml_dtypes.bfloat16).astype(np.float32))
+    if name == "f64":
+        return value
+    from geir.types import ML_DTYPES, storage_dtype  # bf16 and the float8 types: ml_dtypes, shipped with onnx
+    if name in ML_DTYPES:
+        return float(np.array(value).astype(storage_dtype(ftype)).astype(np.float32))
     return value
 
 
-_PRECISION_BITS = {"f64": 53, "f32": 24, "f16": 11, "bf16": 8}
+_PRECISION_BITS = {"f64": 53, "f32": 24, "f16": 11, "bf16": 8, "f8E4M3FN": 4, "f8E4M3FNUZ": 4, "f8E5M2": 3,
+                   "f8E5M2FNUZ": 3}
 
 
 def _precision_bits(ftype: ElementType) -> int:

@@ -24,12 +24,12 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseA
                              DenseElementsAttr, DenseResourceAttr, DictionaryAttr, FileLineColLoc,
                              FileMetadata, FloatAttr, FusedLoc, IntegerAttr, Location, NameLoc,
                              OpaqueAttr, ResourceBlob, ResourceEntry, StringAttr, SymbolRefAttr,
-                             TypeAttr, UNIT, UNKNOWN_LOC, UnknownLoc)
+                             TypeAttr, UNIT, UNKNOWN_LOC, UnknownLoc, format_float)
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
 from geir.operation import Block, Operation, Region, Value
 from geir.types import (F64, I1, I64, ElementType, FloatType, FunctionType, IntegerType, NONE,
-                        OpaqueType, TensorType, Type, parse_element_type, storage_dtype)
+                        ML_DTYPES, OpaqueType, TensorType, Type, parse_element_type, storage_dtype)
 
 __all__ = ["parse_module", "parse_file", "split_input_file", "parse_type", "parse_attribute"]
 
@@ -696,14 +696,24 @@ class _Builder:
 
     def dense_attr(self, body: Any, t: Type) -> Attribute:
         at = _first_token(body)
-        if isinstance(t, OpaqueType):  # dense<...> of a vector, a complex tensor: kept verbatim
-            pieces = (f"dense<{_dense_text(body)}> : ", t)
+        if isinstance(t, OpaqueType):  # dense<...> of a vector, a complex tensor: kept as text
+            try:
+                text = _opaque_dense_text(body, t)
+            except _LiteralError as e:
+                raise self.error(e.token, str(e), (e.note, e.token) if e.note else None) from None
+            except (ValueError, OverflowError, TypeError) as e:
+                if at is None:
+                    raise DiagnosticError(Diagnostic("error", f"invalid dense literal for '{t}': {e}")) from None
+                raise self.error(at, f"invalid dense literal for '{t}': {e}") from None
+            pieces = (f"dense<{text}> : ", t)
             return OpaqueAttr("".join(map(str, pieces)), pieces if t.pieces or str(t) in self.type_alias_bases else ())
         if not isinstance(t, TensorType) or not t.is_static:
             message = f"dense elements need a static tensor type, got '{t}'"
         else:
             try:
                 return DenseElementsAttr(t, _dense_array(body, t))
+            except _LiteralError as e:
+                raise self.error(e.token, str(e), (e.note, e.token) if e.note else None) from None
             except (ValueError, OverflowError, TypeError) as e:
                 message = f"invalid dense literal for '{t}': {e}" if not str(e).startswith("dense") else str(e)
         if at is None:
@@ -1012,6 +1022,55 @@ def _dense_text(body: Any) -> str:
     return body.value
 
 
+_VECTOR_RE = re.compile(r"vector<((?:\d+x)+)([A-Za-z][A-Za-z0-9]*)>")
+_COMPLEX_TENSOR_RE = re.compile(r"tensor<((?:\d+x)*)complex<([A-Za-z][A-Za-z0-9]*)>>")
+
+
+def _opaque_dense_text(body: Any, t: OpaqueType) -> str:
+    """The elements of ``dense<...>`` of a type geir keeps as text, spelled as
+    MLIR prints them: a static vector's as a tensor of its shape and element
+    type prints them (canonical numbers, one repeated value as a splat, more than
+    100 as hex bytes), a complex tensor's parts as its element type's numbers.
+    Anything else stays as written."""
+    text = str(t)
+    m = _VECTOR_RE.fullmatch(text)
+    if m is not None:
+        et = parse_element_type(m.group(2))
+        if isinstance(et, (IntegerType, FloatType)):
+            tensor = TensorType([int(d) for d in m.group(1).split("x") if d], et)
+            printed = str(DenseElementsAttr(tensor, _dense_array(body, tensor)))
+            return printed[len("dense<"):printed.rindex("> : ")]
+    m = _COMPLEX_TENSOR_RE.fullmatch(text)
+    if m is not None:
+        et = parse_element_type(m.group(2))
+        if isinstance(et, (IntegerType, FloatType)):
+            leaves: list[str] = []
+            nested = _complex_text(body, et, leaves)
+            count = 1
+            for d in m.group(1).split("x")[:-1]:
+                count *= int(d)
+            return leaves[0] if len(leaves) == count and len(set(leaves)) == 1 else nested
+    return _dense_text(body)
+
+
+def _complex_text(body: Any, et: ElementType, leaves: list[str]) -> str:
+    """``body``'s complex elements with their parts spelled as ``et``'s numbers."""
+    if isinstance(body, list):
+        return "[" + ", ".join(_complex_text(b, et, leaves) for b in body) + "]"
+    if isinstance(body, _Complex):
+        parts = []
+        for part in (body.re, body.im):
+            value = _scalar_value(part, et) if not isinstance(part, (list, _Complex)) else None
+            if value is None or isinstance(value, (bool, str)):
+                return _dense_text(body)
+            # a part is held as its type holds it (rounded), as MLIR's APFloat does
+            parts.append(format_float(FloatAttr(float(value), et).value, et) if isinstance(et, FloatType)
+                         else str(int(value)))
+        leaves.append(f"({parts[0]},{parts[1]})")
+        return leaves[-1]
+    return _dense_text(body)
+
+
 class _Pos:
     """A token-like position for notes that point at an op already built."""
 
@@ -1045,10 +1104,21 @@ def _float_from_bits(bits: int, t: FloatType) -> float:
     return float("nan")
 
 
+class _LiteralError(ValueError):
+    """A dense literal's element that does not fit its element type, at its token."""
+
+    def __init__(self, token: Any, message: str, note: str = "") -> None:
+        super().__init__(message)
+        self.token, self.note = token, note
+
+
 def _scalar_value(item: Any, et: ElementType) -> Any:
     if isinstance(item, (bool, _HexBlob)):  # a _HexBlob here is a string element
         return item if isinstance(item, bool) else str(item)
     text = item.value
+    if item.type == "INT" and isinstance(et, FloatType):
+        raise _LiteralError(item, "unexpected decimal integer literal for a floating point value",
+                            "add a trailing dot to make the literal a float")
     if item.type == "HEX":  # a float's bit pattern, as MLIR prints inf and nan
         bits = int(text, 16)
         return _float_from_bits(bits, et) if isinstance(et, FloatType) else bits
@@ -1069,7 +1139,11 @@ def _dense_array(body: Any, t: TensorType) -> np.ndarray:
         if arr.size == 1:  # a splat: a read-only broadcast view costs no memory
             return np.broadcast_to(arr[0], shape)
     else:
-        arr = np.array(_to_python(body, et), dtype=dtype)
+        with np.errstate(over="ignore"):  # a literal beyond the type's range is inf, as in MLIR
+            arr = np.array(_to_python(body, et), dtype=dtype)
+            if isinstance(et, FloatType) and et.name in ML_DTYPES:
+                # a decimal literal rounds to the type's nearest value (bf16, f8), as MLIR's APFloat does
+                arr = arr.astype(storage_dtype(et)).astype(dtype)
     if arr.ndim == 0 or arr.size == 1 and int(np.prod(shape)) != 1:
         return np.broadcast_to(arr.reshape(-1)[0], shape)
     if arr.size != t.num_elements:

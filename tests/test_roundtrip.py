@@ -90,3 +90,41 @@ def test_large_constants_print_as_hex_and_read_back(element: str, n: int, seed: 
     assert str(attr).startswith('dense<"0x')
     again = parse_attribute(str(attr))
     assert again == attr and str(again) == str(attr)
+
+
+_LITERAL_TYPES = ["f32", "f16", "bf16", "f64", "f8E4M3FN", "f8E5M2"]
+
+
+@st.composite
+def _written_dense(draw: st.DrawFn) -> str:
+    """An op whose dense literal a person wrote: floats in several spellings, of a
+    vector, a tensor or a complex tensor of any float type MLIR and geir share."""
+    et = draw(st.sampled_from(_LITERAL_TYPES))
+    n = draw(st.integers(1, 6))
+    floats = st.floats(-100, 100, allow_nan=False, width=32)
+    spell = st.sampled_from(["{:.1f}", "{:.3e}", "{!r}", "{:.7g}"])
+
+    def literal() -> str:
+        # MLIR's float literal has a point before any exponent: 1e-05 is written 1.0e-05
+        mantissa, e, exponent = draw(spell).format(draw(floats)).partition("e")
+        return (mantissa if "." in mantissa else mantissa + ".0") + e + exponent
+
+    kind = draw(st.sampled_from(["vector", "tensor", "complex"]))
+    if kind == "complex":
+        body = "[" + ", ".join(f"({literal()}, {literal()})" for _ in range(n)) + "]"
+        return f'"t.o"() {{a = dense<{body}> : tensor<{n}xcomplex<{et}>>}} : () -> ()\n'
+    body = "[" + ", ".join(literal() for _ in range(n)) + "]"
+    return f'"t.o"() {{a = dense<{body}> : {kind}<{n}x{et}>}} : () -> ()\n'
+
+
+@pytest.mark.skipif(IREE_OPT is None, reason="upstream MLIR (iree-opt, the 'peers' extra) is not installed")
+@settings(max_examples=60, deadline=None)
+@given(_written_dense())
+def test_written_dense_literals_print_as_mlir_prints_them(text: str) -> None:
+    """A vector's or complex tensor's elements (kept as text) and a narrow float
+    type's (rounded to it) print as upstream MLIR prints the same source."""
+    ours = module_to_string(parse_module(text, "t.mlir", allow_unregistered=True), GENERIC)
+    proc = subprocess.run([IREE_OPT, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"],
+                          input=text, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert ours == proc.stdout

@@ -156,6 +156,35 @@ ge.graph @g(%a: tensor<4xf32>) {
 
 // -----
 
+// An integer literal where the elements are floats, as MLIR rejects it, in a
+// tensor, a vector and a complex tensor.
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+2 {{unexpected decimal integer literal for a floating point value}}
+  // expected-note@+1 {{add a trailing dot to make the literal a float}}
+  %c = ge.const {value = dense<[1.5, 2]> : tensor<2xf32>} : () -> tensor<2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+2 {{unexpected decimal integer literal for a floating point value}}
+  // expected-note@+1 {{add a trailing dot}}
+  %r = ge.relu %a {test.v = dense<[1.0, 2]> : vector<2xf32>} : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+2 {{unexpected decimal integer literal for a floating point value}}
+  // expected-note@+1 {{add a trailing dot}}
+  %r = ge.relu %a {test.c = dense<(1.5, 2)> : tensor<complex<f32>>} : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
 ge.graph @g(%a: tensor<4xf32>) {
   // expected-error@+1 {{dense_resource needs a tensor type, got 'f32'}}
   %c = ge.const {value = dense_resource<blob> : f32} : () -> tensor<1xf32>
