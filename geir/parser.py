@@ -24,7 +24,7 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseA
                              DenseElementsAttr, DenseResourceAttr, DictionaryAttr, FileLineColLoc,
                              FileMetadata, FloatAttr, FusedLoc, IntegerAttr, Location, NameLoc,
                              OpaqueAttr, ResourceBlob, ResourceEntry, StringAttr, SymbolRefAttr,
-                             TypeAttr, UNIT, UNKNOWN_LOC, UnknownLoc, format_float)
+                             TypeAttr, UNIT, UNKNOWN_LOC, UnknownLoc, escape_string, format_float)
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
 from geir.operation import Block, Operation, Region, Value
@@ -651,13 +651,15 @@ class _Builder:
             return IntegerAttr(v, I64)
         if isinstance(t, FloatType):
             return FloatAttr(float(v), t)
-        if t is I1:
-            return BoolAttr(bool(v))
         if isinstance(t, IntegerType):
-            lo = 0 if t.signedness == "u" else -(1 << (t.width - 1))
-            hi = (1 << (t.width - 1)) - 1 if t.signedness == "s" else (1 << t.width) - 1
-            if not lo <= v <= hi:
-                raise self.error(token, f"integer constant out of range for attribute of type '{t}'")
+            held = _integer_held(v, t)
+            if held is None:
+                # MLIR points past a minus sign, at the digits
+                at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
+                raise self.error(at, f"integer constant out of range for attribute of type '{t}'")
+            if t is I1:
+                return BoolAttr(bool(held))
+            return IntegerAttr(held, t)
         return IntegerAttr(v, t)
 
     def float_attr(self, token: Any, t: Type | None) -> Attribute:
@@ -667,6 +669,11 @@ class _Builder:
         bits = int(token.value, 16)
         if isinstance(t, FloatType):
             return FloatAttr(_float_from_bits(bits, t), t)
+        if isinstance(t, IntegerType):
+            held = _integer_held(bits, t)
+            if held is None:
+                raise self.error(token, f"integer constant out of range for attribute of type '{t}'")
+            return BoolAttr(bool(held)) if t is I1 else IntegerAttr(held, t)
         return IntegerAttr(bits, t)
 
     def true_attr(self) -> Attribute:
@@ -696,6 +703,11 @@ class _Builder:
 
     def dense_attr(self, body: Any, t: Type) -> Attribute:
         at = _first_token(body)
+        if isinstance(t, TensorType) and isinstance(t.element_type, OpaqueType) \
+                and t.element_type.numpy_dtype is None:
+            # a dialect's element type (strings of !foo.string): its elements kept as written
+            pieces = (f"dense<{_dense_text(body)}> : ", t)
+            return OpaqueAttr("".join(map(str, pieces)), pieces if str(t) in self.type_alias_bases else ())
         if isinstance(t, OpaqueType):  # dense<...> of a vector, a complex tensor: kept as text
             try:
                 text = _opaque_dense_text(body, t)
@@ -757,6 +769,11 @@ class _Builder:
                 vals.append(text)
             elif isinstance(t, FloatType):
                 vals.append(float(text))
+            elif isinstance(t, IntegerType):
+                held = _integer_held(int(text), t)
+                if held is None:
+                    raise self.error(v, f"integer constant out of range for type '{t}'")
+                vals.append(held)
             else:
                 vals.append(int(text))
         return DenseArrayAttr(t, tuple(vals))  # type: ignore[arg-type]
@@ -1017,8 +1034,8 @@ def _dense_text(body: Any) -> str:
         return f"({_dense_text(body.re)},{_dense_text(body.im)})"
     if isinstance(body, bool):
         return "true" if body else "false"
-    if isinstance(body, _HexBlob):
-        return f'"{body}"'
+    if isinstance(body, _HexBlob):  # a string element (or the hex bytes, which escape as themselves)
+        return escape_string(str(body))
     return body.value
 
 
@@ -1104,6 +1121,18 @@ def _float_from_bits(bits: int, t: FloatType) -> float:
     return float("nan")
 
 
+def _integer_held(v: int, t: IntegerType) -> int | None:
+    """The value an attribute of ``t`` holds for the literal ``v``, as MLIR's APInt
+    holds it: a signless integer takes either its signed or its unsigned range
+    and reads back signed (``255 : i8`` is -1); None when ``v`` is out of range."""
+    w = t.width
+    lo = 0 if t.signedness == "u" else -(1 << (w - 1))
+    hi = (1 << (w - 1)) - 1 if t.signedness == "s" else (1 << w) - 1
+    if not lo <= v <= hi:
+        return None
+    return v - (1 << w) if t.signedness == "" and v >= 1 << (w - 1) else v
+
+
 class _LiteralError(ValueError):
     """A dense literal's element that does not fit its element type, at its token."""
 
@@ -1119,6 +1148,15 @@ def _scalar_value(item: Any, et: ElementType) -> Any:
     if item.type == "INT" and isinstance(et, FloatType):
         raise _LiteralError(item, "unexpected decimal integer literal for a floating point value",
                             "add a trailing dot to make the literal a float")
+    if item.type in ("INT", "HEX") and isinstance(et, IntegerType) and et.width > 1:
+        v = int(text, 16) if item.type == "HEX" else int(text)
+        if v < 0 and et.signedness == "u":
+            raise _LiteralError(_Pos(item.line, item.column + 1),
+                                "expected unsigned integer elements, but parsed negative value")
+        held = _integer_held(v, et)
+        if held is None:
+            raise _LiteralError(item, f"integer constant out of range for type '{et}'")
+        return held
     if item.type == "HEX":  # a float's bit pattern, as MLIR prints inf and nan
         bits = int(text, 16)
         return _float_from_bits(bits, et) if isinstance(et, FloatType) else bits

@@ -97,8 +97,9 @@ _LITERAL_TYPES = ["f32", "f16", "bf16", "f64", "f8E4M3FN", "f8E5M2"]
 
 @st.composite
 def _written_dense(draw: st.DrawFn) -> str:
-    """An op whose dense literal a person wrote: floats in several spellings, of a
-    vector, a tensor or a complex tensor of any float type MLIR and geir share."""
+    """An op whose literal a person wrote: floats in several spellings, of a
+    vector, a tensor or a complex tensor of any float type MLIR and geir share, or
+    integers anywhere in their type's range."""
     et = draw(st.sampled_from(_LITERAL_TYPES))
     n = draw(st.integers(1, 6))
     floats = st.floats(-100, 100, allow_nan=False, width=32)
@@ -109,7 +110,19 @@ def _written_dense(draw: st.DrawFn) -> str:
         mantissa, e, exponent = draw(spell).format(draw(floats)).partition("e")
         return (mantissa if "." in mantissa else mantissa + ".0") + e + exponent
 
-    kind = draw(st.sampled_from(["vector", "tensor", "complex"]))
+    kind = draw(st.sampled_from(["vector", "tensor", "complex", "integers"]))
+    if kind == "integers":  # a signless type takes either range and reads back signed
+        it = draw(st.sampled_from(["i8", "i16", "i32", "ui8", "si16"]))
+        width = int(it.lstrip("su")[1:])
+        lo = 0 if it.startswith("u") else -(1 << (width - 1))
+        hi = (1 << (width - 1)) - 1 if it.startswith("s") else (1 << width) - 1
+        ints = [draw(st.integers(lo, hi)) for _ in range(n)]
+        shape = draw(st.sampled_from(["tensor", "vector", "array", "scalar"]))
+        if shape == "array":
+            return f'"t.o"() {{a = array<{it}: {", ".join(map(str, ints))}>}} : () -> ()\n'
+        if shape == "scalar":
+            return f'"t.o"() {{a = {ints[0]} : {it}}} : () -> ()\n'
+        return f'"t.o"() {{a = dense<[{", ".join(map(str, ints))}]> : {shape}<{n}x{it}>}} : () -> ()\n'
     if kind == "complex":
         body = "[" + ", ".join(f"({literal()}, {literal()})" for _ in range(n)) + "]"
         return f'"t.o"() {{a = dense<{body}> : tensor<{n}xcomplex<{et}>>}} : () -> ()\n'
@@ -121,8 +134,9 @@ def _written_dense(draw: st.DrawFn) -> str:
 @settings(max_examples=60, deadline=None)
 @given(_written_dense())
 def test_written_dense_literals_print_as_mlir_prints_them(text: str) -> None:
-    """A vector's or complex tensor's elements (kept as text) and a narrow float
-    type's (rounded to it) print as upstream MLIR prints the same source."""
+    """A vector's or complex tensor's elements (kept as text), a narrow float
+    type's (rounded to it) and a signless integer's (read back signed) print as
+    upstream MLIR prints the same source."""
     ours = module_to_string(parse_module(text, "t.mlir", allow_unregistered=True), GENERIC)
     proc = subprocess.run([IREE_OPT, "--allow-unregistered-dialect", "--mlir-print-op-generic", "-"],
                           input=text, capture_output=True, text=True)

@@ -149,7 +149,7 @@ ge.graph @g(%a: tensor<4xf32>) {
 // -----
 
 ge.graph @g(%a: tensor<4xf32>) {
-  // expected-error@+1 {{invalid dense literal for 'tensor<2xui8>'}}
+  // expected-error@+1 {{integer constant out of range for type 'ui8'}}
   %c = ge.const {value = dense<[1, 300]> : tensor<2xui8>} : () -> tensor<2xui8>
   ge.return : () -> ()
 }
@@ -157,7 +157,7 @@ ge.graph @g(%a: tensor<4xf32>) {
 // -----
 
 // An integer literal where the elements are floats, as MLIR rejects it, in a
-// tensor, a vector and a complex tensor.
+// tensor, a vector and a complex tensor; a negative one for unsigned elements.
 ge.graph @g(%a: tensor<4xf32>) {
   // expected-error@+2 {{unexpected decimal integer literal for a floating point value}}
   // expected-note@+1 {{add a trailing dot to make the literal a float}}
@@ -180,6 +180,22 @@ ge.graph @g(%a: tensor<4xf32>) {
   // expected-error@+2 {{unexpected decimal integer literal for a floating point value}}
   // expected-note@+1 {{add a trailing dot}}
   %r = ge.relu %a {test.c = dense<(1.5, 2)> : tensor<complex<f32>>} : (tensor<4xf32>) -> tensor<4xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{expected unsigned integer elements, but parsed negative value}}
+  %c = ge.const {value = dense<[1, -2]> : tensor<2xui8>} : () -> tensor<2xui8>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{integer constant out of range for attribute of type 'i1'}}
+  %r = ge.relu %a {test.flag = 2 : i1} : (tensor<4xf32>) -> tensor<4xf32>
   ge.return : () -> ()
 }
 

@@ -1,6 +1,7 @@
-// Dense literals of the types geir keeps as text, spelled as a person writes
-// them: MLIR prints their numbers canonically, one repeated value as a splat,
-// more than 100 elements as hex bytes.
+// Literals spelled as a person writes them: MLIR prints the numbers of dense
+// vectors and complex tensors canonically, one repeated value as a splat, more
+// than 100 elements as hex bytes; rounds bf16 and float8 values to their type;
+// reads a signless integer's unsigned literal back signed.
 "test.dense"() {
   f32_splat = dense<1.0> : vector<4xf32>,
   f32_list = dense<[1.5, -2.0, 0.1]> : vector<3xf32>,
@@ -21,5 +22,12 @@
   t_bf16 = dense<[0.5, 1.0e10, 0.1, 3.0e38]> : tensor<4xbf16>,
   t_f8 = dense<[0.1, 0.7, 448.0, 3.0e-3]> : tensor<4xf8E4M3FN>,
   t_f8e5 = dense<[0.1, 57344.0, 1.0e-5]> : tensor<3xf8E5M2>,
-  s_f8 = 0.3 : f8E4M3FN
+  s_f8 = 0.3 : f8E4M3FN,
+  i8_unsigned_literal = 255 : i8,
+  i8_hex = 0xFF : i8,
+  i64_unsigned_literal = 18446744073709551615 : i64,
+  t_i8_wrapped = dense<[200, 0x80, -1]> : tensor<3xi8>,
+  v_i16_wrapped = dense<65535> : vector<4xi16>,
+  a_i8_wrapped = array<i8: 200, 1>,
+  strings = dense<["a", "b\n", "q\""]> : tensor<3x!t.str>
 } : () -> ()
