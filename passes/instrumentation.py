@@ -3,71 +3,55 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, Collection, Iterator, TextIO
+from typing import Callable, Collection, TextIO
 
 from geir.module import Module
 from geir.printer import PrintOptions, module_to_string
 from geir.passes.pass_base import ModulePass
 from geir.passes.pass_manager import PassInstrumentation
 
-__all__ = ["PrintIR", "ALL", "PassTiming", "TimingReport"]
-
-
-class _All:
-    """Every pass (``--mlir-print-ir-after-all``)."""
-
-    def __contains__(self, name: object) -> bool:
-        return True
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 1
-
-
-#: the passes of ``--mlir-print-ir-*-all``
-ALL: Collection[str] = _All()
+__all__ = ["PrintIR", "PassTiming", "TimingReport"]
 
 
 class PrintIR(PassInstrumentation):
-    """MLIR's IR printing around passes: the module before the passes named in
-    ``before`` and after those in ``after`` (``ALL`` for every pass), after only
-    when a pass changed it with ``only_on_change`` (``--mlir-print-ir-before-all``,
+    """MLIR's IR printing around passes: the module before every pass
+    (``before_all``) or the passes named in ``before``, after every pass
+    (``after_all``) or those named in ``after``, and after only when the pass
+    changed it with ``only_on_change`` (``--mlir-print-ir-before-all``,
     ``--mlir-print-ir-before=cse``, ``--mlir-print-ir-after-all``,
     ``--mlir-print-ir-after=cse``, ``--mlir-print-ir-after-change``)."""
 
-    def __init__(self, out: TextIO, options: PrintOptions, before: Collection[str] = (),
-                 after: Collection[str] = ALL, only_on_change: bool = False) -> None:
+    def __init__(self, out: TextIO, options: PrintOptions, *, before: Collection[str] = (),
+                 after: Collection[str] = (), before_all: bool = False, after_all: bool = False,
+                 only_on_change: bool = False) -> None:
         self.out = out
         self.options = options
-        self.before = before
-        self.after = after
+        self.before, self.before_all = frozenset(before), before_all
+        self.after, self.after_all = frozenset(after), after_all
         self.only_on_change = only_on_change
         self._before: str | None = None
 
     def before_pass(self, p: ModulePass, module: Module) -> None:
-        if _names(self.before, p):
+        if self.before_all or p.name in self.before:
             self._dump("Before", p, module_to_string(module, self.options))
-        if self.only_on_change and _names(self.after, p):
+        if self.only_on_change and self._prints_after(p):
             self._before = module_to_string(module, self.options)
 
     def after_pass(self, p: ModulePass, module: Module) -> None:
-        if not _names(self.after, p):
+        if not self._prints_after(p):
             return
         text = module_to_string(module, self.options)
         if self.only_on_change and text == self._before:
             return
         self._dump("After", p, text)
 
+    def _prints_after(self, p: ModulePass) -> bool:
+        return self.after_all or p.name in self.after
+
     def _dump(self, when: str, p: ModulePass, text: str) -> None:
         self.out.write(f"// -----// IR Dump {when} {_title(p.name)} ({p.name}) //----- //\n")
         self.out.write(text)
         self.out.write("\n")
-
-
-def _names(selected: Collection[str], p: ModulePass) -> bool:
-    return len(selected) > 0 and p.name in selected
 
 
 def _title(name: str) -> str:

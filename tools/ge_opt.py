@@ -118,7 +118,7 @@ def _run(args: argparse.Namespace) -> int:
     from geir.parser import parse_module, split_input_file
     from geir.printer import PrintOptions, print_module
     from geir.verifier import verify
-    from geir.passes.instrumentation import ALL, PassTiming, PrintIR, TimingReport
+    from geir.passes.instrumentation import PassTiming, PrintIR, TimingReport
     from geir.passes.pass_base import PassContext
     from geir.passes.pass_manager import PassManager
     from geir.passes.pipeline import PipelineError, parse_pipeline
@@ -133,10 +133,8 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"ge-opt: error: {e}\n")
         return 1
     try:
-        before = ALL if args.mlir_print_ir_before_all else _pass_names(args.mlir_print_ir_before,
-                                                                     "--mlir-print-ir-before")
-        after = ALL if args.mlir_print_ir_after_all or args.mlir_print_ir_after_change and \
-            not args.mlir_print_ir_after else _pass_names(args.mlir_print_ir_after, "--mlir-print-ir-after")
+        before = _pass_names(args.mlir_print_ir_before, "--mlir-print-ir-before")
+        after = _pass_names(args.mlir_print_ir_after, "--mlir-print-ir-after")
     except ValueError as e:
         sys.stderr.write(f"ge-opt: error: {e}\n")
         return 1
@@ -173,9 +171,11 @@ def _run(args: argparse.Namespace) -> int:
                 timing.add("Parser", time.perf_counter() - t0)
             pm = PassManager(list(passes), verify_each=args.verify_each,
                              allow_unregistered=args.allow_unregistered_dialect)
-            printing = args.mlir_print_ir_after_all or args.mlir_print_ir_after_change or args.mlir_print_ir_after
-            if printing or before:
-                pm.instrumentations.append(PrintIR(dump, options, before, after if printing else (),
+            # --mlir-print-ir-after-change alone prints after every pass that changed the IR
+            after_all = args.mlir_print_ir_after_all or args.mlir_print_ir_after_change and not after
+            if before or after or after_all or args.mlir_print_ir_before_all:
+                pm.instrumentations.append(PrintIR(dump, options, before=before, after=after,
+                                                   before_all=args.mlir_print_ir_before_all, after_all=after_all,
                                                    only_on_change=args.mlir_print_ir_after_change))
             if timing is not None:
                 pm.instrumentations.append(PassTiming(timing))
