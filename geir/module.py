@@ -41,6 +41,9 @@ class Module:
         if len(ops) == 1 and ops[0].name == "builtin.module":
             return cls(ops[0], resources, source)
         module = cls(None, resources, source)
+        if source is not None:  # MLIR places the implicit module at the file's line 0, column 0
+            from geir.attributes import FileLineColLoc
+            module.op.location = FileLineColLoc(source.name, 0, 0)
         for op in ops:
             module.body.append(op)
         return module

@@ -399,10 +399,8 @@ class _Builder:
     def operation(self, results: list[tuple[Any, int]] | None, op: Operation, loc: Location | None) -> Operation:
         n_results = len(op.results)
         declared = sum(n for _, n in results) if results else 0
+        # MLIR locates an op at its name, and a wrong count of results at the first of them
         first_token = results[0][0] if results else None
-        if first_token is not None:  # MLIR locates an op at its first result
-            op.source = self.pos(first_token)
-            op.location = op.source
         if declared != n_results:
             at = first_token if first_token is not None else _Pos(op.source.line, op.source.col)  # type: ignore[union-attr]
             raise self.error(at, f"operation defines {n_results} results but was provided {declared} to bind")

@@ -618,7 +618,10 @@ class _Printer:
         self.alias_definitions(deferred=True)
         if self.module is not None:
             self.resources()
-            self.out.write("\n")  # mlir-opt ends its output with a blank line
+            if not self.opts.local_scope:
+                # mlir-opt ends its output with a blank line, but not when it prints the
+                # module in local scope (as an op alone, without the file's aliases)
+                self.out.write("\n")
 
     def alias_definitions(self, deferred: bool) -> None:
         if self.aliases is None:

@@ -161,7 +161,7 @@ def test_run_model_reports_the_op_that_flushed(tiny_model: Module, mode: str) ->
         return
     assert [count.op for _, count in report.f16_underflow] == ["ge.mul"]
     loc, count = report.f16_underflow[0]
-    assert loc.endswith(":4:3") and count.flushed == N  # the second mul, line 4 of the text
+    assert loc.endswith(":4:8") and count.flushed == N  # the second mul, line 4 of the text, at its name
     assert [d.message.split(":")[0] for d in underflow_warnings(report.f16_underflow, mode)] == ["'ge.mul' op"]
 
 
@@ -200,9 +200,9 @@ def test_every_path_warns_alike_at_the_op(path: str) -> None:
     from geir.backends.run_model import RunSettings, run_warnings
     x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
     run = run_path(path, x, "force_fp16")
-    assert [(loc, count.op, count.flushed) for loc, count in run.f16_underflow] == [("tiny.mlir:4:3", "ge.mul", N)]
+    assert [(loc, count.op, count.flushed) for loc, count in run.f16_underflow] == [("tiny.mlir:4:8", "ge.mul", N)]
     [warning] = run_warnings(run, RunSettings(precision_mode="force_fp16"))
-    assert warning.file_position is not None and (warning.file_position.line, warning.file_position.col) == (4, 3)
+    assert warning.file_position is not None and (warning.file_position.line, warning.file_position.col) == (4, 8)
     assert warning.message == (f"'ge.mul' op: {N} of its {N} value(s) not zero in f32 are flushed to zero in f16 "
                                f"(100.0%; f16's smallest value is 6.0e-08): under --precision-mode force_fp16 the "
                                "model computes in f16; --precision-mode must_keep_origin_dtype keeps the model's f32")
@@ -240,7 +240,7 @@ def test_geir_interpret_carries_the_counts(tiny_model: Module) -> None:
     x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
     run = geir.interpret(tiny_model, {"x": x}, precision_mode="force_fp16")
     assert run.precision_mode == "force_fp16" and run.random_seed is None
-    assert [(loc.rsplit(":", 2)[1:], count.flushed) for loc, count in run.f16_underflow] == [(["4", "3"], N)]
+    assert [(loc.rsplit(":", 2)[1:], count.flushed) for loc, count in run.f16_underflow] == [(["4", "8"], N)]
     as_written = geir.interpret(tiny_model, seed=3)
     assert as_written.f16_underflow == [] and as_written.random_seed == 3 and as_written.precision_mode is None
 
@@ -252,7 +252,7 @@ def test_geir_emulate_carries_the_counts(tiny_model: Module) -> None:
     x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
     report = geir.emulate(geir.lower(module), inputs={"x": x})
     assert [(count.op, count.flushed) for _, count in report.f16_underflow] == [("ge.mul", N)]
-    assert report.f16_underflow[0][0].endswith(":4:3")
+    assert report.f16_underflow[0][0].endswith(":4:8")
     assert geir.emulate(geir.lower(tiny_model), inputs={"x": x}).f16_underflow == []
 
 

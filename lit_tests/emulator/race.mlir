@@ -7,7 +7,7 @@
 // RUN: not ge-run %s --report json 2>&1 | filecheck %s --check-prefix=JSON
 
 // CHECK: races           1
-// CHECK-NEXT: write-read race on arena bytes [1024, 1056) between stream 1 task 0 (ge.neg @ {{.*}}race.mlir:33:3) and stream 0 task 1 (ge.add @ {{.*}}race.mlir:34:3): no event orders them
+// CHECK-NEXT: write-read race on arena bytes [1024, 1056) between stream 1 task 0 (ge.neg @ {{.*}}race.mlir:33:8) and stream 0 task 1 (ge.add @ {{.*}}race.mlir:34:8): no event orders them
 // CHECK: deadlock        none
 
 // ERR: ge-run: the emulator found 1 data race(s) (see the report); exit code 3

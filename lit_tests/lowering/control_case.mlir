@@ -25,7 +25,7 @@
 // CHECK-NEXT: rt.label_set {label = 3 : i64
 // CHECK-NEXT: rt.end_graph
 
-// REMARK: control_case.mlir:{{[0-9]+}}:3: remark: partition-streams: the regions of 'ge.case' on stream(s) 1, 2, 3, started by a stream-active task after each branch's label on stream 0 (GE assigns a subgraph's streams itself)
+// REMARK: control_case.mlir:{{[0-9]+}}:8: remark: partition-streams: the regions of 'ge.case' on stream(s) 1, 2, 3, started by a stream-active task after each branch's label on stream 0 (GE assigns a subgraph's streams itself)
 
 // STREAMS-LABEL: rt.model
 // STREAMS:      rt.label_switch {{.*}}labels = [0, 1, 2]

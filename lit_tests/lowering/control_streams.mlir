@@ -33,7 +33,7 @@
 // SINGLE: }) {id = 0 : i64
 // SINGLE-NOT: rt.stream ({
 
-// REMARK: control_streams.mlir:{{[0-9]+}}:3: remark: partition-streams: the regions of 'ge.if' on stream(s) 1, 2, started by a stream-active task after each branch's label on stream 0 (GE assigns a subgraph's streams itself)
+// REMARK: control_streams.mlir:{{[0-9]+}}:8: remark: partition-streams: the regions of 'ge.if' on stream(s) 1, 2, started by a stream-active task after each branch's label on stream 0 (GE assigns a subgraph's streams itself)
 
 // BUDGET: remark: partition-streams: the regions of 'ge.if' stay on its stream 0 (no stream left under max-streams)
 

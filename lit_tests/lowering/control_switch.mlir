@@ -36,7 +36,7 @@
 // CHECK-NEXT: }) {id = [[MS]] : i64
 // CHECK:      weights = [{{.*}}dense<1> : tensor<i32>]{{.*}}dense<0> : tensor<i32>]
 
-// REMARK: control_switch.mlir:{{[0-9]+}}:3: remark: partition-streams: the 1 switch(es) on this predicate, their branches and 1 merge(s) on stream {{[0-9]+}}; lower-to-tasks runs each branch and the merges on a stream of their own, started by stream-switch and stream-active tasks (GE's SwitchToStreamSwitchPass, MergeToStreamMergePass)
+// REMARK: control_switch.mlir:{{[0-9]+}}:12: remark: partition-streams: the 1 switch(es) on this predicate, their branches and 1 merge(s) on stream {{[0-9]+}}; lower-to-tasks runs each branch and the merges on a stream of their own, started by stream-switch and stream-active tasks (GE's SwitchToStreamSwitchPass, MergeToStreamMergePass)
 ge.graph @diamond(%p: tensor<i1>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<i32>) {
   %f, %t = ge.switch %x, %p : (tensor<4xf32>, tensor<i1>) -> (tensor<4xf32>, tensor<4xf32>)
   %a = ge.neg %f : (tensor<4xf32>) -> tensor<4xf32>

@@ -37,5 +37,5 @@ ge.graph @main(%x: tensor<4x4xf32> {ge.name = "x", ge.offset = 0}) -> (tensor<4x
 
 // Debug info: each task keeps the location of the ge op it came from.
 // RUN: ge-opt %s --lower-to-tasks --mlir-print-debuginfo | filecheck %s --check-prefix=LOC
-// LOC: rt.kernel {{.*}} op = "ge.relu", {{.*}} loc("{{.*}}decisions.mlir":27:3)
+// LOC: rt.kernel {{.*}} op = "ge.relu", {{.*}} loc("{{.*}}decisions.mlir":27:8)
 // LOC: }) {arena_size = {{.*}} loc("{{.*}}decisions.mlir":26:1)

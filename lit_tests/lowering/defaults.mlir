@@ -9,7 +9,7 @@
 // CHECK-LABEL: module {
 // CHECK-NEXT:  rt.model ({
 // CHECK-NEXT:    rt.stream ({
-// CHECK-NEXT:      rt.kernel {bytes = 96 : i64, engine = "AICore", flops = 8 : i64, inputs = {{\[}}["arena", 0, tensor<2x4xf32>], ["arena", 512, tensor<2x4xf32>]], loc = "{{.*}}defaults.mlir:{{[0-9]+}}:3", name = "%0", op = "ge.add", outputs = {{\[}}["arena", 132096, tensor<2x4xf32>]]} : () -> ()
+// CHECK-NEXT:      rt.kernel {bytes = 96 : i64, engine = "AICore", flops = 8 : i64, inputs = {{\[}}["arena", 0, tensor<2x4xf32>], ["arena", 512, tensor<2x4xf32>]], loc = "{{.*}}defaults.mlir:{{[0-9]+}}:8", name = "%0", op = "ge.add", outputs = {{\[}}["arena", 132096, tensor<2x4xf32>]]} : () -> ()
 // CHECK-NEXT:      rt.kernel {bytes = 64 : i64, engine = "AICore", flops = 8 : i64, inputs = {{\[}}["arena", 132096, tensor<2x4xf32>]], loc = "act", name = "%1", op = "ge.relu", outputs = {{\[}}["arena", 132608, tensor<2x4xf32>]]} : () -> ()
 // A constant operand is read from the weight space; the reshape is a kernel too.
 // CHECK-NEXT:      rt.kernel {{{.*}} inputs = {{\[}}["arena", 132608, tensor<2x4xf32>], ["weights", 0, tensor<1xi64>]], {{.*}} op = "ge.reshape", outputs = {{\[}}["arena", 133120, tensor<8xf32>]]} : () -> ()

@@ -28,7 +28,7 @@
 // CHECK-NEXT:   ],
 // CHECK-NEXT:   "streams": [
 // CHECK-NEXT:     {"id": 0, "priority": 0, "tasks": [
-// CHECK-NEXT:       {"kind": "kernel", "op": "ge.mul", "engine": "AICore", "block_dim": 1, "inputs": [{"space": "arena", "offset": 0, "shape": [2, 2], "dtype": "f32"}, {"space": "weights", "offset": 0, "shape": [2, 2], "dtype": "f32"}], "outputs": [{"space": "arena", "offset": 512, "shape": [2, 2], "dtype": "f32"}], "attributes": {}, "flops": 4, "bytes": 48, "loc": "{{.*}}json.mlir:{{[0-9]+}}:3", "name": "%m"},
+// CHECK-NEXT:       {"kind": "kernel", "op": "ge.mul", "engine": "AICore", "block_dim": 1, "inputs": [{"space": "arena", "offset": 0, "shape": [2, 2], "dtype": "f32"}, {"space": "weights", "offset": 0, "shape": [2, 2], "dtype": "f32"}], "outputs": [{"space": "arena", "offset": 512, "shape": [2, 2], "dtype": "f32"}], "attributes": {}, "flops": 4, "bytes": 48, "loc": "{{.*}}json.mlir:{{[0-9]+}}:8", "name": "%m"},
 // CHECK-NEXT:       {"kind": "record", "event": 0, "loc": "{{.*}}"},
 // CHECK-NEXT:       {"kind": "end_graph", "loc": ""}
 // CHECK-NEXT:     ]},

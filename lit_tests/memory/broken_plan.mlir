@@ -3,7 +3,7 @@
 // be reading it when %b2 is written; the emulator's race checker says so.
 // RUN: ge-opt %s --lower-to-tasks | not ge-run - 2>&1 | filecheck %s
 // CHECK: races           1
-// CHECK-NEXT: read-write race on arena bytes [0, 1024) between stream 0 task 2 (ge.neg @ {{.*}}broken_plan.mlir:14:3) and stream 1 task 2 (ge.abs @ {{.*}}broken_plan.mlir:17:3): no event orders them
+// CHECK-NEXT: read-write race on arena bytes [0, 1024) between stream 0 task 2 (ge.neg @ {{.*}}broken_plan.mlir:14:8) and stream 1 task 2 (ge.abs @ {{.*}}broken_plan.mlir:17:9): no event orders them
 // CHECK: the emulator found 1 data race(s)
 // The plan reuse-memory makes for the same schedule is clean:
 // RUN: ge-opt %s --reuse-memory --lower-to-tasks | ge-run - | filecheck %s --check-prefix=CLEAN

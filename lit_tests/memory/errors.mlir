@@ -1,7 +1,7 @@
 // reuse-memory's diagnostics point at the op (or graph) they are about.
 // RUN: ge-opt %s --split-input-file --verify-diagnostics --reuse-memory
 // RUN: not ge-opt %s --split-input-file --reuse-memory 2>&1 | filecheck %s
-// CHECK: errors.mlir:11:3: error: reuse-memory: value of type tensor<?xf32> has no static size; an arena plan needs every tensor's size
+// CHECK: errors.mlir:11:8: error: reuse-memory: value of type tensor<?xf32> has no static size; an arena plan needs every tensor's size
 // CHECK-NEXT: %a = ge.relu %x
 // CHECK-NEXT: ^
 // CHECK-NOT: Traceback

@@ -21,7 +21,7 @@
 // CHECK: }) {offsets = {{\[}}[[R]]{{\]}}
 
 // REMARK: remark: arena 1536 B ({{.*}}), lower bound 1536 B, single-stream 1536 B, no reuse 2560 B
-// REMARK: region_if.mlir:[[# @LINE + 3]]:3: remark: regions 1024 B (1024 B, 512 B), lower bound 1024 B, no reuse 2048 B
+// REMARK: region_if.mlir:[[# @LINE + 3]]:8: remark: regions 1024 B (1024 B, 512 B), lower bound 1024 B, no reuse 2048 B
 
 ge.graph @main(%p: tensor<i1> {ge.name = "p"}, %x: tensor<128xf32> {ge.name = "x"}) -> (tensor<128xf32> {ge.name = "y"}) {
   %r = ge.if %p ({

@@ -20,7 +20,7 @@
 // CHECK-NEXT: %e = ge.add %s, %v {offsets = {{\[}}[[B]]{{\]}}
 // CHECK: }) {offsets = [1024]}
 
-// REMARK: region_loop.mlir:[[# @LINE + 12]]:3: remark: regions 1024 B (1024 B), lower bound 1024 B, no reuse 2048 B
+// REMARK: region_loop.mlir:[[# @LINE + 12]]:8: remark: regions 1024 B (1024 B), lower bound 1024 B, no reuse 2048 B
 
 // The task list's arena adds the zero-copy I/O (1.5 KiB) and the loop's counter and conditions (2 KiB).
 // BEFORE: arena           6144 B

@@ -2,7 +2,7 @@
 // keeps its regions unplanned: no offsets inside, and a remark says why.
 // RUN: ge-opt %s --reuse-memory -Rpass=reuse-memory 2>&1 | filecheck %s
 
-// CHECK: region_unplanned.mlir:[[# @LINE + 6]]:3: remark: regions not planned (the lowering gives their values fresh bytes): has scan_input_directions = [1]: the task sink scans axis 0 forwards
+// CHECK: region_unplanned.mlir:[[# @LINE + 6]]:12: remark: regions not planned (the lowering gives their values fresh bytes): has scan_input_directions = [1]: the task sink scans axis 0 forwards
 // CHECK: %n = ge.add %si, %xi :
 // CHECK-NEXT: %q = ge.neg %n :
 // CHECK: }) {num_scan_inputs = 1 : i64, offsets = [{{[0-9]+}}, {{[0-9]+}}], scan_input_directions = [1]}

@@ -8,7 +8,7 @@
 
 // What needs the values says which weight it lacks, and how to get numbers.
 // RUN: not ge-run %s --interpret 2>&1 | filecheck %s --check-prefix=VALUES
-// VALUES: absent_resources.mlir:[[# @LINE + 4]]:3: error: the interpreter needs the values of weight 'conv_w', which the model does not hold (it was imported without its weights); to get numbers, import the model with its weights file beside it, or run timing-only
+// VALUES: absent_resources.mlir:[[# @LINE + 4]]:8: error: the interpreter needs the values of weight 'conv_w', which the model does not hold (it was imported without its weights); to get numbers, import the model with its weights file beside it, or run timing-only
 // VALUES-NOT: Traceback
 
 ge.graph @main(%x: tensor<1x3x8x8xf16>) -> (tensor<1x64x8x8xf16>, tensor<8xf32>) {

@@ -14,7 +14,7 @@ ge.graph @g(%a: tensor<2xf32>) {
   %2 = ge.tanh %1 : (tensor<2xf32>) -> tensor<2xf32> loc(#conv_loc)
   // CHECK: ge.neg %2 : (tensor<2xf32>) -> tensor<2xf32> loc(fused["a", "b"("x.py":1:2)])
   %3 = ge.neg %2 : (tensor<2xf32>) -> tensor<2xf32> loc(fused["a", "b"("x.py":1:2)])
-  // CHECK: ge.abs %3 : (tensor<2xf32>) -> tensor<2xf32> loc({{.*}}locations.mlir":[[# @LINE + 1]]:3)
+  // CHECK: ge.abs %3 : (tensor<2xf32>) -> tensor<2xf32> loc({{.*}}locations.mlir":[[# @LINE + 1]]:8)
   %4 = ge.abs %3 : (tensor<2xf32>) -> tensor<2xf32>
   ge.return : () -> ()
 }

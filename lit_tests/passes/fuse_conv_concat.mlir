@@ -12,7 +12,7 @@
 // A fire module: two convolution + relu branches joined on the channels.
 // CHECK-LABEL: ge.graph @fire
 // CHECK: ge.concat {{.*}}strided_write
-// REMARK: fuse_conv_concat.mlir:[[# @LINE + 8]]:3: remark: 2 producers write into the concat's channel slices (StridedWrite): no task
+// REMARK: fuse_conv_concat.mlir:[[# @LINE + 8]]:8: remark: 2 producers write into the concat's channel slices (StridedWrite): no task
 // OFF-NOT: strided_write
 // PIPELINE: rt.kernel {attrs = {{{.*}}strided_write{{.*}}op = "ge.concat"
 ge.graph @fire(%x: tensor<4x16x8x8xf16>, %w1: tensor<32x16x1x1xf16>, %w3: tensor<32x16x3x3xf16>) -> tensor<4x64x8x8xf16> {

@@ -3,7 +3,7 @@
 // run, so the diagnostic names the weight and does not suggest one.
 // RUN: not ge-run %s 2>&1 | filecheck %s
 // RUN: not ge-run %s --timing-only 2>&1 | filecheck %s --check-prefix=TIMING
-// CHECK: absent_weights_host_driven.mlir:[[# @LINE + 9]]:3: error: a host-driven run (control flow or data-dependent sizes) needs the values of weight 'w', which the model does not hold (it was imported without its weights); the host decides what to launch from the values, so it has no timing-only run: import the model with its weights file beside it
+// CHECK: absent_weights_host_driven.mlir:[[# @LINE + 9]]:8: error: a host-driven run (control flow or data-dependent sizes) needs the values of weight 'w', which the model does not hold (it was imported without its weights); the host decides what to launch from the values, so it has no timing-only run: import the model with its weights file beside it
 // CHECK-NOT: Traceback
 // TIMING: error: --timing-only cannot run control flow or data-dependent sizes
 // TIMING-NOT: Traceback

@@ -17,7 +17,7 @@
 // JSON-DAG: "trips": {
 // JSON-DAG: "region_bytes": 32768
 
-// VALUE: graph bound {{ +}}{{[0-9.]+}} us per trip  (critical path; any plan on 8 streams): one trip of each loop whose trip count is a value ({{.*}}.mlir:{{[0-9]+}}:3), not a bound of the run
+// VALUE: graph bound {{ +}}{{[0-9.]+}} us per trip  (critical path; any plan on 8 streams): one trip of each loop whose trip count is a value ({{.*}}.mlir:{{[0-9]+}}:8), not a bound of the run
 // VALUE: memory plan {{.*}} control-flow regions 32768 B (32.00 KiB) of it
 
 ge.graph @main(%x: tensor<64x64xf32> {ge.name = "x"}) -> (tensor<64x64xf32> {ge.name = "y"}) {

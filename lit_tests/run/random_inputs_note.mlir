@@ -4,7 +4,7 @@
 // interpreter say so, and exit 1. With real inputs the run succeeds.
 // RUN: not ge-run %s 2>&1 | filecheck %s
 // RUN: not ge-run %s --interpret 2>&1 | filecheck %s
-// CHECK: random_inputs_note.mlir:15:5: error: {{.*}}ge.expand{{.*}}failed
+// CHECK: random_inputs_note.mlir:15:10: error: {{.*}}ge.expand{{.*}}failed
 // CHECK: note: the inputs were random (seed 0); an input read as a shape, an index or a size may need the model's own values: give them with --inputs
 // CHECK-NOT: Traceback
 // RUN: python -c "import numpy as np; np.savez('%t.npz', x=np.ones((1, 3, 1), np.float32), shape=np.array([3, 3]))"

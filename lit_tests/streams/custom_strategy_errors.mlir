@@ -18,15 +18,15 @@
 // OK: %b = ge.sigmoid {{.*}}stream = 1 : i64
 // OK: %c = ge.tanh {{.*}}stream = 1 : i64
 // OK: %d = ge.add {{.*}}stream = 0 : i64
-// SHORT: custom_strategy_errors.mlir:40:3: error: partition-streams: strategy 'short' returned 3 stream(s) for 4 op(s); this op has none
+// SHORT: custom_strategy_errors.mlir:40:8: error: partition-streams: strategy 'short' returned 3 stream(s) for 4 op(s); this op has none
 // SHORT-NEXT: %d = ge.add
 // SHORT-NEXT: ^
-// BUDGET: custom_strategy_errors.mlir:37:3: error: partition-streams: strategy 'over-budget' put this op on stream 3, outside the budget [0, 3) (max-streams=2 plus one per stream label)
-// INT: custom_strategy_errors.mlir:37:3: error: partition-streams: strategy 'not-int' gave this op stream 0.0; stream ids are ints
+// BUDGET: custom_strategy_errors.mlir:37:8: error: partition-streams: strategy 'over-budget' put this op on stream 3, outside the budget [0, 3) (max-streams=2 plus one per stream label)
+// INT: custom_strategy_errors.mlir:37:8: error: partition-streams: strategy 'not-int' gave this op stream 0.0; stream ids are ints
 // TYPE: custom_strategy_errors.mlir:36:1: error: partition-streams: strategy 'not-a-plan' returned dict; expected a stream id per op (a list of ints) or a StreamPlan
-// SPLIT: custom_strategy_errors.mlir:39:3: error: partition-streams: strategy 'split-label' put this op on stream 1, but its stream_label 'side' is on stream 2
-// SHARE: custom_strategy_errors.mlir:38:3: error: partition-streams: strategy 'share-label' put this op (stream_label 'side') on stream 0, which holds unlabelled ops; a label keeps its stream to itself
-// ORDER: custom_strategy_errors.mlir:40:3: error: partition-streams: strategy 'backwards' issues this op before 'ge.relu' (op 0), which it depends on
+// SPLIT: custom_strategy_errors.mlir:39:8: error: partition-streams: strategy 'split-label' put this op on stream 1, but its stream_label 'side' is on stream 2
+// SHARE: custom_strategy_errors.mlir:38:8: error: partition-streams: strategy 'share-label' put this op (stream_label 'side') on stream 0, which holds unlabelled ops; a label keeps its stream to itself
+// ORDER: custom_strategy_errors.mlir:40:8: error: partition-streams: strategy 'backwards' issues this op before 'ge.relu' (op 0), which it depends on
 // RAISES: custom_strategy_errors.mlir:{{[0-9]+}}:1: error: partition-streams: strategy 'raises' raised ValueError: tuple.index(x): x not in tuple
 // RAISES-NOT: Traceback
 // UNKNOWN: error: partition-streams: unknown strategy 'no-such'; strategies: single, {{.*}}, optimal, backwards, {{.*}}, share-label, short, split-label

@@ -3,7 +3,7 @@
 // RUN: ge-opt %s --assign-engines='exclude-engines=AICore' | filecheck %s
 // RUN: not ge-opt %s --assign-engines='exclude-engines=HCCL' -o /dev/null 2>&1 | filecheck %s --check-prefix=NOENGINE
 
-// NOENGINE: exclude_engines.mlir:14:3: error: 'ge.all_reduce' op can only run on HCCL, which exclude-engines excludes
+// NOENGINE: exclude_engines.mlir:14:8: error: 'ge.all_reduce' op can only run on HCCL, which exclude-engines excludes
 // NOENGINE-NEXT: %a = ge.all_reduce
 // NOENGINE-NEXT: {{ *}}^
 
