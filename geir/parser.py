@@ -699,7 +699,7 @@ class _Builder:
     def type_attr(self, t: Type) -> Attribute:
         return TypeAttr(t)
 
-    def dense_attr(self, body: Any, t: Type) -> Attribute:
+    def dense_attr(self, keyword: Any, body: Any, t: Type) -> Attribute:
         at = _first_token(body)
         if isinstance(t, TensorType) and isinstance(t.element_type, OpaqueType) \
                 and t.element_type.numpy_dtype is None:
@@ -712,23 +712,21 @@ class _Builder:
             except _LiteralError as e:
                 raise self.error(e.token, str(e), (e.note, e.token) if e.note else None) from None
             except (ValueError, OverflowError, TypeError) as e:
-                if at is None:
-                    raise DiagnosticError(Diagnostic("error", f"invalid dense literal for '{t}': {e}")) from None
-                raise self.error(at, f"invalid dense literal for '{t}': {e}") from None
+                raise self.error(at or keyword, f"invalid dense literal for '{t}': {e}") from None
             pieces = (f"dense<{text}> : ", t)
             return OpaqueAttr("".join(map(str, pieces)), pieces if t.pieces or str(t) in self.type_alias_bases else ())
         if not isinstance(t, TensorType) or not t.is_static:
-            message = f"dense elements need a static tensor type, got '{t}'"
-        else:
-            try:
-                return DenseElementsAttr(t, _dense_array(body, t))
-            except _LiteralError as e:
-                raise self.error(e.token, str(e), (e.note, e.token) if e.note else None) from None
-            except (ValueError, OverflowError, TypeError) as e:
-                message = f"invalid dense literal for '{t}': {e}" if not str(e).startswith("dense") else str(e)
-        if at is None:
-            raise DiagnosticError(Diagnostic("error", message))
-        raise self.error(at, message)
+            raise self.error(keyword, f"elements literal type must have static shape, got '{t}'")
+        try:
+            return DenseElementsAttr(t, _dense_array(body, t))
+        except _LiteralError as e:
+            raise self.error(e.token, str(e), (e.note, e.token) if e.note else None) from None
+        except (ValueError, OverflowError, TypeError) as e:
+            if str(e).startswith(("inferred shape", "elements hex", "parsed zero")):
+                raise self.error(keyword, str(e)) from None  # the literal as a whole: at 'dense', as MLIR
+            message = str(e) if str(e).startswith(("dense", "tensor literal")) else \
+                f"invalid dense literal for '{t}': {e}"
+            raise self.error(at or keyword, message) from None
 
     def dense_list(self, *items: Any) -> list[Any]:
         return [i for i in items if i is not None]
@@ -1166,25 +1164,50 @@ def _dense_array(body: Any, t: TensorType) -> np.ndarray:
     dtype = et.numpy_dtype if et.numpy_dtype is not None else np.dtype(np.float32)
     shape = t.shape
     assert shape is not None
+    literal: list[int] | None = None
     if body is None:
         arr = np.zeros((0,), dtype)
     elif isinstance(body, _HexBlob) and dtype.kind != "O":
         raw = bytes.fromhex(body[2:])
         stored = storage_dtype(et)  # bf16/f8 bytes are not numpy's: read as stored, then widen
+        if len(raw) % stored.itemsize or len(raw) // stored.itemsize not in (1, t.num_elements):
+            raise ValueError(f"elements hex data size is invalid for provided type: '{t}'")
         arr = np.frombuffer(raw, dtype=stored).astype(dtype) if stored != dtype else np.frombuffer(raw, dtype=dtype).copy()
         if arr.size == 1:  # a splat: a read-only broadcast view costs no memory
             return np.broadcast_to(arr[0], shape)
     else:
+        literal = _literal_shape(body)  # before numpy sees it: its own complaint is no help
         with np.errstate(over="ignore"):  # a literal beyond the type's range is inf, as in MLIR
             arr = np.array(_to_python(body, et), dtype=dtype)
             if isinstance(et, FloatType) and et.name in ML_DTYPES:
                 # a decimal literal rounds to the type's nearest value (bf16, f8), as MLIR's APFloat does
                 arr = arr.astype(storage_dtype(et)).astype(dtype)
-    if arr.ndim == 0 or arr.size == 1 and int(np.prod(shape)) != 1:
-        return np.broadcast_to(arr.reshape(-1)[0], shape)
+    if arr.ndim == 0:
+        return np.broadcast_to(arr, shape)
+    if literal is not None and literal != list(shape):
+        # MLIR takes a bracketed literal only in the type's own shape
+        raise ValueError(f"inferred shape of elements literal ({_shape_text(literal)}) does not match type "
+                         f"({_shape_text(shape)})")
     if arr.size != t.num_elements:
+        if arr.size == 0:
+            raise ValueError(f"parsed zero elements, but type ('{t}') expected at least 1")
         raise ValueError(f"dense literal has {arr.size} elements, but type '{t}' needs {t.num_elements}")
     return arr.reshape(shape)
+
+
+def _literal_shape(body: Any) -> list[int] | None:
+    """The shape a bracketed dense literal spells (None for a splat or hex bytes);
+    ValueError when its sub-lists disagree, in MLIR's words."""
+    if not isinstance(body, list):
+        return None
+    shapes = [_literal_shape(b) for b in body]
+    if any(sh != shapes[0] for sh in shapes):
+        raise ValueError("tensor literal is invalid; ranks are not consistent between elements")
+    return [len(body), *(shapes[0] or [])] if body else [0]
+
+
+def _shape_text(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
 def _first_token(body: Any) -> Any:
@@ -1298,7 +1321,9 @@ def _translate_lark_error(e: lark.exceptions.LarkError, source: SourceFile) -> D
         return DiagnosticError(Diagnostic("error", msg, FileLineColLoc(source.name, e.line, e.column)))
     if isinstance(e, lark.exceptions.UnexpectedToken):
         tok = e.token
-        expected = sorted({_TERMINAL_NAMES.get(t, repr(t.lower()) if t.isupper() else t) for t in e.expected})
+        # a keyword terminal (_DENSE, _ARRAY) is named by its spelling
+        expected = sorted({_TERMINAL_NAMES.get(t, repr(t.lstrip("_").lower()) if t.isupper() else t)
+                           for t in e.expected})
         got = "end of input" if tok.type == "$END" else f"'{tok.value}'"
         exp = ", ".join(expected[:8]) + (", ..." if len(expected) > 8 else "")
         line = getattr(tok, "line", None)

@@ -86,7 +86,7 @@ ge.graph @g(%a: tensor<4xf32>) {
 // -----
 
 ge.graph @g(%a: tensor<4xf32>) {
-  // expected-error@+1 {{dense literal has 3 elements, but type 'tensor<4xf32>' needs 4}}
+  // expected-error@+1 {{inferred shape of elements literal ([3]) does not match type ([4])}}
   %c = ge.const {value = dense<[1.0, 2.0, 3.0]> : tensor<4xf32>} : () -> tensor<4xf32>
   ge.return : () -> ()
 }
@@ -141,7 +141,7 @@ ge.graph @g(%a: tensor<4xf32>) {
 // -----
 
 ge.graph @g(%a: tensor<4xf32>) {
-  // expected-error@+1 {{dense elements need a static tensor type, got 'tensor<?xf32>'}}
+  // expected-error@+1 {{elements literal type must have static shape, got 'tensor<?xf32>'}}
   %c = ge.const {value = dense<[1.0]> : tensor<?xf32>} : () -> tensor<1xf32>
   ge.return : () -> ()
 }
@@ -151,6 +151,32 @@ ge.graph @g(%a: tensor<4xf32>) {
 ge.graph @g(%a: tensor<4xf32>) {
   // expected-error@+1 {{integer constant out of range for type 'ui8'}}
   %c = ge.const {value = dense<[1, 300]> : tensor<2xui8>} : () -> tensor<2xui8>
+  ge.return : () -> ()
+}
+
+// -----
+
+// A bracketed literal spells the type's own shape, as MLIR reads it: not a
+// flat list of a 2-D type's elements, not sub-lists that disagree.
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{inferred shape of elements literal ([4]) does not match type ([2, 2])}}
+  %c = ge.const {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{tensor literal is invalid; ranks are not consistent between elements}}
+  %c = ge.const {value = dense<[[1.0], [2.0, 3.0]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%a: tensor<4xf32>) {
+  // expected-error@+1 {{parsed zero elements, but type ('tensor<2xf32>') expected at least 1}}
+  %c = ge.const {value = dense<> : tensor<2xf32>} : () -> tensor<2xf32>
   ge.return : () -> ()
 }
 

@@ -62,7 +62,7 @@ ge.graph @g(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // -----
 
 ge.graph @g() -> tensor<4xf32> {
-  // expected-error@+1 {{dense literal has 2 elements, but type 'tensor<4xf32>' needs 4}}
+  // expected-error@+1 {{elements hex data size is invalid for provided type: 'tensor<4xf32>'}}
   %w = ge.const {value = dense<"0x0000803F0000803F"> : tensor<4xf32>} : () -> tensor<4xf32>
   ge.return %w : (tensor<4xf32>) -> ()
 }
