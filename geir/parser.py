@@ -649,16 +649,7 @@ class _Builder:
             return IntegerAttr(v, I64)
         if isinstance(t, FloatType):
             return FloatAttr(float(v), t)
-        if isinstance(t, IntegerType):
-            held = _integer_held(v, t)
-            if held is None:
-                # MLIR points past a minus sign, at the digits
-                at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
-                raise self.error(at, f"integer constant out of range for attribute of type '{t}'")
-            if t is I1:
-                return BoolAttr(bool(held))
-            return IntegerAttr(held, t)
-        return IntegerAttr(v, t)
+        return self._integer(token, v, t)
 
     def float_attr(self, token: Any, t: Type | None) -> Attribute:
         return FloatAttr(float(token.value), F64 if t is None else t)
@@ -667,12 +658,18 @@ class _Builder:
         bits = int(token.value, 16)
         if isinstance(t, FloatType):
             return FloatAttr(_float_from_bits(bits, t), t)
-        if isinstance(t, IntegerType):
-            held = _integer_held(bits, t)
-            if held is None:
-                raise self.error(token, f"integer constant out of range for attribute of type '{t}'")
-            return BoolAttr(bool(held)) if t is I1 else IntegerAttr(held, t)
-        return IntegerAttr(bits, t)
+        return self._integer(token, bits, t)
+
+    def _integer(self, token: Any, v: int, t: Type) -> Attribute:
+        """``v : t`` for a decimal or hex literal: an integer type holds it as MLIR's APInt does."""
+        if not isinstance(t, IntegerType):
+            return IntegerAttr(v, t)
+        held = _integer_held(v, t)
+        if held is None:
+            # MLIR points past a minus sign, at the digits
+            at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
+            raise self.error(at, f"integer constant out of range for attribute of type '{t}'")
+        return BoolAttr(bool(held)) if t is I1 else IntegerAttr(held, t)
 
     def true_attr(self) -> Attribute:
         return BoolAttr(True)

@@ -102,13 +102,12 @@ def list_passes(out: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from geir.tools.driver import llvm_style_arguments
+    from geir.tools.driver import llvm_style_arguments, run_guarded
     parser = build_arg_parser()
     args = parser.parse_args(llvm_style_arguments(parser, sys.argv[1:] if argv is None else argv))
     if args.list_passes:
         list_passes(sys.stdout)
         return 0
-    from geir.tools.driver import run_guarded
     return run_guarded(lambda: _run(args), "ge-opt", args.debug)
 
 

@@ -108,10 +108,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from geir.tools.driver import llvm_style_arguments
+    from geir.tools.driver import llvm_style_arguments, run_guarded
     parser = build_arg_parser()
     args = parser.parse_args(llvm_style_arguments(parser, sys.argv[1:] if argv is None else argv))
-    from geir.tools.driver import run_guarded
     return run_guarded(lambda: _run(args), "ge-run", args.debug)
 
 
