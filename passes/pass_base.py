@@ -56,5 +56,8 @@ class ModulePass:
             v = getattr(self, f.name)
             if v != f.default:
                 text = str(v).lower() if isinstance(v, bool) else str(v)
-                opts.append(f"{f.name.replace('_', '-')}={text}")
+                if not text or any(ch.isspace() or ch in "{}()'\"," for ch in text):
+                    # quoted, so that the pipeline text reads back as this value
+                    text = "'" + text + "'" if "'" not in text else '"' + text + '"'
+                opts.append(f"{f.metadata.get('name', f.name.replace('_', '-'))}={text}")
         return self.name + ("{" + " ".join(opts) + "}" if opts else "")

@@ -4,12 +4,16 @@ optionally wrapped in ``builtin.module(...)``."""
 
 from __future__ import annotations
 
-from typing import Any
+import difflib
+from typing import Any, Iterable
+
+import attrs
 
 from geir.passes.pass_base import ModulePass
-from geir.passes.registry import PASSES, get_pass_class, pass_options
+from geir.passes.registry import PASSES, PassOptionInfo, get_pass_class, pass_options
 
-__all__ = ["PipelineError", "parse_pipeline", "make_pass", "NAMED_PIPELINES", "PIPELINE_OPTION_NAMES"]
+__all__ = ["PipelineError", "parse_pipeline", "make_pass", "pipeline_options", "PipelineOption", "NAMED_PIPELINES",
+           "PIPELINE_OPTION_NAMES"]
 
 #: pipelines registered by name: ``--pass-pipeline=ge-default`` or
 #: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
@@ -32,6 +36,45 @@ PIPELINE_OPTION_NAMES: dict[tuple[str, str], str] = {
     ("specialize-shapes", "shapes"): "input-shape",
 }
 
+#: the help of an option several passes of a named pipeline declare, each with a
+#: help of its own
+SHARED_OPTION_HELP: dict[str, str] = {
+    "device": "device profile of every pass that takes one (a name or a JSON path)",
+    "alignment": "byte alignment of arena buffers and weights (GE: 512)",
+}
+
+
+@attrs.frozen
+class PipelineOption:
+    """An option a named pipeline takes: its name there, and each pass it reaches
+    with that pass's own option (its type, default and help)."""
+
+    name: str
+    passes: tuple[tuple[str, PassOptionInfo], ...]
+
+    @property
+    def help(self) -> str:
+        """What the option does: its pass's help, or one for all the passes it reaches."""
+        if len(self.passes) > 1 and self.name in SHARED_OPTION_HELP:
+            return SHARED_OPTION_HELP[self.name]
+        return self.passes[0][1].help
+
+
+def pipeline_options(name: str) -> list[PipelineOption]:
+    """The options named pipeline ``name`` takes, in the order its passes first
+    declare them; an option several passes declare (``device``) reaches them all."""
+    found: dict[str, list[tuple[str, PassOptionInfo]]] = {}
+    for pass_name in _pipeline_passes(name):
+        cls = get_pass_class(pass_name)
+        assert cls is not None, f"named pipeline {name} lists unknown pass {pass_name}"
+        for info in pass_options(cls):
+            found.setdefault(PIPELINE_OPTION_NAMES.get((pass_name, info.name), info.name), []).append((pass_name, info))
+    return [PipelineOption(option, tuple(reached)) for option, reached in found.items()]
+
+
+def _pipeline_passes(name: str) -> list[str]:
+    return [n.strip() for n in NAMED_PIPELINES[name].split(",")]
+
 
 class PipelineError(Exception):
     """A pipeline names an unknown pass or gives a bad option; the message says
@@ -40,8 +83,13 @@ class PipelineError(Exception):
 
 def _split_top(text: str, sep: str) -> list[str]:
     """Split on ``sep`` outside braces and parentheses."""
-    parts, depth, cur = [], 0, []
+    parts, depth, cur, quote = [], 0, [], ""
     for ch in text:
+        if quote or ch in "'\"" and depth > 0:
+            # a quoted option value: nothing in it separates or nests
+            quote = "" if ch == quote else (quote or ch)
+            cur.append(ch)
+            continue
         if ch in "{(":
             depth += 1
         elif ch in "})":
@@ -53,10 +101,44 @@ def _split_top(text: str, sep: str) -> list[str]:
             cur = []
         else:
             cur.append(ch)
+    if quote:
+        raise PipelineError(f"unterminated {quote} in pass pipeline '{text}'")
     if depth != 0:
         raise PipelineError(f"unbalanced braces in pass pipeline '{text}'")
     parts.append("".join(cur))
     return parts
+
+
+def _split_options(text: str) -> list[str]:
+    """``key=value`` items separated by spaces, as MLIR reads a pass's options: a
+    value may be quoted ('...' or "...") or braced, and then hold spaces (the
+    whole pipeline's quotes were checked when it was split into passes)."""
+    items, cur, quote, depth = [], [], "", 0
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch.isspace() and depth == 0:
+            if cur:
+                items.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if cur:
+        items.append("".join(cur))
+    return items
+
+
+def _unquote(value: str) -> str:
+    """A quoted value without its quotes, as MLIR passes it to the option."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
 
 
 def parse_pipeline(text: str) -> list[ModulePass]:
@@ -76,11 +158,11 @@ def parse_pipeline(text: str) -> list[ModulePass]:
         if brace:
             if not rest.endswith("}"):
                 raise PipelineError(f"expected '}}' at the end of the options of '{name}'")
-            for opt in rest[:-1].split():
+            for opt in _split_options(rest[:-1]):
                 key, eq, value = opt.partition("=")
                 if not eq:
                     raise PipelineError(f"option '{key}' of pass '{name}' needs a value: {key}=<value>")
-                options[key] = value
+                options[key] = _unquote(value)
         name = name.strip()
         if name in NAMED_PIPELINES:
             passes += _named_pipeline(name, options)
@@ -91,20 +173,31 @@ def parse_pipeline(text: str) -> list[ModulePass]:
 
 def _named_pipeline(name: str, options: dict[str, str]) -> list[ModulePass]:
     """The passes of named pipeline ``name``, each given the options it declares."""
-    names = [n.strip() for n in NAMED_PIPELINES[name].split(",")]
-    used: set[str] = set()
-    passes = []
-    for pass_name in names:
-        cls = get_pass_class(pass_name)
-        assert cls is not None, f"named pipeline {name} lists unknown pass {pass_name}"
-        declared = {PIPELINE_OPTION_NAMES.get((pass_name, o.name), o.name): o.name for o in pass_options(cls)}
-        mine = {k: v for k, v in options.items() if k in declared}
-        used |= mine.keys()
-        passes.append(make_pass(pass_name, {declared[k]: v for k, v in mine.items()}))
-    unknown = sorted(set(options) - used)
+    reached = {option.name: option for option in pipeline_options(name)}
+    # max_streams is max-streams, as for a single pass
+    options = {k if k in reached else k.replace("_", "-"): v for k, v in options.items()}
+    unknown = sorted(set(options) - reached.keys())
     if unknown:
-        raise PipelineError(f"no pass of pipeline '{name}' ({', '.join(names)}) has option '{unknown[0]}'")
+        raise PipelineError(f"no pass of pipeline '{name}' has option '{unknown[0]}'"
+                            f"{_suggestion(unknown[0], reached.values())}; its options: {', '.join(sorted(reached))}")
+    passes = []
+    for pass_name in _pipeline_passes(name):
+        cls = get_pass_class(pass_name)
+        assert cls is not None
+        declared = {PIPELINE_OPTION_NAMES.get((pass_name, o.name), o.name): o.name for o in pass_options(cls)}
+        passes.append(make_pass(pass_name, {declared[k]: v for k, v in options.items() if k in declared}))
     return passes
+
+
+def _suggestion(unknown: str, options: Iterable[PipelineOption]) -> str:
+    """' (did you mean ...?)' for a pipeline option a pass spells ``unknown`` (the
+    pipeline renamed it) or one spelled close to it; empty when none is."""
+    for option in options:
+        for pass_name, info in option.passes:
+            if info.name == unknown:
+                return f" ({pass_name}'s '{unknown}' is '{option.name}' here)"
+    close = difflib.get_close_matches(unknown, sorted(o.name for o in options), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def make_pass(name: str, options: dict[str, str]) -> ModulePass:

@@ -199,12 +199,6 @@ class PrecisionMode(ModulePass):
     device: str = attrs.field(default="910B2", metadata={
         "help": "device profile for the default mode and whether its cube computes in f32"})
 
-    def pipeline_text(self) -> str:
-        opts = [f"mode={self.precision_mode}"] if self.precision_mode else []
-        if self.device != "910B2":
-            opts.append(f"device={self.device}")
-        return self.name + ("{" + " ".join(opts) + "}" if opts else "")
-
     def run(self, module: Module, ctx: PassContext) -> None:
         mode = resolve_mode(self.precision_mode, self.device)
         profile = load_profile(self.device)

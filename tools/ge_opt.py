@@ -93,12 +93,23 @@ def list_passes(out: Any) -> None:
     for cls in all_pass_classes():
         out.write(f"  --{cls.name}  {cls.summary}\n")
         for o in pass_options(cls):
-            default = str(o.default).lower() if isinstance(o.default, bool) else o.default
-            out.write(f"      {o.name}=<{o.type.__name__}>  {o.help} (default: {default})\n")
-    from geir.passes.pipeline import NAMED_PIPELINES
+            out.write(f"      {o.name}=<{o.type.__name__}>  {o.help} (default: {_default_text(o.default)})\n")
+    from geir.passes.pipeline import NAMED_PIPELINES, pipeline_options
     out.write("Pipelines (--pass-pipeline=NAME or NAME{options}):\n")
     for name, text in sorted(NAMED_PIPELINES.items()):
         out.write(f"  {name}  {text}\n")
+        for option in pipeline_options(name):
+            infos = [info for _, info in option.passes]
+            reaches = ", ".join(f"{pass_name}'s {info.name}" if info.name != option.name else pass_name
+                                for pass_name, info in option.passes)
+            defaults = {_default_text(info.default) for info in infos}
+            default = f"default: {defaults.pop()}; " if len(defaults) == 1 and "" not in defaults else ""
+            out.write(f"      {option.name}=<{infos[0].type.__name__}>  {option.help} "
+                      f"({default}to {reaches})\n")
+
+
+def _default_text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
