@@ -1,10 +1,11 @@
-"""Memory benchmark of ``reuse-memory``: onnx's ``light_*`` models (imported and
-canonicalised, as ``bench/streams.py`` and ``ge-bench`` take them) and generated
-multi-branch graphs, scheduled on one stream and on several, planned by every
-algorithm; the emulator checks each plan (races) and times the schedules.
+"""Memory benchmark of ``reuse-memory``: onnx's ``light_*`` models and generated
+multi-branch graphs, prepared as ``ge-default`` prepares them for the device (as
+``bench/streams.py`` and ``ge-bench`` do; ``--prepare none``: as imported),
+scheduled on one stream and on several, planned by every algorithm; the
+emulator checks each plan (races) and times the schedules.
 
     python bench/memory.py [--models light_resnet50,...] [--branches 3] [--blocks 6] [--max-streams 4]
-                           [--strategy cost] [--large 100000] [--device 910B2]
+                           [--strategy cost] [--large 100000] [--device 910B2] [--prepare ge-optimize|none]
 
 Figures per graph (arena bytes of the feature map; zero-copy I/O is apart):
 
@@ -48,6 +49,8 @@ from geir.passes.pass_base import PassContext  # noqa: E402
 from geir.passes.pass_manager import PassManager  # noqa: E402
 from geir.passes.pipeline import parse_pipeline  # noqa: E402
 from geir.passes.reuse_memory import ReuseMemory, plan_graph, write_plan  # noqa: E402
+from geir.tools.bench.measure import preparation_text  # noqa: E402
+from geir.tools.bench.sweep_config import PREPARATIONS, Configuration  # noqa: E402
 
 
 def multi_branch_graph(blocks: int, branches: int, seed: int = 0, hw: int = 28) -> str:
@@ -66,8 +69,9 @@ def multi_branch_graph(blocks: int, branches: int, seed: int = 0, hw: int = 28) 
         return f"v{k}"
 
     def const(shape: str) -> str:
+        # a value of its own (k/1024, exact in f16), so that cse keeps branches of one width apart
         w = fresh()
-        lines.append(f"  %{w} = ge.const {{value = dense<1.000000e-02> : tensor<{shape}xf16>}} : () -> "
+        lines.append(f"  %{w} = ge.const {{value = dense<{k / 1024:e}> : tensor<{shape}xf16>}} : () -> "
                      f"tensor<{shape}xf16>")
         return w
 
@@ -105,9 +109,10 @@ def _light_models(names: list[str] | None) -> list[tuple[str, Callable[[], Modul
             if names is None or name in names]
 
 
-def _schedule(load: Callable[[], Module], strategy: str, max_streams: int, device: str) -> Module:
+def _schedule(load: Callable[[], Module], strategy: str, max_streams: int, device: str, prepare: str) -> Module:
     module = load()
-    pipeline = (f"assign-engines,partition-streams{{strategy={strategy} max-streams={max_streams} device={device}}},"
+    prepared = preparation_text(Configuration(strategy, max_streams, device, "none", prepare=prepare))
+    pipeline = (f"{prepared},partition-streams{{strategy={strategy} max-streams={max_streams} device={device}}},"
                 f"insert-events")
     PassManager(parse_pipeline(pipeline)).run(module, PassContext())
     return module
@@ -125,11 +130,12 @@ def _emulate(module: Module, device: str) -> tuple[float, int, int]:
     return float(result.report["makespan_us"]), len(result.races), int(result.report["peak_live_bytes"])
 
 
-def measure(name: str, load: Callable[[], Module], strategy: str, max_streams: int, device: str) -> dict[str, Any]:
+def measure(name: str, load: Callable[[], Module], strategy: str, max_streams: int, device: str,
+            prepare: str = "ge-optimize") -> dict[str, Any]:
     """Every figure of one graph."""
     row: dict[str, Any] = {"graph": name}
-    single = _schedule(load, "single", 1, device)
-    multi = _schedule(load, strategy, max_streams, device)
+    single = _schedule(load, "single", 1, device, prepare)
+    multi = _schedule(load, strategy, max_streams, device, prepare)
     row["streams"] = len({op.get_attr("stream", 0) for op in _graph(multi).regions[0].blocks[0].ops})
     for label, module in (("single", single), ("multi", multi)):
         g = _graph(module)
@@ -146,7 +152,7 @@ def measure(name: str, load: Callable[[], Module], strategy: str, max_streams: i
         row[f"{label}_zero_copy"] = best.plan.zero_copy_bytes
         row[f"{label}_us"], row[f"{label}_races"], row[f"{label}_peak"] = _emulate(module, device)
     t = time.perf_counter()
-    prio = _schedule(load, strategy, max_streams, device)
+    prio = _schedule(load, strategy, max_streams, device, prepare)
     # the budget the target asks for: 1.05x the single-stream arena
     mem = plan_graph(_graph(prio), "best", memory_priority=True, budget=int(1.05 * row["single_best"]))
     row["prio_seconds"] = time.perf_counter() - t
@@ -275,6 +281,8 @@ def main() -> None:
     ap.add_argument("--max-streams", type=int, default=4)
     ap.add_argument("--strategy", default="cost", help="partition-streams strategy of the multi-stream schedule")
     ap.add_argument("--device", default="910B2")
+    ap.add_argument("--prepare", choices=PREPARATIONS, default="ge-optimize",
+                    help="prepare each graph as ge-default does for the device (ge-optimize), or as imported (none)")
     ap.add_argument("--large", type=int, default=0, help="also time reuse-memory on a graph of this many ops")
     args = ap.parse_args()
     graphs = _light_models(args.models.split(",") if args.models else None)
@@ -284,7 +292,7 @@ def main() -> None:
     rows = []
     for name, load in graphs:
         t = time.perf_counter()
-        rows.append(measure(name, load, args.strategy, args.max_streams, args.device))
+        rows.append(measure(name, load, args.strategy, args.max_streams, args.device, args.prepare))
         print(f"# {name}: {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
     if rows:
         report(rows)

@@ -4,9 +4,11 @@ multi-stream modes (``ge-cv``, ``ge-load-balance``, ``ge-main-stream``,
 ``ge-weighted-load-balance``: N =
 max-streams) beside GE's default.
 
-For each model and strategy: the three passes (assign-engines, partition-streams,
-insert-events) run on a fresh copy of the model, the result is lowered and run
-on the emulator (timing only, race checker on). Printed per model: makespan,
+For each model and strategy: the model is prepared as ``ge-default`` prepares it
+for the device (``ge-optimize``: graph fusion, the precision mode, formats,
+engines, UB fusion; ``--prepare none`` runs it as imported, engines only), then
+partition-streams and insert-events run on a fresh copy, and the result is
+lowered and run on the emulator (timing only, race checker on). Printed per model: makespan,
 speed-up over ``single``, ratio to the lower bound (the schedule-independent
 bound of :mod:`geir.passes.scheduling.lower_bound` — events, phases, windows,
 exclusion — raised for graphs of at most 200 ops to the proven bound of CP-SAT's
@@ -19,6 +21,7 @@ compile-time scaling of the three passes on 10k- and 100k-op graphs.
     python bench/streams.py                     # everything (several minutes)
     python bench/streams.py --quick             # generated models only, no scaling
     python bench/streams.py --plot speedup.png  # also draw the speed-ups
+    python bench/streams.py --prepare none      # the graphs as imported
 """
 
 from __future__ import annotations
@@ -40,9 +43,9 @@ from geir.passes.pipeline import parse_pipeline  # noqa: E402
 from geir.passes.scheduling.lower_bound import graph_lower_bound  # noqa: E402
 from geir.passes.scheduling.op_graph import OpGraph  # noqa: E402
 from geir.passes.scheduling.problem import ScheduleProblem  # noqa: E402
-from geir.tools.bench.measure import measure  # noqa: E402
+from geir.tools.bench.measure import measure, preparation_text  # noqa: E402
 from geir.tools.bench.models import light_models  # noqa: E402
-from geir.tools.bench.sweep_config import Configuration  # noqa: E402
+from geir.tools.bench.sweep_config import PREPARATIONS, Configuration  # noqa: E402
 
 STRATEGIES = ("single", "ge", "ge-parallel", "ge-cv", "ge-load-balance", "ge-main-stream", "ge-weighted-load-balance",
               "chain-cover", "cost")
@@ -51,18 +54,20 @@ GE_AUTO_MODES = ("ge-cv", "ge-load-balance", "ge-main-stream", "ge-weighted-load
 OPTIMAL_LIMIT = 200
 
 
-def schedule(text: str, strategy: str, device: str, max_streams: int, time_limit: float) -> dict[str, Any]:
-    """Run the three passes with ``strategy`` and measure the result (ge-bench's
-    run of one configuration, without reuse-memory)."""
-    r = measure(text, Configuration(strategy, max_streams, device, "none"), time_limit)
+def schedule(text: str, strategy: str, device: str, max_streams: int, time_limit: float,
+             prepare: str) -> dict[str, Any]:
+    """Prepare the model, run the scheduling passes with ``strategy`` and measure
+    the result (ge-bench's run of one configuration, without reuse-memory)."""
+    r = measure(text, Configuration(strategy, max_streams, device, "none", prepare=prepare), time_limit)
     return {"makespan": r["makespan_us"], "races": r["races"], "deadlock": r["deadlock"], "streams": r["streams"],
             "events": r["events"], "ge_events": r["ge_events"], "compile_s": r["compile_s"]}
 
 
 def bench_model(name: str, text: str, device: str, max_streams: int, time_limit: float,
-                optimal: bool) -> dict[str, Any]:
+                optimal: bool, prepare: str) -> dict[str, Any]:
     module = parse_module(text, "bench.mlir")
-    PassManager(parse_pipeline("assign-engines")).run(module)
+    PassManager(parse_pipeline(preparation_text(Configuration("single", max_streams, device, "none",
+                                                              prepare=prepare)))).run(module)
     problem = ScheduleProblem.build(OpGraph.build(next(module.graphs())), max_streams, device)
     row: dict[str, Any] = {"model": name, "ops": problem.n, "bound": graph_lower_bound(problem).bound_us}
     if optimal and problem.n <= OPTIMAL_LIMIT:
@@ -72,9 +77,9 @@ def bench_model(name: str, text: str, device: str, max_streams: int, time_limit:
         if relaxed is not None and relaxed > row["bound"]:
             row["bound"] = relaxed
     for strategy in STRATEGIES:
-        row[strategy] = schedule(text, strategy, device, max_streams, time_limit)
+        row[strategy] = schedule(text, strategy, device, max_streams, time_limit, prepare)
     if optimal and problem.n <= OPTIMAL_LIMIT:
-        row["optimal"] = schedule(text, "optimal", device, max_streams, time_limit)
+        row["optimal"] = schedule(text, "optimal", device, max_streams, time_limit, prepare)
     return row
 
 
@@ -169,6 +174,9 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="generated models only, no scaling run")
     p.add_argument("--no-optimal", action="store_true")
     p.add_argument("--plot", default=None, help="write a speed-up bar chart here")
+    p.add_argument("--prepare", choices=PREPARATIONS, default="ge-optimize",
+                   help="prepare each graph as ge-default does for the device (ge-optimize), or run it as imported "
+                        "(none)")
     args = p.parse_args()
     models = {name: gen() for name, gen in WORKLOADS.items()}
     if not args.quick:
@@ -176,9 +184,10 @@ def main() -> int:
     rows = []
     for name, text in models.items():
         t0 = time.perf_counter()
-        rows.append(bench_model(name, text, args.device, args.max_streams, args.time_limit, not args.no_optimal))
+        rows.append(bench_model(name, text, args.device, args.max_streams, args.time_limit, not args.no_optimal,
+                                args.prepare))
         print(f"  {name}: {rows[-1]['ops']} ops, {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    print(f"device {args.device}, max-streams {args.max_streams}")
+    print(f"device {args.device}, max-streams {args.max_streams}, prepare {args.prepare}")
     print_table(rows)
     if not args.quick:
         print("\nScaling:")

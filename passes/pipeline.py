@@ -13,14 +13,21 @@ from geir.passes.pass_base import ModulePass
 from geir.passes.registry import PASSES, PassOptionInfo, get_pass_class, pass_options
 
 __all__ = ["PipelineError", "parse_pipeline", "make_pass", "pipeline_options", "PipelineOption", "NAMED_PIPELINES",
-           "PIPELINE_OPTION_NAMES"]
+           "PIPELINE_OPTION_NAMES", "GE_OPTIMIZE"]
+
+#: GE's graph preparation and optimisation, what ATC does to a graph before its
+#: build allocates streams: shapes, AIPP, folding, graph fusion, the precision
+#: mode, formats, engines and UB fusion
+GE_OPTIMIZE = ("specialize-shapes,insert-aipp,canonicalize,cse,fuse-graph,precision-mode,small-channel,"
+               "insert-trans-data,fuse-conv-concat,assign-engines,fuse-ub")
 
 #: pipelines registered by name: ``--pass-pipeline=ge-default`` or
 #: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
 #: pipeline that declares it)
 NAMED_PIPELINES: dict[str, str] = {
-    "ge-default": "specialize-shapes,insert-aipp,canonicalize,cse,fuse-graph,precision-mode,small-channel,insert-trans-data,fuse-conv-concat,assign-engines,fuse-ub,partition-streams,insert-events,reuse-memory,"
-                  "lower-to-tasks",
+    "ge-optimize": GE_OPTIMIZE,
+    # ...then GE's build: streams, events, memory, the task list
+    "ge-default": GE_OPTIMIZE + ",partition-streams,insert-events,reuse-memory,lower-to-tasks",
 }
 
 #: (pass, option) -> the option's name on a named pipeline, where the pass's own

@@ -42,8 +42,9 @@ def dynamic_shape_diagnostics(graph: Operation) -> list[Diagnostic]:
     return (unbound_input_diagnostics(graph) + data_dependent_diagnostics(graph))[:MAX_ORIGINS]
 
 
-def unbound_input_diagnostics(graph: Operation) -> list[Diagnostic]:
-    """One error per input of ``graph`` with a dynamic dim, saying how to bind it."""
+def unbound_input_diagnostics(graph: Operation, inputs_option: bool = True) -> list[Diagnostic]:
+    """One error per input of ``graph`` with a dynamic dim, saying how to bind it
+    (``inputs_option``: the tool also takes ``--inputs``, whose shapes bind it)."""
     from geir.passes.specialize_shapes import graph_symbols
     block = graph.regions[0].blocks[0]
     out: list[Diagnostic] = []
@@ -67,7 +68,7 @@ def unbound_input_diagnostics(graph: Operation) -> list[Diagnostic]:
                  else f"dims {', '.join(where[:-1])} and {where[-1]} are")
         them = "it" if len(where) == 1 else "them"
         out.append(Diagnostic("error", f"input '{name}' {which} dynamic ({arg.type}); bind {them} with "
-                                       f"{how}, or give --inputs", op_position(graph)))
+                                       f"{how}{', or give --inputs' if inputs_option else ''}", op_position(graph)))
     return out[:MAX_ORIGINS]
 
 

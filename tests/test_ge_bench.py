@@ -61,7 +61,7 @@ def test_a_rows_figures_are_the_emulators() -> None:
     config = Configuration("cost", 4, "910B2", "best")
     row = measure(_text(), config)
     module = geir.parse(BRANCHES)
-    geir.run_pipeline(module, "assign-engines,partition-streams{strategy=cost max-streams=4 device=910B2},"
+    geir.run_pipeline(module, "ge-optimize{device=910B2},partition-streams{strategy=cost max-streams=4 device=910B2},"
                               "insert-events{device=910B2},reuse-memory{algorithm=best device=910B2}")
     report = geir.emulate(geir.lower(module), device="910B2", timing_only=True)
     assert row["makespan_us"] == report.makespan_us
@@ -71,6 +71,23 @@ def test_a_rows_figures_are_the_emulators() -> None:
     assert row["lb_ratio"] == pytest.approx(row["makespan_us"] / row["lb_us"], abs=1e-4)
     assert row["races"] == 0 and row["deadlock"] is False
     assert row["streams"] > 1 and row["events"] > 0
+
+
+@pytest.mark.parametrize("model", [BRANCHES, "light_squeezenet"])
+def test_a_prepared_row_is_what_ge_run_gives_at_its_defaults(model: str) -> None:
+    """ge-bench prepares a graph as ge-default does, so its row under ge-run's
+    defaults (cost, 8 streams, best) is ge-run's makespan; as imported, it is
+    the graph without graph fusion, precision mode or formats."""
+    import geir
+    from geir.tools.bench.models import resolve_models
+    (m,) = resolve_models([model])
+    from geir.tools.bench.models import light_model_paths
+    report = geir.run_model(model if model.endswith(".mlir") else light_model_paths()[model], device="310P3",
+                            timing_only=True, compare=False)
+    prepared = measure(m.text, Configuration("cost", 8, "310P3", "best"))
+    assert prepared["makespan_us"] == pytest.approx(report.makespan_us, rel=1e-9)
+    imported = measure(m.text, Configuration("cost", 8, "310P3", "best", prepare="none"))
+    assert imported["makespan_us"] != prepared["makespan_us"]
 
 
 def test_single_stream_row_has_no_events_and_the_most_makespan() -> None:
@@ -92,7 +109,7 @@ def test_a_rejected_model_is_an_error_row_not_a_crash() -> None:
 
 def _row(model: str, strategy: str, ms: int, makespan: float, memory: str = "best") -> dict[str, Any]:
     return {"model": model, "model_sha": "0" * 16, "strategy": strategy, "max_streams": ms, "device": "910B2", "memory": memory,
-            "mode": "sink", "makespan_us": makespan, "lb_ratio": 1.0}
+            "mode": "sink", "prepare": "ge-optimize", "makespan_us": makespan, "lb_ratio": 1.0}
 
 
 def test_speedup_is_over_the_single_row_of_the_same_model_device_and_memory() -> None:
@@ -111,7 +128,7 @@ def test_markdown_leaves_out_wall_clock_and_puts_constant_columns_in_the_caption
     rows = with_speedups([{**_row("a", "single", 4, 100.0), "compile_s": 0.5, "ops": 3},
                           {**_row("a", "cost", 4, 50.0), "compile_s": 0.7, "ops": 3}])
     md = render(rows, markdown=True)
-    assert md.startswith("device 910B2, mode sink, max-streams 4, memory best:\n")
+    assert md.startswith("device 910B2, mode sink, prepare ge-optimize, max-streams 4, memory best:\n")
     assert "compile" not in md and "| a | 3 | cost | 50.0 | 2.00x |" in md
     assert "* cost: speed-up 2.000x" in md
     assert "compile s" in render(rows)
@@ -152,7 +169,8 @@ _names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), 
 _row_strategy = st.fixed_dictionaries({
     "model": _names, "model_sha": st.sampled_from(["0123456789abcdef", "fedcba9876543210"]), "strategy": st.sampled_from(["single", "ge", "cost"]), "max_streams": st.integers(1, 16),
     "device": st.sampled_from(["910B2", "V100"]), "memory": st.sampled_from(["best", "none"]),
-    "mode": st.sampled_from(["sink", "host"]), "ops": st.integers(0, 10**6),
+    "mode": st.sampled_from(["sink", "host"]), "prepare": st.sampled_from(["ge-optimize", "none"]),
+    "ops": st.integers(0, 10**6),
     "makespan_us": st.floats(0.001, 1e7, allow_nan=False), "speedup": st.none(),
     "lb_us": st.floats(0.001, 1e7), "lb_ratio": st.floats(1.0, 100.0), "lb_by": _names,
     "emu_lb_us": st.floats(0.0, 1e7), "streams": st.integers(1, 64), "events": st.integers(0, 1000),
@@ -194,6 +212,45 @@ def test_results_round_trip_and_any_cut_keeps_whole_rows(tmp_path: Any, suffix: 
     again = ResultStore(path)
     again.load()
     assert list(again.rows.values()) == [{c: r[c] for c in COLUMNS} for r in rows]
+
+
+def test_a_results_file_without_the_prepare_column_holds_runs_as_imported(tmp_path: Any) -> None:
+    """Its rows read back with prepare 'none', and the file is rewritten with the column before rows are added."""
+    path = str(tmp_path / "r.csv")
+    old = [c for c in COLUMNS if c != "prepare"]
+    row = {**_row("a", "single", 4, 100.0), "speedup": None, "error": ""}
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(old)
+        w.writerow(["" if row.get(c) is None else row.get(c) for c in old])
+    store = ResultStore(path)
+    assert store.load() == 1
+    (back,) = store.rows.values()
+    assert back["prepare"] == "none" and back["makespan_us"] == 100.0
+    assert open(path, encoding="utf-8").readline().strip() == ",".join(COLUMNS)
+
+
+# -- input shapes -----------------------------------------------------------------------
+
+DYNAMIC = """ge.graph @main(%x: tensor<?x64xf16> {ge.name = "x", ge.symbols = ["batch", ""]}) -> (tensor<?x64xf16>) {
+  %y = ge.relu %x : (tensor<?x64xf16>) -> tensor<?x64xf16>
+  ge.return %y : (tensor<?x64xf16>) -> ()
+}
+"""
+
+
+def test_input_shapes_bind_the_models_that_have_them(tmp_path: Any) -> None:
+    from geir.diagnostics import DiagnosticError
+    from geir.tools.bench.models import resolve_models
+    path = tmp_path / "dyn.mlir"
+    path.write_text(DYNAMIC)
+    with pytest.raises(DiagnosticError, match=r"input 'x' dim 0 \('batch'\) is dynamic .*--input-shape batch=<size>$"):
+        resolve_models([str(path)])
+    dyn, static = resolve_models([str(path), BRANCHES], input_shapes={"batch": (8,), "seq": (128,)})
+    assert "tensor<8x64xf16>" in dyn.text and "?" not in dyn.text
+    assert static.text == _text()  # no 'batch' or 'seq' here: as written
+    with pytest.raises(DiagnosticError, match="input 'x' has rank 2"):
+        resolve_models([str(path)], input_shapes={"x": (8,)})
 
 
 # -- resume ---------------------------------------------------------------------------

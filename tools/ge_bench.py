@@ -1,12 +1,14 @@
 """``ge-bench``: a research sweep — models x strategies x max-streams x device
 profiles x memory algorithms (x runtime modes) — each (model, configuration)
-scheduled by the passes and measured on the emulator, in parallel worker
-processes or on a Dask cluster, into a results table that resumes::
+prepared as ge-default prepares it for the device, scheduled by the passes and
+measured on the emulator, in parallel worker processes or on a Dask cluster,
+into a results table that resumes::
 
   ge-bench --models inception,light --strategies single,ge,cost --max-streams 2,4,8 \\
            --devices 910B2,V100 --memory best,ge-blocks -o results.csv --jobs 2 --plot figs/
   ge-bench --config sweep.toml -o results.jsonl --markdown     # the README's results table
   ge-bench --config sweep.toml -o results.csv --executor dask --scheduler tcp://10.0.0.5:8786
+  ge-bench --models bert.onnx,gpt2.onnx --input-shape batch=1 --input-shape seq=128 --devices 310P3
 
 The command-line lists win over the config file's (see
 :mod:`geir.tools.bench.sweep_config` for the file). Rows already in the results
@@ -39,6 +41,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
     s.add_argument("--memory", metavar="LIST",
                    help="reuse-memory algorithms: greedy-by-size, ge-blocks, best, or none (default: best)")
     s.add_argument("--modes", metavar="LIST", help="runtime modes: sink, host (default: sink)")
+    s.add_argument("--prepare", metavar="LIST",
+                   help="how each graph is prepared before its streams are planned: ge-optimize (as ge-default "
+                        "prepares it for the device: graph fusion, precision mode, formats, engines, UB fusion) "
+                        "or none (as imported, engines only) (default: ge-optimize)")
+    s.add_argument("--input-shape", metavar="NAME=DIMS", action="append",
+                   help="bind a dynamic dim of the models that have it: an input (x=1x3x224x224) or a symbol "
+                        "(batch=8); repeatable")
     s.add_argument("--time-limit", metavar="S", help="seconds strategy=optimal may search per run (default: 10)")
     r = p.add_argument_group("running")
     r.add_argument("-o", "--results", metavar="FILE",
@@ -68,13 +77,14 @@ def _list() -> int:
     from geir.backends.device_profile import available_profiles
     from geir.passes.scheduling.strategies import STRATEGIES
     from geir.tools.bench.models import known_model_names
-    from geir.tools.bench.sweep_config import MEMORY_ALGORITHMS, MODES
+    from geir.tools.bench.sweep_config import MEMORY_ALGORITHMS, MODES, PREPARATIONS
     print(f"models:     {', '.join(known_model_names())} (or .onnx/.mlir paths)")
     from geir.passes.scheduling import strategy_registry
     print(f"strategies: {', '.join([*STRATEGIES, *strategy_registry.names()])}")
     print(f"devices:    {', '.join(available_profiles())} (or a profile JSON path)")
     print(f"memory:     {', '.join(MEMORY_ALGORITHMS)}")
     print(f"modes:      {', '.join(MODES)}")
+    print(f"prepare:    {', '.join(PREPARATIONS)}")
     return 0
 
 
@@ -82,7 +92,7 @@ def _run(args: argparse.Namespace, sources: object) -> int:
     from geir.diagnostics import Diagnostic, DiagnosticError
     from geir.tools.bench.executors import make_executor
     from geir.tools.bench.sweep import prepare, run_sweep
-    from geir.tools.bench.sweep_config import CONFIG_KEYS, Sweep, load_config
+    from geir.tools.bench.sweep_config import CONFIG_KEYS, Setting, Sweep, load_config
     from geir.tools.bench.table import render, render_pivot
 
     if args.list:
@@ -98,7 +108,9 @@ def _run(args: argparse.Namespace, sources: object) -> int:
         load_config(args.config, sweep, sources)
     for key in CONFIG_KEYS:
         text = getattr(args, key)
-        if text is not None:
+        if key == "input_shape" and text is not None:
+            sweep.input_shape = [Setting(t, None, "--input-shape") for t in text]
+        elif text is not None:
             sweep.set_from_cli(key, text)
     run = prepare(sweep, args.results)
     executor.start()

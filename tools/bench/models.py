@@ -8,7 +8,8 @@
   module whose ``main`` graph, or only graph, is run).
 
 Each resolves to ``(name, ge IR text)``; the driver resolves every model once
-(so a bad name or an unparsable file fails before any run) and ships the text
+(so a bad name, an unparsable file or an input dim left dynamic fails before any
+run), binds the dynamic dims the sweep's input shapes name, and ships the text
 with each task, which lets a Dask worker on another machine run it without the
 file.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import difflib
 import glob
 import os
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import attrs
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # imported on call: a sweep of generated models needs no onnx
     from geir.module import Module
 
 __all__ = ["Model", "light_model_paths", "light_models", "import_light_model", "symbolic_batch", "resolve_models",
-           "known_model_names"]
+           "known_model_names", "bind_input_shapes"]
 
 
 @attrs.frozen
@@ -126,9 +127,47 @@ def _resolve_one(spec: str, base_dir: str) -> list[tuple[str, Callable[[], str]]
     raise DiagnosticError(d)
 
 
+def bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]]) -> str:
+    """``text`` with its graph's dynamic dims bound by those of ``bindings`` it
+    has (an input's name or a symbol: ``batch``; the others are for other models)
+    and the shape computations they decide folded.
+
+    Raises:
+        DiagnosticError: a binding that does not fit, or an input dim left
+            dynamic (the message says which ``--input-shape`` binds it).
+    """
+    from geir.backends.io_bindings import main_or_first_graph
+    from geir.diagnostics import op_position
+    from geir.parser import parse_module
+    from geir.passes.range_shapes import unbound_input_diagnostics
+    from geir.passes.specialize_shapes import bindable_names, fold_static_shapes, resolve_bindings, specialize_graph
+    from geir.printer import module_to_string
+    module = parse_module(text, name)
+    graph = main_or_first_graph(module)
+    if graph is None:
+        return text
+    mine = {k: v for k, v in bindings.items() if k in bindable_names(graph)}
+    if mine:
+        try:
+            shapes = resolve_bindings(graph, mine, "--input-shape")
+        except DiagnosticError as e:  # said at the model's graph: a sweep has many models
+            raise DiagnosticError([Diagnostic("error", f"--input-shape: {d.message}", op_position(graph))
+                                   for d in e.diagnostics]) from None
+        specialize_graph(graph, module, shapes)
+    problems = unbound_input_diagnostics(graph, inputs_option=False)
+    if problems:
+        raise DiagnosticError(problems)
+    if not mine:
+        return text
+    fold_static_shapes(graph, module)
+    return module_to_string(module)
+
+
 def resolve_models(specs: list[str], base_dir: str = ".",
-                   on_error: Callable[[int, DiagnosticError], DiagnosticError] | None = None) -> list[Model]:
-    """The models ``specs`` name, in order, each once. Relative paths are taken
+                   on_error: Callable[[int, DiagnosticError], DiagnosticError] | None = None,
+                   input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> list[Model]:
+    """The models ``specs`` name, in order, each once, their dynamic dims bound
+    by ``input_shapes`` (:func:`bind_input_shapes`). Relative paths are taken
     from ``base_dir`` (a config file's folder). ``on_error(index, error)`` may
     relocate an error to where spec ``index`` was written."""
     models: dict[str, Model] = {}
@@ -136,7 +175,7 @@ def resolve_models(specs: list[str], base_dir: str = ".",
         try:
             for name, load in _resolve_one(spec, base_dir):
                 if name not in models:
-                    models[name] = Model(name, load())
+                    models[name] = Model(name, bind_input_shapes(load(), name, input_shapes or {}))
         except DiagnosticError as e:
             raise (on_error(i, e) if on_error else e) from None
     return list(models.values())

@@ -9,7 +9,8 @@ extra), one PNG each, a panel per device:
   used, one point per run (colour: strategy, marker: memory algorithm).
 
 The bar charts show one slice of the sweep: the largest ``max_streams`` and the
-first memory algorithm and mode of the sweep (named in the title).
+first memory algorithm, mode and graph preparation of the sweep (named in the
+title).
 """
 
 from __future__ import annotations
@@ -53,9 +54,10 @@ def write_plots(rows: list[dict[str, Any]], directory: str, order: dict[str, lis
     devices = [d for d in order["device"] if any(r["device"] == d for r in rows)]
     if not rows or not devices:
         return []
-    ms, memory, mode = max(order["max_streams"]), order["memory"][0], order["mode"][0]
-    chosen = [r for r in rows if r["max_streams"] == ms and r["memory"] == memory and r["mode"] == mode]
-    where = f"max-streams {ms}, memory {memory}, {mode} mode"
+    ms, memory, mode, prep = max(order["max_streams"]), order["memory"][0], order["mode"][0], order["prepare"][0]
+    chosen = [r for r in rows if r["max_streams"] == ms and r["memory"] == memory and r["mode"] == mode
+              and r["prepare"] == prep]
+    where = f"max-streams {ms}, memory {memory}, {mode} mode, prepare {prep}"
     paths = []
     strategies = [s for s in order["strategy"] if s != "single"]
     if strategies and any(r.get("speedup") for r in chosen):
@@ -101,15 +103,16 @@ def _memory(plt: Any, rows: list[dict[str, Any]], devices: list[str], order: dic
     markers = {m: _MARKERS[i % len(_MARKERS)] for i, m in enumerate(order["memory"])}
     for ax, device in zip(axes[0], devices):
         mine = [r for r in rows if r["device"] == device and r.get("arena_bytes")]
-        # The reference arena: the model's single-stream run with the same memory algorithm and mode.
-        base = {(r["model"], r["memory"], r["mode"]): r["arena_bytes"] for r in mine if r["strategy"] == "single"}
+        # The reference arena: the model's single-stream run with the same memory algorithm, mode and preparation.
+        base = {(r["model"], r["memory"], r["mode"], r["prepare"]): r["arena_bytes"] for r in mine
+                if r["strategy"] == "single"}
         fallback = {}
         for r in mine:
-            key = (r["model"], r["memory"], r["mode"])
+            key = (r["model"], r["memory"], r["mode"], r["prepare"])
             fallback[key] = min(fallback.get(key, r["arena_bytes"]), r["arena_bytes"])
         seen = set()
         for r in mine:
-            key = (r["model"], r["memory"], r["mode"])
+            key = (r["model"], r["memory"], r["mode"], r["prepare"])
             ref = base.get(key) or fallback[key]
             label = f"{r['strategy']} / {r['memory']}"
             ax.scatter(r["streams"], r["arena_bytes"] / ref, color=colours.get(r["strategy"], "grey"),

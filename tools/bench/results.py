@@ -24,14 +24,16 @@ __all__ = ["COLUMNS", "KEY_COLUMNS", "TIMING_COLUMNS", "ResultStore", "row_key",
 
 #: what identifies a row: the model and its configuration
 #: (``model_sha``: the model text's digest, so an edited model is run again, not taken from the file)
-KEY_COLUMNS = ("model", "model_sha", "strategy", "max_streams", "device", "memory", "mode")
+KEY_COLUMNS = ("model", "model_sha", "strategy", "max_streams", "device", "memory", "mode", "prepare")
 #: column -> type, in file order
 COLUMNS: dict[str, type] = {
     "model": str, "model_sha": str, "strategy": str, "max_streams": int, "device": str, "memory": str, "mode": str,
-    "ops": int, "makespan_us": float, "speedup": float, "lb_us": float, "lb_ratio": float, "lb_by": str,
+    "prepare": str, "ops": int, "makespan_us": float, "speedup": float, "lb_us": float, "lb_ratio": float, "lb_by": str,
     "emu_lb_us": float, "streams": int, "events": int, "ge_events": int, "arena_bytes": int,
     "peak_live_bytes": int, "races": int, "deadlock": bool, "compile_s": float, "error": str,
 }
+#: a results file whose rows have no ``prepare`` column ran the graphs as imported
+_AS_IMPORTED = {"prepare": "none"}
 #: wall-clock figures: they differ between runs (and machines), nothing else does
 TIMING_COLUMNS = ("compile_s",)
 
@@ -45,16 +47,16 @@ def row_key(row: dict[str, Any]) -> Key:
 
 def with_speedups(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` with ``speedup``: the ``single`` row's makespan over this one's,
-    for the same model, device, memory algorithm and mode (the same
+    for the same model, device, memory algorithm, mode and preparation (the same
     ``max_streams`` when there is such a single row, else any: one stream does
     not depend on it). None where the sweep has no single row to compare with."""
     rows = [dict(r) for r in rows]
     base: dict[Key, dict[int, float]] = {}
     for r in rows:
         if r["strategy"] == "single" and r.get("makespan_us"):
-            base.setdefault((r["model"], r["model_sha"], r["device"], r["memory"], r["mode"]), {})[r["max_streams"]] = r["makespan_us"]
+            base.setdefault(_single_key(r), {})[r["max_streams"]] = r["makespan_us"]
     for r in rows:
-        singles = base.get((r["model"], r["model_sha"], r["device"], r["memory"], r["mode"]))
+        singles = base.get(_single_key(r))
         mk = r.get("makespan_us")
         if not singles or not mk:
             r["speedup"] = None
@@ -62,6 +64,10 @@ def with_speedups(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         b = singles.get(r["max_streams"], next(iter(singles.values())))
         r["speedup"] = round(b / mk, 4)
     return rows
+
+
+def _single_key(r: dict[str, Any]) -> Key:
+    return r["model"], r["model_sha"], r["device"], r["memory"], r["mode"], r["prepare"]
 
 
 def _typed(column: str, value: Any) -> Any:
@@ -129,9 +135,10 @@ class ResultStore:
         if len(lines) == 1 and head.startswith(lines[0]):
             return [], False  # killed while writing the header
         header = next(csv.reader([lines[0]]))
-        if header != list(COLUMNS):
+        if header != list(COLUMNS) and header != [c for c in COLUMNS if c not in _AS_IMPORTED]:
             raise self._bad(1, "the results file's columns are not ge-bench's")
-        rows, clean = [], True
+        # rows without a prepare column: rewritten (clean=False) with it before appending
+        rows, clean = [], header == list(COLUMNS)
         body = lines[1:]
         complete = text.endswith("\n")
         for i, line in enumerate(body):
@@ -140,9 +147,9 @@ class ResultStore:
             last = i == len(body) - 1 or (i == len(body) - 2 and not body[-1])
             cells = next(csv.reader([line]))
             try:
-                if len(cells) != len(COLUMNS) or (last and not complete):
+                if len(cells) != len(header) or (last and not complete):
                     raise ValueError("short row")
-                rows.append({c: _typed(c, v) for c, v in zip(COLUMNS, cells)})
+                rows.append({c: _typed(c, v) for c, v in {**_AS_IMPORTED, **dict(zip(header, cells))}.items()})
             except ValueError:
                 if not last:
                     raise self._bad(i + 2, "malformed row in the results file") from None
@@ -161,8 +168,9 @@ class ResultStore:
                 if last and not complete:
                     raise ValueError("cut short")
                 data = json.loads(line)
-                if not isinstance(data, dict) or any(c not in data for c in KEY_COLUMNS):
+                if not isinstance(data, dict) or any(c not in data for c in KEY_COLUMNS if c not in _AS_IMPORTED):
                     raise self._bad(i + 1, "a line of the results file is not a ge-bench row")
+                data = {**_AS_IMPORTED, **data}
                 rows.append({c: _typed(c, data.get(c)) for c in COLUMNS})
             except ValueError:
                 if not last:

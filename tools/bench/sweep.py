@@ -43,7 +43,8 @@ class SweepRun:
                 "max_streams": list(dict.fromkeys(x.max_streams for x in c)),
                 "device": list(dict.fromkeys(x.device for x in c)),
                 "memory": list(dict.fromkeys(x.memory for x in c)),
-                "mode": list(dict.fromkeys(x.mode for x in c))}
+                "mode": list(dict.fromkeys(x.mode for x in c)),
+                "prepare": list(dict.fromkeys(x.prepare for x in c))}
 
 
 def _model_error(setting: Any) -> Callable[[int, DiagnosticError], DiagnosticError]:
@@ -60,9 +61,10 @@ def prepare(sweep: Sweep, results: str | None) -> SweepRun:
     (DiagnosticError) before anything runs."""
     sweep.check()
     models: dict[str, Model] = {}
+    shapes = sweep.shape_bindings()
     for s in sweep.models:
         base = sweep.base_dir if s.location is not None else "."
-        for m in resolve_models([s.value], base, on_error=_model_error(s)):
+        for m in resolve_models([s.value], base, on_error=_model_error(s), input_shapes=shapes):
             models.setdefault(m.name, m)
     configs = sweep.configurations()
     store = None

@@ -1,6 +1,6 @@
 """What a sweep runs: models x strategies x max-streams x devices x memory
-algorithms x runtime modes, from a config file (TOML or JSON) and/or the
-command line's lists (which win over the file's).
+algorithms x runtime modes x graph preparations, from a config file (TOML or
+JSON) and/or the command line's lists (which win over the file's).
 
 A config file holds the same lists under the same names::
 
@@ -11,6 +11,8 @@ A config file holds the same lists under the same names::
     devices = ["910B2", "V100"]
     memory = ["best", "ge-blocks"]        # reuse-memory algorithms, or "none"
     modes = ["sink"]                      # sink | host
+    prepare = ["ge-optimize"]             # ge-optimize (as ge-default) | none (as imported)
+    input_shape = ["batch=8", "seq=128"]  # bindings of dynamic dims, where a model has them
     time_limit = 10.0                     # seconds for strategy=optimal
 
 Every value is checked before anything runs; an error points at the value in
@@ -39,9 +41,14 @@ MEMORY_ALGORITHMS = ("none", "greedy-by-size", "ge-blocks", "best")
 #: what a sweep runs without --strategies (optimal is slow past a hundred ops: ask for it)
 DEFAULT_STRATEGIES = ("single", "ge", "ge-parallel", "chain-cover", "cost")
 MODES = ("sink", "host")
+#: how a model's graph is prepared before the streams are planned: as ge-default
+#: prepares it for the device (``ge-optimize``: ATC's fusion, precision mode,
+#: formats, engines and UB fusion), or as imported (``none``: engines only)
+PREPARATIONS = ("ge-optimize", "none")
 #: config keys (dashes are accepted for underscores) -> the command-line option of the same list
 CONFIG_KEYS = {"models": "--models", "strategies": "--strategies", "max_streams": "--max-streams",
-               "devices": "--devices", "memory": "--memory", "modes": "--modes", "time_limit": "--time-limit"}
+               "devices": "--devices", "memory": "--memory", "modes": "--modes", "prepare": "--prepare",
+               "input_shape": "--input-shape", "time_limit": "--time-limit"}
 
 
 @attrs.frozen(order=True)
@@ -53,11 +60,13 @@ class Configuration:
     device: str
     memory: str
     mode: str = "sink"
+    #: one of :data:`PREPARATIONS`
+    prepare: str = "ge-optimize"
 
     def columns(self) -> dict[str, Any]:
         """The configuration as result-table columns."""
         return {"strategy": self.strategy, "max_streams": self.max_streams, "device": self.device,
-                "memory": self.memory, "mode": self.mode}
+                "memory": self.memory, "mode": self.mode, "prepare": self.prepare}
 
 
 @attrs.define
@@ -87,6 +96,9 @@ class Sweep:
     devices: list[Setting] = attrs.Factory(lambda: [Setting("910B2", None, "--devices")])
     memory: list[Setting] = attrs.Factory(lambda: [Setting("best", None, "--memory")])
     modes: list[Setting] = attrs.Factory(lambda: [Setting("sink", None, "--modes")])
+    prepare: list[Setting] = attrs.Factory(lambda: [Setting("ge-optimize", None, "--prepare")])
+    #: NAME=DIMS bindings of dynamic dims (``batch=8``), each applied to the models that have NAME
+    input_shape: list[Setting] = attrs.Factory(list)
     time_limit: Setting = attrs.Factory(lambda: Setting(10.0, None, "--time-limit"))
     #: relative model paths are taken from here (the config file's folder)
     base_dir: str = "."
@@ -123,6 +135,9 @@ class Sweep:
             _check_choice(s, MEMORY_ALGORITHMS, "memory algorithm")
         for s in self.modes:
             _check_choice(s, MODES, "mode")
+        for s in self.prepare:
+            _check_choice(s, PREPARATIONS, "graph preparation")
+        self.shape_bindings()
         for s in self.max_streams:
             if not isinstance(s.value, int) or isinstance(s.value, bool) or s.value < 1:
                 raise s.error(f"max-streams must be a positive integer, got {s.value!r}")
@@ -146,10 +161,29 @@ class Sweep:
     def configurations(self) -> list[Configuration]:
         """The cross product, in the order the lists give (each point once)."""
         seen: dict[Configuration, None] = {}
-        for st, ms, dev, mem, mode in itertools.product(self.strategies, self.max_streams, self.devices,
-                                                        self.memory, self.modes):
-            seen.setdefault(Configuration(st.value, ms.value, dev.value, mem.value, mode.value))
+        for st, ms, dev, mem, mode, prep in itertools.product(self.strategies, self.max_streams, self.devices,
+                                                              self.memory, self.modes, self.prepare):
+            seen.setdefault(Configuration(st.value, ms.value, dev.value, mem.value, mode.value, prep.value))
         return list(seen)
+
+    def shape_bindings(self) -> dict[str, tuple[int, ...]]:
+        """``input_shape``'s bindings by name (DiagnosticError at a malformed one,
+        or at a name bound twice)."""
+        from geir.passes.specialize_shapes import parse_shape_bindings
+        out: dict[str, tuple[int, ...]] = {}
+        for s in self.input_shape:
+            if not isinstance(s.value, str):
+                raise s.error(f"an input shape is NAME=DIMS, got {s.value!r}")
+            try:
+                bound = parse_shape_bindings(s.value, s.option or "input_shape")
+            except DiagnosticError as e:
+                raise DiagnosticError(Diagnostic("error", e.diagnostics[0].message, s.location)) from None
+            for name in bound:
+                if name in out:
+                    raise DiagnosticError(Diagnostic("error", f"{s.option or 'input_shape'} binds '{name}' twice",
+                                                     s.location))
+            out.update(bound)
+        return out
 
 
 def _check_choice(s: Setting, known: Any, what: str) -> None:

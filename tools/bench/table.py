@@ -47,8 +47,8 @@ def _races(r: dict[str, Any]) -> str:
     return f"{r['races']}" + (" deadlock" if r.get("deadlock") else "")
 
 
-_CONFIG = [("device", "device"), ("mode", "mode"), ("max-streams", "max_streams"), ("memory", "memory"),
-           ("strategy", "strategy")]
+_CONFIG = [("device", "device"), ("mode", "mode"), ("prepare", "prepare"), ("max-streams", "max_streams"),
+           ("memory", "memory"), ("strategy", "strategy")]
 _FIGURES: list[_Cell] = [
     ("makespan us", _num("makespan_us", ",.1f"), True),
     ("speed-up", _num("speedup", ".2f", "x"), True),

@@ -30,7 +30,7 @@ class _Builder:
     def __init__(self, dtype: str = "f16") -> None:
         self.dtype = dtype
         self.lines: list[str] = []
-        self.consts: dict[str, str] = {}
+        self.weights = 0
         self.n = 0
 
     def t(self, *shape: int) -> str:
@@ -41,13 +41,15 @@ class _Builder:
         return f"%{hint}{self.n}"
 
     def const(self, *shape: int) -> str:
-        key = "x".join(map(str, shape))
-        if key not in self.consts:
-            name = self.fresh("w")
-            t = self.t(*shape)
-            self.lines.append(f"  {name} = ge.const {{value = dense<1.000000e-02> : {t}}} : () -> {t}")
-            self.consts[key] = name
-        return self.consts[key]
+        """A weight of its own, as a real model's layers have: a splat of a value
+        no other weight has (k/1024, exact in f16), so that common-subexpression
+        elimination does not merge the branches that read it."""
+        self.weights += 1
+        name = f"%w{self.weights}"  # numbered apart from the ops, so n counts ops
+        t = self.t(*shape)
+        value = self.weights / 1024
+        self.lines.append(f"  {name} = ge.const {{value = dense<{value:e}> : {t}}} : () -> {t}")
+        return name
 
     def op(self, op: str, operands: list[tuple[str, str]], result: str, attrs: str = "", hint: str = "v") -> str:
         name = self.fresh(hint)
@@ -158,7 +160,9 @@ def training_step(layers: int = 6, batch: int = 256, width: int = 2048, ranks: i
 
 
 def random_dag(n: int = 60, seed: int = 0) -> str:
-    """A layered random DAG: convolutions of mixed widths and elementwise joins."""
+    """A layered random DAG of ``n`` ops: convolutions of mixed widths and
+    elementwise joins (the last three values are its results; ops that reach
+    none of them are dead, and canonicalize erases them)."""
     rng = random.Random(seed)
     b = _Builder()
     size, c = 28, 64
