@@ -64,7 +64,7 @@ So the default model's optimum is a prediction, not a bound on the emulator.
 ``relaxed=True`` drops what may overestimate — event tasks' stream time and
 HBM bandwidth — keeping every task at its alone duration and every
 cross-stream dependency at one record plus one wait: a relaxation of what the
-emulator does with any event reduction, so its bound (rounding aside) is a
+emulator does with any event reduction, its durations rounded down, so its bound is a
 lower bound on the emulated makespan of every plan within the same stream
 budget that keeps each ``stream_label`` on a stream of its own (tested on
 random DAGs against every strategy's plan and random plans). Solved for its
@@ -141,8 +141,11 @@ class ProblemTooLarge(Exception):
                          f"(use another strategy, or split the graph)")
 
 
-def _ticks(us: float) -> int:
-    """``us`` in ticks, rounded; a non-zero duration is at least one tick."""
+def _ticks(us: float, down: bool = False) -> int:
+    """``us`` in ticks, rounded; a non-zero duration is at least one tick.
+    ``down``: rounded down (a bound of the rounded problem bounds the real one)."""
+    if down:
+        return max(0, math.floor(us / TICK_US + 1e-9))
     t = int(round(us / TICK_US))
     return 1 if t == 0 and us > 0 else t
 
@@ -370,9 +373,9 @@ def _relaxed_event_tasks(b: "_Builder", problem: ScheduleProblem, on: list[list[
         return has
 
     waits = tasks("w", W, [any(hs[j] != hs[k] for j in g.preds[k]) for k in range(n)], [start[k] - W for k in range(n)])
-    # a node of no duration still holds one tick of its stream (see the streams above)
+    # (a bound: a node of no duration holds no time of its stream, as in the emulator)
     records = tasks("r", R, [any(hs[i] != hs[k] for i in g.succs[k]) for k in range(n)],
-                    [start[k] + max(dur[k], 1) for k in range(n)])
+                    [start[k] + dur[k] for k in range(n)])
     for k in range(n):
         m.add(start[k] >= W).only_enforce_if(waits[k])
 
@@ -394,13 +397,13 @@ def _relaxed_event_tasks(b: "_Builder", problem: ScheduleProblem, on: list[list[
             b.clause([_neg(z), waits[k]])
             covered(z, i, k)
             m.add(start[k] >= end[j] + R + W).only_enforce_if(z)
-            m.add(start[i] >= start[k] + max(dur[k], 1)).only_enforce_if(z)
+            m.add(start[i] >= start[k] + dur[k]).only_enforce_if(z)
             by_wait.append(z)
             y = b.boolean(f"cr{j}_{i}_{k}", 0)
             b.clause([_neg(y), records[k]])
             covered(y, j, k)
-            m.add(start[k] >= start[j] + max(dur[j], 1)).only_enforce_if(y)
-            m.add(start[i] >= start[k] + max(dur[k], 1) + R + W).only_enforce_if(y)
+            m.add(start[k] >= start[j] + dur[j]).only_enforce_if(y)
+            m.add(start[i] >= start[k] + dur[k] + R + W).only_enforce_if(y)
             by_record.append(y)
         b.clause([_neg(c)] + by_wait)
         b.clause([_neg(c)] + by_record)
@@ -438,8 +441,10 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
     label_ids, first_free = label_streams(problem)
     M = max(1, problem.max_streams)
     T = first_free + M  # label streams, then the free ones
-    R, W = _ticks(problem.model.record_us), _ticks(problem.model.wait_us)
-    dur = [_ticks(c.duration_us) for c in problem.costs]
+    # Solved for its bound alone, every duration rounds down, so that the bound holds
+    # for the emulator's unrounded durations too.
+    R, W = _ticks(problem.model.record_us, bound_only), _ticks(problem.model.wait_us, bound_only)
+    dur = [_ticks(c.duration_us, bound_only) for c in problem.costs]
 
     pool_nodes: dict[str, list[int]] = {}
     for i in range(n):
@@ -610,7 +615,9 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
     for i in range(n):
         nw = sum(waits[i])  # a linear expression, or an int
         nr = sum(records[i])
-        base = max(dur[i], 1)
+        # A plan keeps even a task of no time in its stream's order: a tick of its own; the
+        # relaxation (a bound) lets it take none, as in the emulator.
+        base = dur[i] if bound_only else max(dur[i], 1)
         if isinstance(nw, int) and isinstance(nr, int):
             ss: object = start[i] - W * nw
             size: object = base + W * nw + R * nr
