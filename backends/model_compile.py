@@ -148,7 +148,7 @@ class PipelinePlan:
     single: list[Any] | None
 
 
-_OPTION = re.compile(r"(?<![\w-])(device|max-streams|max_streams)=([^\s}]+)")
+_OPTION = re.compile(r"""(?<![\w-])(device|max-streams|max_streams)=('[^']*'|"[^"]*"|[^\s}]+)""")
 
 
 def plan_pipeline(text: str | None, streams: int | None, device: str, shown_device: str | None = None,
@@ -172,7 +172,7 @@ def plan_pipeline(text: str | None, streams: int | None, device: str, shown_devi
     if not passes:
         raise _error(f"--pipeline '{source}' has no passes")
     shown_device = shown_device or device
-    given = {k.replace("_", "-"): v for k, v in _OPTION.findall(source)}
+    given = {k.replace("_", "-"): v.strip("'\"") for k, v in _OPTION.findall(source)}
     if "device" in given and (given["device"].lower() != shown_device.lower() or overrides):
         raise _error(f"--pipeline sets device={given['device']} but the emulator runs {shown_device}"
                      + (f" with --device-param {' '.join(overrides)}" if overrides else ""),
@@ -203,7 +203,8 @@ def plan_pipeline(text: str | None, streams: int | None, device: str, shown_devi
 
 
 def _options_text(changes: dict[str, Any]) -> str:
-    return " ".join(f"{k.replace('_', '-')}={v}" for k, v in sorted(changes.items()))
+    from geir.passes.pass_base import option_value_text
+    return " ".join(f"{k.replace('_', '-')}={option_value_text(v)}" for k, v in sorted(changes.items()))
 
 
 def _with(p: Any, changes: dict[str, Any]) -> Any:

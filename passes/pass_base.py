@@ -10,7 +10,7 @@ from geir.diagnostics import Diagnostic, op_position
 from geir.module import Module
 from geir.operation import Operation
 
-__all__ = ["ModulePass", "PassContext", "option"]
+__all__ = ["ModulePass", "PassContext", "option", "option_value_text"]
 
 
 def option(default: Any, help: str) -> Any:
@@ -36,6 +36,16 @@ class PassContext:
         self.diagnostics.append(Diagnostic("warning", message, op_position(op), origin=self.current_pass))
 
 
+def option_value_text(value: object) -> str:
+    """``value`` as a pass option's value in pipeline text: booleans as
+    ``true``/``false``, and quoted when it holds what would end it (a space, a
+    brace, a comma, a quote), so that the text reads back as ``value``."""
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    if not text or any(ch.isspace() or ch in "{}()'\"," for ch in text):
+        return "'" + text + "'" if "'" not in text else '"' + text + '"'
+    return text
+
+
 @attrs.define
 class ModulePass:
     """Base of every pass. Subclasses are ``@attrs.define`` classes that set
@@ -55,9 +65,5 @@ class ModulePass:
         for f in attrs.fields(type(self)):
             v = getattr(self, f.name)
             if v != f.default:
-                text = str(v).lower() if isinstance(v, bool) else str(v)
-                if not text or any(ch.isspace() or ch in "{}()'\"," for ch in text):
-                    # quoted, so that the pipeline text reads back as this value
-                    text = "'" + text + "'" if "'" not in text else '"' + text + '"'
-                opts.append(f"{f.metadata.get('name', f.name.replace('_', '-'))}={text}")
+                opts.append(f"{f.metadata.get('name', f.name.replace('_', '-'))}={option_value_text(v)}")
         return self.name + ("{" + " ".join(opts) + "}" if opts else "")

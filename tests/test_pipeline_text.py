@@ -5,6 +5,9 @@ it), and an option no pass takes is an error that says what the pipeline takes."
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -75,3 +78,25 @@ def test_an_unterminated_quote_is_an_error() -> None:
 def test_a_pass_prints_any_option_value_so_that_it_reads_back(value: str) -> None:
     text = parse_pipeline("insert-aipp")[0].__class__(config=value).pipeline_text()
     assert parse_pipeline(text)[0].config == value
+
+
+def test_a_device_file_whose_path_has_a_space_reaches_every_pipeline(tmp_path: Any) -> None:
+    """ge-bench's, ge-run's and the scenarios' pipeline texts quote such a path,
+    so it reads back whole."""
+    import shutil
+
+    from geir.backends.model_compile import plan_pipeline
+    from geir.backends.scenarios.video_pipeline import frame_builds
+    from geir.tools.bench.measure import pipeline_text, preparation_text
+    from geir.tools.bench.sweep_config import Configuration
+    import geir.backends as backends
+    folder = tmp_path / "my devices"
+    folder.mkdir()
+    device = str(folder / "310P3.json")
+    shutil.copy(os.path.join(os.path.dirname(backends.__file__), "devices", "310P3.json"), device)
+    config = Configuration("cost", 4, device, "best")
+    texts = [preparation_text(config), pipeline_text(config, 1.0), *frame_builds(2, device).values(),
+             plan_pipeline(None, None, device).text]
+    for text in texts:
+        devices = {p.device for p in parse_pipeline(text.split(" with ")[0]) if hasattr(p, "device")}
+        assert devices == {device}, text

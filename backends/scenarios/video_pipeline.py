@@ -40,7 +40,9 @@ def frame_builds(iterations: int, device: str = "910B2", max_streams: int | None
     """:data:`BUILDS` for ``iterations`` frames on ``device``: every build costs its
     plan on the emulated device, and the cost strategy judges its plans over the
     frames (``partition-streams{iterations=N}``), so it may pipeline them."""
-    options = [f"device={device}"] + ([f"max-streams={max_streams}"] if max_streams is not None else [])
+    from geir.passes.pass_base import option_value_text
+    options = [f"device={option_value_text(device)}"] + ([f"max-streams={max_streams}"] if max_streams is not None
+                                                         else [])
     cost = options + ([f"iterations={iterations}"] if iterations > 1 else [])
     return {"single-stream": f"ge-default{{strategy=single {' '.join(options)}}}",
             "multi-stream (cost)": f"ge-default{{{' '.join(cost)}}}",

@@ -25,13 +25,16 @@ def preparation_text(config: Configuration) -> str:
     """The passes that prepare a graph before its streams are planned: GE's
     preparation and optimisation for the device (``ge-optimize``, the first part
     of ``ge-default``), or engines alone for a graph run as imported."""
-    return f"ge-optimize{{device={config.device}}}" if config.prepare == "ge-optimize" else "assign-engines"
+    from geir.passes.pass_base import option_value_text
+    device = option_value_text(config.device)
+    return f"ge-optimize{{device={device}}}" if config.prepare == "ge-optimize" else "assign-engines"
 
 
 def pipeline_text(config: Configuration, time_limit: float) -> str:
     """The pass pipeline of ``config`` (without ``lower-to-tasks``: the task list
     is lowered without changing the module)."""
-    d = config.device
+    from geir.passes.pass_base import option_value_text
+    d = option_value_text(config.device)
     text = (f"partition-streams{{strategy={config.strategy} max-streams={config.max_streams} device={d} "
             f"time-limit={time_limit}}},insert-events{{device={d}}}")
     if config.memory != "none":
