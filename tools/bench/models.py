@@ -63,21 +63,24 @@ def symbolic_batch(path: str) -> onnx.ModelProto:
     return model
 
 
-def import_light_model(path: str) -> Module:
-    """An ONNX model imported and canonicalised, as the benches schedule it: what
-    GE folds at compile time (the ``light_*`` models' ConstantOfShape weights)
-    is folded, nothing else of ATC's pipeline runs."""
+def import_light_model(path: str, elide_weights: bool = False) -> Module:
+    """An ONNX model imported and canonicalised: what GE folds at compile time
+    (the ``light_*`` models' ConstantOfShape weights) is folded; the benches
+    prepare it further (``ge-optimize``). ``elide_weights``: its weights are
+    imported without their bytes, for a timing-only run."""
     from geir.onnx_importer import import_onnx
     from geir.passes.canonicalize import Canonicalize
     from geir.passes.pass_manager import PassManager
-    module = import_onnx(path)
+    module = import_onnx(path, elide_weights=elide_weights)
     PassManager([Canonicalize()]).run(module)
     return module
 
 
 def _onnx_text(path: str) -> str:
     from geir.printer import module_to_string
-    return module_to_string(import_light_model(path))
+    # A sweep emulates timing only: the weights' bytes would only be shipped to
+    # every run and parsed again (hundreds of MB for a real model).
+    return module_to_string(import_light_model(path, elide_weights=True))
 
 
 def light_models() -> dict[str, str]:
