@@ -4,7 +4,8 @@
   :data:`geir.tools.bench.workloads.WORKLOADS`);
 * ``light`` for every ``light_*`` model onnx ships, or one of them by name
   (``light_resnet50``);
-* a path ending in ``.onnx`` (imported and canonicalised) or ``.mlir`` (a ``ge``
+* a path ending in ``.onnx`` (imported without its weights' bytes, as a sweep
+  emulates timing only, and canonicalised) or ``.mlir`` (a ``ge``
   module whose ``main`` graph, or only graph, is run).
 
 Each resolves to ``(name, ge IR text)``; the driver resolves every model once
@@ -84,8 +85,9 @@ def _onnx_text(path: str) -> str:
 
 
 def light_models() -> dict[str, str]:
-    """The ``light_*`` models, imported and canonicalised, as ge IR text keyed
-    by their name without the ``light_`` prefix (``bench/streams.py``'s names)."""
+    """The ``light_*`` models, imported without their weights' bytes and
+    canonicalised, as ge IR text keyed by their name without the ``light_``
+    prefix (``bench/streams.py``'s names)."""
     return {name[6:]: _onnx_text(path) for name, path in light_model_paths().items()}
 
 
