@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 import attrs
 
+from geir.attributes import NameLoc
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.tools.bench.workloads import WORKLOADS
 
@@ -132,15 +133,26 @@ def _resolve_one(spec: str, base_dir: str) -> list[tuple[str, Callable[[], str]]
     raise DiagnosticError(d)
 
 
-def bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]]) -> str:
+def bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]], located: bool = True) -> str:
     """``text`` with its graph's dynamic dims bound by those of ``bindings`` it
     has (an input's name or a symbol: ``batch``; the others are for other models)
-    and the shape computations they decide folded.
+    and the shape computations they decide folded. ``located``: ``text`` is the
+    file ``name`` (an ``.mlir`` model), so a diagnostic points into it; else (an
+    imported ONNX model) it names the model alone.
 
     Raises:
         DiagnosticError: a binding that does not fit, or an input dim left
             dynamic (the message says which ``--input-shape`` binds it).
     """
+    try:
+        return _bind_input_shapes(text, name, bindings)
+    except DiagnosticError as e:
+        if located:
+            raise
+        raise DiagnosticError([attrs.evolve(d, location=NameLoc(name)) for d in e.diagnostics]) from None
+
+
+def _bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]]) -> str:
     from geir.backends.io_bindings import main_or_first_graph
     from geir.diagnostics import op_position
     from geir.parser import parse_module
@@ -180,7 +192,8 @@ def resolve_models(specs: list[str], base_dir: str = ".",
         try:
             for name, load in _resolve_one(spec, base_dir):
                 if name not in models:
-                    models[name] = Model(name, bind_input_shapes(load(), name, input_shapes or {}))
+                    models[name] = Model(name, bind_input_shapes(load(), name, input_shapes or {},
+                                                                 located=spec.endswith(".mlir")))
         except DiagnosticError as e:
             raise (on_error(i, e) if on_error else e) from None
     return list(models.values())
