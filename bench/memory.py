@@ -45,7 +45,7 @@ from geir.backends.rt_module import task_list_from_module  # noqa: E402
 from geir.module import Module  # noqa: E402
 from geir.parser import parse_module  # noqa: E402
 from geir.passes.lower_to_tasks import LowerToTasks  # noqa: E402
-from geir.passes.pass_base import PassContext  # noqa: E402
+from geir.passes.pass_base import PassContext, option_value_text  # noqa: E402
 from geir.passes.pass_manager import PassManager  # noqa: E402
 from geir.passes.pipeline import parse_pipeline  # noqa: E402
 from geir.passes.reuse_memory import ReuseMemory, plan_graph, write_plan  # noqa: E402
@@ -112,8 +112,8 @@ def _light_models(names: list[str] | None) -> list[tuple[str, Callable[[], Modul
 def _schedule(load: Callable[[], Module], strategy: str, max_streams: int, device: str, prepare: str) -> Module:
     module = load()
     prepared = preparation_text(Configuration(strategy, max_streams, device, "none", prepare=prepare))
-    pipeline = (f"{prepared},partition-streams{{strategy={strategy} max-streams={max_streams} device={device}}},"
-                f"insert-events")
+    pipeline = (f"{prepared},partition-streams{{strategy={strategy} max-streams={max_streams} "
+                f"device={option_value_text(device)}}},insert-events")
     PassManager(parse_pipeline(pipeline)).run(module, PassContext())
     return module
 
