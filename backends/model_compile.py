@@ -79,7 +79,14 @@ def load_model(path: str, allow_unregistered: bool) -> tuple[Any, str, str | Non
         from geir.onnx_importer import import_onnx
         if not os.path.isfile(path):
             raise FileNotFoundError(2, "no such file", path)
-        return import_onnx(path), path, None
+        module = import_onnx(path)
+        from geir.attributes import NameLoc
+        for op in module.body.ops:
+            if op.name == "ge.graph":
+                # the user named the file: a diagnostic about the whole graph (an input
+                # left dynamic) names it, not the ONNX graph's own name inside it
+                op.location = NameLoc(path)
+        return module, path, None
     from geir.source_text import read_source
     name, text = read_source(path)
     from geir.parser import parse_module
