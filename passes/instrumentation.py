@@ -32,10 +32,15 @@ class PrintIR(PassInstrumentation):
         self._before: str | None = None
 
     def before_pass(self, p: ModulePass, module: Module) -> None:
-        if self.before_all or p.name in self.before:
-            self._dump("Before", p, module_to_string(module, self.options))
-        if self.only_on_change and self._prints_after(p):
-            self._before = module_to_string(module, self.options)
+        dump = self.before_all or p.name in self.before
+        keep = self.only_on_change and self._prints_after(p)
+        if not (dump or keep):
+            return
+        text = module_to_string(module, self.options)  # printed once for both
+        if dump:
+            self._dump("Before", p, text)
+        if keep:
+            self._before = text
 
     def after_pass(self, p: ModulePass, module: Module) -> None:
         if not self._prints_after(p):
