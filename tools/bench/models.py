@@ -78,21 +78,23 @@ def import_light_model(path: str, elide_weights: bool = False) -> Module:
     return module
 
 
-def _onnx_text(path: str) -> str:
+def _onnx_model(path: str) -> tuple[str, Module]:
+    """(text, module) of an ONNX model as a sweep takes it."""
     from geir.printer import module_to_string
     # A sweep emulates timing only: the weights' bytes would only be shipped to
     # every run and parsed again (hundreds of MB for a real model).
-    return module_to_string(import_light_model(path, elide_weights=True))
+    module = import_light_model(path, elide_weights=True)
+    return module_to_string(module), module
 
 
 def light_models() -> dict[str, str]:
     """The ``light_*`` models, imported without their weights' bytes and
     canonicalised, as ge IR text keyed by their name without the ``light_``
     prefix (``bench/streams.py``'s names)."""
-    return {name[6:]: _onnx_text(path) for name, path in light_model_paths().items()}
+    return {name[6:]: _onnx_model(path)[0] for name, path in light_model_paths().items()}
 
 
-def _mlir_text(path: str) -> str:
+def _mlir_model(path: str) -> tuple[str, Module]:
     from geir.parser import parse_module
     from geir.verifier import verify
     from geir.source_text import read_source
@@ -102,7 +104,7 @@ def _mlir_text(path: str) -> str:
     graphs = [op for op in module.body.ops if op.name == "ge.graph"]
     if not graphs:
         raise DiagnosticError(Diagnostic("error", f"model '{path}' holds no ge.graph to schedule"))
-    return text
+    return text, module
 
 
 def known_model_names() -> list[str]:
@@ -110,19 +112,21 @@ def known_model_names() -> list[str]:
     return [*WORKLOADS, "light", *light_model_paths()]
 
 
-def _resolve_one(spec: str, base_dir: str) -> list[tuple[str, Callable[[], str]]]:
+def _resolve_one(spec: str, base_dir: str) -> list[tuple[str, Callable[[], tuple[str, Module | None]]]]:
+    """(name, loader) of each model ``spec`` names; a loader gives the model's
+    text and, when it had to build or parse it anyway, its module."""
     if spec in WORKLOADS:
-        return [(spec, WORKLOADS[spec])]
+        return [(spec, lambda: (WORKLOADS[spec](), None))]
     light = light_model_paths()
     if spec == "light":
-        return [(name, (lambda p=path: _onnx_text(p))) for name, path in light.items()]
+        return [(name, (lambda p=path: _onnx_model(p))) for name, path in light.items()]
     if spec in light:
-        return [(spec, lambda: _onnx_text(light[spec]))]
+        return [(spec, lambda: _onnx_model(light[spec]))]
     if spec.endswith((".onnx", ".mlir")):
         path = spec if os.path.isabs(spec) else os.path.normpath(os.path.join(base_dir, spec))
         if not os.path.isfile(path):
             raise DiagnosticError(Diagnostic("error", f"model file '{spec}' does not exist"))
-        loader = _onnx_text if spec.endswith(".onnx") else _mlir_text
+        loader = _onnx_model if spec.endswith(".onnx") else _mlir_model
         return [(spec, lambda: loader(path))]
     d = Diagnostic("error", f"unknown model '{spec}'")
     d.attach_note(f"known models: {', '.join([*WORKLOADS, 'light', 'light_<net>'])}, or a path ending in .onnx "
@@ -133,33 +137,37 @@ def _resolve_one(spec: str, base_dir: str) -> list[tuple[str, Callable[[], str]]
     raise DiagnosticError(d)
 
 
-def bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]], located: bool = True) -> str:
+def bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]], located: bool = True,
+                      module: Module | None = None) -> str:
     """``text`` with its graph's dynamic dims bound by those of ``bindings`` it
     has (an input's name or a symbol: ``batch``; the others are for other models)
     and the shape computations they decide folded. ``located``: ``text`` is the
     file ``name`` (an ``.mlir`` model), so a diagnostic points into it; else (an
-    imported ONNX model) it names the model alone.
+    imported ONNX model) it names the model alone. ``module``: ``text`` already
+    parsed (not parsed again; changed when a binding applies).
 
     Raises:
         DiagnosticError: a binding that does not fit, or an input dim left
             dynamic (the message says which ``--input-shape`` binds it).
     """
     try:
-        return _bind_input_shapes(text, name, bindings)
+        return _bind_input_shapes(text, name, bindings, module)
     except DiagnosticError as e:
         if located:
             raise
         raise DiagnosticError([attrs.evolve(d, location=NameLoc(name)) for d in e.diagnostics]) from None
 
 
-def _bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]]) -> str:
+def _bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]],
+                       module: Module | None) -> str:
     from geir.backends.io_bindings import main_or_first_graph
     from geir.diagnostics import op_position
     from geir.parser import parse_module
     from geir.passes.range_shapes import unbound_input_diagnostics
     from geir.passes.specialize_shapes import bindable_names, fold_static_shapes, resolve_bindings, specialize_graph
     from geir.printer import module_to_string
-    module = parse_module(text, name)
+    if module is None:
+        module = parse_module(text, name)
     graph = main_or_first_graph(module)
     if graph is None:
         return text
@@ -192,8 +200,9 @@ def resolve_models(specs: list[str], base_dir: str = ".",
         try:
             for name, load in _resolve_one(spec, base_dir):
                 if name not in models:
-                    models[name] = Model(name, bind_input_shapes(load(), name, input_shapes or {},
-                                                                 located=spec.endswith(".mlir")))
+                    text, module = load()
+                    models[name] = Model(name, bind_input_shapes(text, name, input_shapes or {},
+                                                                 located=spec.endswith(".mlir"), module=module))
         except DiagnosticError as e:
             raise (on_error(i, e) if on_error else e) from None
     return list(models.values())
