@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import zipfile
 import os
-import tempfile
 from typing import Mapping, NamedTuple
 
 import numpy as np
@@ -20,6 +19,7 @@ from geir.attributes import NameLoc, StringAttr
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.graph_io import input_names, output_names
 from geir.module import Module
+from geir.output_file import write_atomically
 from geir.operation import Operation
 from geir.types import FunctionType, TensorType, Type
 
@@ -192,13 +192,4 @@ def save_outputs(path: str, outputs: Mapping[str, np.ndarray]) -> None:
         arrays[name] = value.astype(str) if value.dtype == object else value
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".geir-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(buffer.getvalue())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, lambda stream: stream.write(buffer.getvalue()))

@@ -12,7 +12,6 @@ from time 0 and outputs until the end.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 import attrs
@@ -20,6 +19,7 @@ import attrs
 from geir.backends.emulator.simulator import INF
 from geir.backends.task_list import ARENA
 from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.output_file import save_figure
 
 if TYPE_CHECKING:
     from geir.backends.emulator import EmulationResult
@@ -123,15 +123,7 @@ def draw_memory_timeline(result: "EmulationResult", path: str, title: str | None
     ax_live.set_ylabel("live bytes")
     ax_live.legend(loc="upper right", fontsize="small")
     fig.tight_layout()
-    # drawn next to the target and renamed, so a failure never leaves half a file
-    root, ext = os.path.splitext(path)
-    partial = f"{root}.partial{ext}"
     try:
-        fig.savefig(partial)
-        os.replace(partial, path)
-    except OSError as e:
-        if os.path.exists(partial):
-            os.remove(partial)
-        raise DiagnosticError(Diagnostic("error", f"cannot write '{path}': {e.strerror or e}")) from None
+        save_figure(fig, path)
     finally:
         plt.close(fig)

@@ -7,9 +7,8 @@ import argparse
 import io
 import os
 import sys
-import tempfile
 import traceback
-from typing import Callable, Sequence, TextIO
+from typing import BinaryIO, Callable, Sequence, TextIO
 
 __all__ = ["read_input", "write_output", "run_guarded", "add_debug_argument", "llvm_style_arguments",
            "EXIT_INTERNAL"]
@@ -40,20 +39,18 @@ def write_output(path: str, data: str | bytes | Callable[[TextIO], None]) -> Non
             sys.stdout.write(data)
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".geir-")
-    try:
+    from geir.output_file import write_atomically
+
+    def write(stream: BinaryIO) -> None:
         if callable(data):
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as text:
-                data(text)
+            text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+            data(text)
+            text.flush()
+            text.detach()  # the caller closes the binary stream
         else:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+    write_atomically(path, write)
 
 
 def llvm_style_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
@@ -98,8 +95,18 @@ def run_guarded(body: Callable[[], int], tool: str, debug: bool = False) -> int:
     except FileNotFoundError as e:
         sys.stderr.write(f"{tool}: error: cannot open '{e.filename}': no such file\n")
         return 1
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:  # a reader without a diagnostic of its own
+    except IsADirectoryError as e:
+        sys.stderr.write(f"{tool}: error: cannot open '{e.filename}': it is a directory\n")
+        return 1
+    except PermissionError as e:
+        sys.stderr.write(f"{tool}: error: cannot open '{e.filename}': permission denied\n")
+        return 1
+    except UnicodeDecodeError as e:  # a reader without a diagnostic of its own
         sys.stderr.write(f"{tool}: error: cannot read input: {e}\n")
+        return 1
+    except OSError as e:  # the system refused a read or write (standard output on a full disk)
+        where = f" ('{e.filename}')" if e.filename else ""
+        sys.stderr.write(f"{tool}: error: {e.strerror or e}{where}\n")
         return 1
     except KeyboardInterrupt:
         return 130

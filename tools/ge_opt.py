@@ -132,8 +132,10 @@ def _run(args: argparse.Namespace) -> int:
     from geir.passes.pass_base import PassContext
     from geir.passes.pass_manager import PassManager
     from geir.passes.pipeline import PipelineError, parse_pipeline
+    from geir.output_file import check_writable
     from geir.tools.driver import read_input, write_output
 
+    check_writable(args.output)  # before the passes, not after them
     t_start = time.perf_counter()
     try:
         passes = parse_pipeline(args.pass_pipeline) if args.pass_pipeline else []

@@ -127,6 +127,12 @@ def settings_of(args: argparse.Namespace) -> "RunSettings":
 def _run(args: argparse.Namespace) -> int:
     from geir.backends.run_model import load, prepare, run_prepared, with_device_resolved
     from geir.diagnostics import DiagnosticError, SourceManager
+    from geir.output_file import check_writable
+    # An unwritable output is said before the run, not after it.
+    for path, image in ((args.output, False), (args.trace, False), (args.timeline, True),
+                        (args.memory_timeline, True)):
+        if path is not None:
+            check_writable(path, image)
     if len(args.input) > 1 or args.priority:
         from geir.tools.ge_run_corun import run_several
         return run_several(args)

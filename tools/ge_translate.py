@@ -76,7 +76,9 @@ def _gear_option(args: argparse.Namespace) -> tuple[str, str] | None:
 
 def _run(args: argparse.Namespace) -> int:
     from geir.printer import PrintOptions, print_module
+    from geir.output_file import check_writable
     from geir.tools.driver import read_input, write_output
+    check_writable(args.output)  # before the import, not after it
     options = PrintOptions(generic=args.generic, debuginfo=args.debuginfo, elide_constants_larger_than=args.elide)
     gear = _gear_option(args)
     if args.import_onnx:

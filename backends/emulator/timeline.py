@@ -16,6 +16,7 @@ import numpy as np
 from geir.backends.emulator.program import KERNEL, WAIT
 from geir.backends.emulator.simulator import INF, Schedule
 from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.output_file import save_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -30,9 +31,10 @@ def draw_timeline(schedule: Schedule, path: str, title: str | None = None) -> No
     """Draw the Gantt chart of ``schedule`` into ``path``.
 
     Raises:
-        DiagnosticError: matplotlib is not installed.
+        DiagnosticError: matplotlib is not installed, or ``path`` cannot be written
+            (in the image format its extension names).
     """
-    timeline_figure(schedule, title).savefig(path, dpi=120)
+    save_figure(timeline_figure(schedule, title), path, dpi=120)
 
 
 def timeline_figure(schedule: Schedule, title: str | None = None, needs: str = "--timeline") -> "Figure":

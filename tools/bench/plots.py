@@ -19,6 +19,7 @@ import os
 from typing import Any
 
 from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.output_file import save_figure
 
 __all__ = ["write_plots", "require_matplotlib"]
 
@@ -91,8 +92,10 @@ def _bars(plt: Any, rows: list[dict[str, Any]], devices: list[str], models: list
         ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=110)
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -125,6 +128,8 @@ def _memory(plt: Any, rows: list[dict[str, Any]], devices: list[str], order: dic
         ax.set_title(f"{device}: memory vs streams", fontsize=9)
         ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=110)
+    finally:
+        plt.close(fig)
     return path
