@@ -86,8 +86,14 @@ class EraseDeadOp(RewritePattern):
         return True
 
 
+#: ops whose result shape is an operand's value: the same type says nothing when
+#: a dim is dynamic
+_SHAPE_OPERAND_OPS = frozenset({"ge.reshape", "ge.expand"})
+
+
 class RemoveIdentity(RewritePattern):
-    """``ge.identity x``, and reshapes/casts/transposes that change nothing, are ``x``.
+    """``ge.identity x``, and reshapes/casts/transposes that change nothing, are ``x``
+(a reshape or expand only when its type is static).
     An identity to another type inside a control op's region stays: it is a
     cast (MLIR's ``tensor.cast``) through which a branch that may not run reads
     a value at its type before ``specialize-shapes``."""
@@ -105,6 +111,10 @@ class RemoveIdentity(RewritePattern):
                 return False
         if op.name != "ge.identity":
             if src.type is not op.results[0].type or not isinstance(src.type, TensorType):
+                return False
+            if op.name in _SHAPE_OPERAND_OPS and not src.type.is_static:
+                # ?x16x?x? to ?x16x?x? may swap its dynamic extents (XLNet's
+                # relative shift) or broadcast one that is 1 at run time
                 return False
             if op.name == "ge.transpose":
                 perm = op.get_attr("perm")

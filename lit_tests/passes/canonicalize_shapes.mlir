@@ -105,3 +105,21 @@ ge.graph @float_data() -> tensor<16xf32> {
   %m = ge.mul %c, %c : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
   ge.return %m : (tensor<16xf32>) -> ()
 }
+
+// -----
+
+// A reshape or expand to its operand's own type is dropped only when the type is
+// static: ?x2x?x? to ?x2x?x? may swap the dynamic extents (XLNet's relative
+// shift reshapes b x n x i x j to b x n x j x i), and an expand to ?x? may
+// broadcast a dim that is 1 at run time. A static one is its operand.
+// CHECK-LABEL: ge.graph @same_type_dynamic
+// CHECK:         %swapped = ge.reshape %x, %s
+// CHECK:         %wide = ge.expand %y, %t
+// CHECK:         ge.return %swapped, %wide, %z
+ge.graph @same_type_dynamic(%x: tensor<?x2x?x?xf32>, %y: tensor<?x?xf32>, %z: tensor<2x3xf32>, %s: tensor<4xi64>, %t: tensor<2xi64>) -> (tensor<?x2x?x?xf32>, tensor<?x?xf32>, tensor<2x3xf32>) {
+  %swapped = ge.reshape %x, %s : (tensor<?x2x?x?xf32>, tensor<4xi64>) -> tensor<?x2x?x?xf32>
+  %wide = ge.expand %y, %t : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %c = ge.const {value = dense<[2, 3]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %same = ge.reshape %z, %c : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  ge.return %swapped, %wide, %same : (tensor<?x2x?x?xf32>, tensor<?x?xf32>, tensor<2x3xf32>) -> ()
+}
