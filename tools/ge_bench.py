@@ -33,7 +33,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     s.add_argument("--config", metavar="FILE", help="a sweep config file, TOML (.toml) or JSON (.json)")
     s.add_argument("--models", metavar="LIST",
                    help="generated workloads by name, 'light' (onnx's light_* models), light_<net>, "
-                        ".onnx or .mlir paths")
+                        ".onnx or .mlir paths, or folders of them (every .onnx and .mlir file in it)")
     s.add_argument("--strategies", metavar="LIST",
                    help="partition-streams strategies (default: single,ge,ge-parallel,chain-cover,cost)")
     s.add_argument("--max-streams", metavar="LIST", help="max-streams values (default: 8)")

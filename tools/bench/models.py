@@ -83,7 +83,14 @@ def _onnx_model(path: str) -> tuple[str, Module]:
     from geir.printer import module_to_string
     # A sweep emulates timing only: the weights' bytes would only be shipped to
     # every run and parsed again (hundreds of MB for a real model).
-    module = import_light_model(path, elide_weights=True)
+    try:
+        module = import_light_model(path, elide_weights=True)
+    except DiagnosticError as e:
+        # an ONNX node's name says where in the graph, not which of a sweep's files
+        for d in e.diagnostics:
+            if d.file_position is None and not (isinstance(d.location, NameLoc) and d.location.name == path):
+                d.attach_note(f"in model '{path}'")
+        raise
     return module_to_string(module), module
 
 
@@ -112,6 +119,15 @@ def known_model_names() -> list[str]:
     return [*WORKLOADS, "light", *light_model_paths()]
 
 
+#: the file names ``--models`` takes as models
+MODEL_SUFFIXES = (".onnx", ".mlir")
+
+
+def _file_loader(path: str) -> Callable[[], tuple[str, Module | None]]:
+    loader = _onnx_model if path.endswith(".onnx") else _mlir_model
+    return lambda: loader(path)
+
+
 def _resolve_one(spec: str, base_dir: str) -> list[tuple[str, Callable[[], tuple[str, Module | None]]]]:
     """(name, loader) of each model ``spec`` names; a loader gives the model's
     text and, when it had to build or parse it anyway, its module."""
@@ -122,15 +138,21 @@ def _resolve_one(spec: str, base_dir: str) -> list[tuple[str, Callable[[], tuple
         return [(name, (lambda p=path: _onnx_model(p))) for name, path in light.items()]
     if spec in light:
         return [(spec, lambda: _onnx_model(light[spec]))]
-    if spec.endswith((".onnx", ".mlir")):
-        path = spec if os.path.isabs(spec) else os.path.normpath(os.path.join(base_dir, spec))
+    path = spec if os.path.isabs(spec) else os.path.normpath(os.path.join(base_dir, spec))
+    if spec.endswith(MODEL_SUFFIXES):
         if not os.path.isfile(path):
             raise DiagnosticError(Diagnostic("error", f"model file '{spec}' does not exist"))
-        loader = _onnx_model if spec.endswith(".onnx") else _mlir_model
-        return [(spec, lambda: loader(path))]
+        return [(spec, _file_loader(path))]
+    if os.path.isdir(path):
+        # a folder of exports: its models in name order, named as the user would write them
+        files = sorted(f for f in os.listdir(path) if f.endswith(MODEL_SUFFIXES)
+                       and os.path.isfile(os.path.join(path, f)))
+        if not files:
+            raise DiagnosticError(Diagnostic("error", f"model folder '{spec}' holds no .onnx or .mlir file"))
+        return [(os.path.join(spec, f), _file_loader(os.path.join(path, f))) for f in files]
     d = Diagnostic("error", f"unknown model '{spec}'")
-    d.attach_note(f"known models: {', '.join([*WORKLOADS, 'light', 'light_<net>'])}, or a path ending in .onnx "
-                  "or .mlir")
+    d.attach_note(f"known models: {', '.join([*WORKLOADS, 'light', 'light_<net>'])}, a path ending in .onnx "
+                  "or .mlir, or a folder of them")
     close = difflib.get_close_matches(spec, known_model_names(), n=1)
     if close:
         d.attach_note(f"did you mean '{close[0]}'?")
@@ -202,7 +224,7 @@ def resolve_models(specs: list[str], base_dir: str = ".",
                 if name not in models:
                     text, module = load()
                     models[name] = Model(name, bind_input_shapes(text, name, input_shapes or {},
-                                                                 located=spec.endswith(".mlir"), module=module))
+                                                                 located=name.endswith(".mlir"), module=module))
         except DiagnosticError as e:
             raise (on_error(i, e) if on_error else e) from None
     return list(models.values())
