@@ -172,3 +172,17 @@ def test_empty_graph_has_a_zero_bound() -> None:
     text = f"ge.graph @main(%x: {S}) -> ({S}) {{\n  ge.return %x : ({S}) -> ()\n}}\n"
     bound = graph_lower_bound(_problem(text, 2))
     assert bound.bound_us == 0.0 and bound.sync_path_us == 0.0
+
+
+def test_an_unranked_tensor_costs_as_one_element() -> None:
+    """A value whose rank is unknown (``tensor<*xf32>``, as a detector's
+    post-processing leaves some) still gets a bound: it is costed as one element."""
+    module = parse_module("""
+ge.graph @main(%x: tensor<*xf32>) -> tensor<*xf32> {
+  %y = ge.relu %x : (tensor<*xf32>) -> tensor<*xf32>
+  ge.return %y : (tensor<*xf32>) -> ()
+}""")
+    PassManager(parse_pipeline("assign-engines")).run(module)
+    graph = next(op for op in module.body.ops if op.name == "ge.graph")
+    bound = graph_lower_bound(ScheduleProblem.build(OpGraph.build(graph), 8, "910B2"))
+    assert bound.bound_us > 0

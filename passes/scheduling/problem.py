@@ -34,7 +34,7 @@ def _ref(t: object, space: str = ARENA) -> TensorRef:
     ``space``: costs depend on sizes and on whether a tensor is a weight, not on
     its offset."""
     if isinstance(t, TensorType):
-        shape = tuple(d if isinstance(d, int) and d >= 0 else 1 for d in t.shape)
+        shape = tuple(d if isinstance(d, int) and d >= 0 else 1 for d in t.shape or ())  # unranked: one element
         return TensorRef(space, 0, shape, str(t.element_type))
     return TensorRef(space, 0, (), "f32")
 

@@ -69,6 +69,7 @@ def measure(text: str, config: Configuration, time_limit: float = 10.0, name: st
     from geir.passes.scheduling.problem import ScheduleProblem
 
     module = parse_module(text, name)
+    _refuse_host_driven(module, name)
     preparation = parse_pipeline(preparation_text(config))
     # compile_s counts from assign-engines on: what a graph run as imported runs too.
     engines = next(i for i, p in enumerate(preparation) if p.name == "assign-engines")
@@ -134,6 +135,29 @@ def model_digest(text: str) -> str:
     """A short digest of a model's IR text (the results file's ``model_sha``)."""
     import hashlib
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _refuse_host_driven(module: Any, name: str) -> None:
+    """A graph with control flow the task sink cannot run or data-dependent sizes
+    runs as host-driven launches (``ge-run``), not as one stream plan: say so
+    rather than fail in a pass."""
+    from geir.attributes import NameLoc
+    from geir.backends.model_compile import needs_host, sink_control_problem
+    from geir.diagnostics import Diagnostic, op_position
+    from geir.passes.range_shapes import data_dependent_diagnostics
+    if not needs_host(module):
+        return
+    d = Diagnostic("error", "the graph has control flow or data-dependent sizes: it runs as host-driven launches, "
+                            "which ge-bench does not plan (ge-run runs it)", NameLoc(name))
+    for graph in (op for op in module.body.ops if op.name == "ge.graph"):
+        control = sink_control_problem(graph)
+        if control is not None:
+            d.attach_note(f"control op '{control.name}' here", op_position(control))
+        else:
+            first = data_dependent_diagnostics(graph)
+            if first:
+                d.attach_note(first[0].message, first[0].location)
+    raise DiagnosticError(d)
 
 
 def run_task(model: str, config: Configuration, text: str, time_limit: float) -> dict[str, Any]:

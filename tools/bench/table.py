@@ -66,15 +66,20 @@ def _geomean(xs: list[float]) -> float | None:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
-def geomeans(rows: list[dict[str, Any]]) -> list[tuple[str, float | None, float | None, int]]:
+def geomeans(rows: list[dict[str, Any]]) -> list[tuple[str, float | None, float | None, int, int]]:
     """Per configuration (its varying columns as text): the geometric mean of
-    the speed-ups and of makespan/LB over the models, and how many models."""
+    the speed-ups and of makespan/LB over the models that ran, how many ran,
+    and how many failed (left out of the means)."""
     varying = [c for _, c in _CONFIG if len({r[c] for r in rows}) > 1 or c == "strategy"]
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault(" ".join(str(r[c]) for c in varying), []).append(r)
-    return [(name, _geomean([r["speedup"] for r in g if r.get("speedup")]),
-             _geomean([r["lb_ratio"] for r in g if r.get("lb_ratio")]), len(g)) for name, g in groups.items()]
+    means = []
+    for name, g in groups.items():
+        failed = sum(1 for r in g if r.get("error"))
+        means.append((name, _geomean([r["speedup"] for r in g if r.get("speedup")]),
+                      _geomean([r["lb_ratio"] for r in g if r.get("lb_ratio")]), len(g) - failed, failed))
+    return means
 
 
 def render(rows: list[dict[str, Any]], markdown: bool = False, order: dict[str, list[Any]] | None = None) -> str:
@@ -113,14 +118,15 @@ def render(rows: list[dict[str, Any]], markdown: bool = False, order: dict[str, 
         out.append(fmt(heads).rstrip())
         out += [fmt(line).rstrip() for line in table]
     means = geomeans(rows)
-    if any(sp is not None or lb is not None for _, sp, lb, _ in means):
+    if any(sp is not None or lb is not None for _, sp, lb, _, _ in means):
         out.append("")
         out.append("Geometric means over the models:")
         out.append("")
-        for name, sp, lb, n in means:
+        for name, sp, lb, n, failed in means:
             sp_text = f"speed-up {sp:.3f}x" if sp is not None else "speed-up -"
             lb_text = f"makespan/LB {lb:.3f}" if lb is not None else "makespan/LB -"
-            out.append(f"{'* ' if markdown else '  '}{name}: {sp_text}, {lb_text} ({n} models)")
+            failures = f"; {failed} failed, left out" if failed else ""
+            out.append(f"{'* ' if markdown else '  '}{name}: {sp_text}, {lb_text} ({n} models{failures})")
     return "\n".join(out) + "\n"
 
 
