@@ -71,11 +71,9 @@ def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> None:
         DiagnosticError: the file cannot be written (its directory is missing,
             it is a directory, the disk is full, ...).
     """
-    if os.path.isdir(path):
-        raise cannot_write(path, "it is a directory")
-    directory = os.path.dirname(os.path.abspath(path))
+    check_writable(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".geir-")
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".geir-")
     except OSError as e:
         raise cannot_write(path, _reason(e, path)) from None
     try:
