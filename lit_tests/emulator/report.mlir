@@ -3,11 +3,12 @@
 // of a two-stream schedule with fixed per-kernel and per-event costs.
 // RUN: ge-run %s --device-param kernel_overhead_us=10 --device-param event_record_us=1 --device-param event_wait_us=1 2>&1 | filecheck %s
 // RUN: ge-opt %s --lower-to-tasks | ge-run - --report json | filecheck %s --check-prefix=JSON
+// RUN: ge-opt %s --lower-to-tasks | ge-run - --report json --device 910B4 | filecheck %s --check-prefix=UNCHECKED
 
 // CHECK: ge-run: random inputs, seed 0
 // CHECK: emulated 'main' on 910B2 (sink mode): 7 tasks (3 kernels, 0 copies, 1 record, 1 wait) on 2 streams, 1 event
-// No measured 910B2 time is public: the report says its times are unchecked.
-// CHECK-NEXT: checked against nothing: no measured 910B2 time was found; these times are predictions from the profile's sourced and assumed numbers
+// The 910B2's MatMul kernels are held against measured ones, nothing else: the report says so.
+// CHECK-NEXT: checked against CANN's MatMul kernels measured on one 910B2 by msprof (hicann/cann-bench, 20 shapes): MAPE {{[0-9.]+}}%, {{.*}}; no whole-model 910B2 time is public, so every other time is a prediction from the profile's sourced and assumed numbers
 // relu and neg run side by side (10 us), neg's record (1 us) releases the wait (1 us), then add (10 us);
 // the vector cores are busy 20 of the 22 us, and a, b and the sum (32 B each) are live at once
 // CHECK-NEXT: makespan {{ +}}22.00{{[0-9]}} us
@@ -27,7 +28,12 @@
 // CHECK-NEXT: deadlock        none
 // CHECK-NEXT: y: float32[2, 4] mean=
 
-// JSON: "calibration": null,
+// JSON: "calibration": {
+// JSON-NEXT: "against": "CANN's MatMul kernels measured on one 910B2 by msprof
+// JSON: "command": "python bench/fidelity_matmul.py",
+// JSON-NEXT: "overridden": []
+// A profile held against no measurement says so.
+// UNCHECKED: "calibration": null,
 // JSON: "makespan_us":
 // JSON: "lower_bound_us":
 // JSON: "critical_path_us":
