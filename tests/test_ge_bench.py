@@ -106,6 +106,37 @@ def test_a_rejected_model_is_an_error_row_not_a_crash() -> None:
     assert row["model"] == "m" and row["strategy"] == "single"
 
 
+def _sliced_model(path: str, by_value: bool) -> str:
+    """x[1, 8, 4] sliced on dim 1 up to half its size: computed from its shape
+    (static once folded), or from its values (data-dependent: host-driven)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    import numpy as np
+    ints = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)  # noqa: E731
+    size = [helper.make_node("Shape", ["x"], ["shape"]), helper.make_node("Gather", ["shape", "one"], ["n"], axis=0)]
+    if by_value:
+        size = [helper.make_node("ReduceMax", ["x"], ["top"], keepdims=0), helper.make_node("Cast", ["top"], ["n"], to=7)]
+    nodes = size + [helper.make_node("Div", ["n", "two"], ["half"]),
+                    helper.make_node("Unsqueeze", ["half", "zero_axis"], ["end"]),
+                    helper.make_node("Slice", ["x", "zero", "end", "one_axis"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, None, 4])],
+                              [ints("one", 1), ints("two", 2), ints("zero", [0]), ints("zero_axis", [0]),
+                               ints("one_axis", [1])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_a_model_that_runs_host_driven_is_said_so_in_its_rows_and_shape_arithmetic_is_not(tmp_path: Any) -> None:
+    from geir.tools.bench.models import resolve_models
+    config = Configuration("single", 2, "910B2", "best")
+    static, data = (resolve_models([_sliced_model(str(tmp_path / f"{n}.onnx"), n == "data")])[0]
+                    for n in ("shape", "data"))
+    assert run_task("shape", config, static.text, 1.0)["error"] == ""
+    error = run_task("data", config, data.text, 1.0)["error"]
+    assert "runs as host-driven launches, which ge-bench does not plan" in error
+
+
 # -- speed-ups, the table ---------------------------------------------------------
 
 

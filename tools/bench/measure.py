@@ -140,11 +140,18 @@ def model_digest(text: str) -> str:
 def _refuse_host_driven(module: Any, name: str) -> None:
     """A graph with control flow the task sink cannot run or data-dependent sizes
     runs as host-driven launches (``ge-run``), not as one stream plan: say so
-    rather than fail in a pass."""
+    rather than fail in a pass. Sizes that shape arithmetic decides are folded
+    first (in ``module``), as ``ge-run`` folds them."""
     from geir.attributes import NameLoc
     from geir.backends.model_compile import needs_host, sink_control_problem
     from geir.diagnostics import Diagnostic, op_position
     from geir.passes.range_shapes import data_dependent_diagnostics
+    from geir.passes.specialize_shapes import fold_static_shapes
+    if not needs_host(module):
+        return
+    # what shape arithmetic alone decides is static, as ge-run folds it before it asks
+    for graph in (op for op in module.body.ops if op.name == "ge.graph"):
+        fold_static_shapes(graph, module)
     if not needs_host(module):
         return
     d = Diagnostic("error", "the graph has control flow or data-dependent sizes: it runs as host-driven launches, "
