@@ -140,7 +140,7 @@ def test_a_profile_says_what_its_times_were_held_against() -> None:
     assert "bench/more_310p3/measured-310p3.csv" in p3.calibration.mape_percent
     assert "V100" in v100.calibration.against and v100.calibration.command == "python bench/calibration.py"
     b2 = load_profile("910B2").calibration  # its MatMul kernels only: no whole-model time is public
-    assert b2 is not None and "MatMul" in b2.against and b2.command == "python bench/fidelity_matmul.py"
+    assert b2 is not None and "MatMul" in b2.against and b2.command == "python bench/fidelity_910b2.py"
     for name in ("910B4", "910A", "A100"):  # no measured time of these was found
         assert load_profile(name).calibration is None
     # the report carries it, with the numbers --device-param changed from the profile as shipped

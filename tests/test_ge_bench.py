@@ -421,6 +421,7 @@ def test_markdown_names_each_profiles_assumed_numbers() -> None:
     for device in ("910B2", "V100"):
         p = load_profile(device)
         line = profile_notes([device])
+        fitted = f" ({len(p.fitted)} fitted to measurements: {', '.join(sorted(p.fitted))})" if p.fitted else ""
         assert line.startswith(f"{device}: {len(p.values) - len(p.assumed)} of {len(p.values)} profile numbers "
-                               "sourced; assumed: ")
+                               f"sourced{fitted}; assumed: ")
         assert all(name in line for name in p.assumed)

@@ -7,8 +7,8 @@
 
 // CHECK: ge-run: random inputs, seed 0
 // CHECK: emulated 'main' on 910B2 (sink mode): 7 tasks (3 kernels, 0 copies, 1 record, 1 wait) on 2 streams, 1 event
-// The 910B2's MatMul kernels are held against measured ones, nothing else: the report says so.
-// CHECK-NEXT: checked against CANN's MatMul kernels measured on one 910B2 by msprof (hicann/cann-bench, 20 shapes): MAPE {{[0-9.]+}}%, {{.*}}; no whole-model 910B2 time is public, so every other time is a prediction from the profile's sourced and assumed numbers
+// The 910B2's MatMul and vector kernels are held against measured ones, nothing else: the report says so.
+// CHECK-NEXT: checked against CANN's kernels measured on one 910B2 by msprof {{.*}}: MatMul MAPE {{[0-9.]+}}% {{.*}}, Sigmoid and GELU {{[0-9.]+}}% {{.*}}; no whole-model 910B2 time is public, so every other time is a prediction from the profile's sourced, fitted and assumed numbers
 // relu and neg run side by side (10 us), neg's record (1 us) releases the wait (1 us), then add (10 us);
 // the vector cores are busy 20 of the 22 us, and a, b and the sum (32 B each) are live at once
 // CHECK-NEXT: makespan {{ +}}22.00{{[0-9]}} us
@@ -29,8 +29,8 @@
 // CHECK-NEXT: y: float32[2, 4] mean=
 
 // JSON: "calibration": {
-// JSON-NEXT: "against": "CANN's MatMul kernels measured on one 910B2 by msprof
-// JSON: "command": "python bench/fidelity_matmul.py",
+// JSON-NEXT: "against": "CANN's kernels measured on one 910B2 by msprof
+// JSON: "command": "python bench/fidelity_910b2.py",
 // JSON-NEXT: "overridden": []
 // A profile held against no measurement says so.
 // UNCHECKED: "calibration": null,

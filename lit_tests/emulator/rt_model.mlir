@@ -7,7 +7,7 @@
 
 // Stream 1 (priority 0) takes the AI CPU at 0; stream 0 (priority 3) waits for it.
 // CHECK: emulated 'main' on 910B2 (sink mode): 5 tasks (2 kernels, 1 copy, 0 records, 0 waits) on 2 streams, 0 events
-// CHECK-NEXT: checked against CANN's MatMul kernels measured on one 910B2 by msprof (hicann/cann-bench, 20 shapes): MAPE {{[0-9.]+}}%, {{.*}}; no whole-model 910B2 time is public, so every other time is a prediction from the profile's sourced and assumed numbers
+// CHECK-NEXT: checked against CANN's kernels measured on one 910B2 by msprof {{.*}}: MatMul MAPE {{[0-9.]+}}% {{.*}}, Sigmoid and GELU {{[0-9.]+}}% {{.*}}; no whole-model 910B2 time is public, so every other time is a prediction from the profile's sourced, fitted and assumed numbers
 // CHECK-NEXT: makespan {{ +}}41.{{[0-9]+}} us
 // CHECK-NEXT: lower bound {{ +}}40.{{[0-9]+}} us  (bound by AICPU;
 // CHECK: AICPU                 1       40.{{[0-9]+}}       40.{{[0-9]+}}  97.{{[0-9]}}%       2

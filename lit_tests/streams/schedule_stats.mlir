@@ -16,8 +16,8 @@
 // CHECK-NEXT: events (GE's rule)          0
 // CHECK-NEXT: events (present)            0
 // CHECK-NEXT: critical path               5.701 us
-// CHECK-NEXT: graph lower bound           7.601 us (critical path with events; any plan on 8 streams)
-// CHECK-NEXT: makespan (emulated)         7.601 us
+// CHECK-NEXT: graph lower bound           7.602 us (critical path with events; any plan on 8 streams)
+// CHECK-NEXT: makespan (emulated)         7.602 us
 // CHECK-NEXT: lower bound
 // CHECK-NEXT: makespan / lower bound
 // CHECK-NEXT: makespan / graph bound      1.000
