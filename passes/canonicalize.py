@@ -93,7 +93,7 @@ _SHAPE_OPERAND_OPS = frozenset({"ge.reshape", "ge.expand"})
 
 class RemoveIdentity(RewritePattern):
     """``ge.identity x``, and reshapes/casts/transposes that change nothing, are ``x``
-(a reshape or expand only when its type is static).
+    (a reshape or expand only when its type is static).
     An identity to another type inside a control op's region stays: it is a
     cast (MLIR's ``tensor.cast``) through which a branch that may not run reads
     a value at its type before ``specialize-shapes``."""
