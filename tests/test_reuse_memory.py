@@ -301,6 +301,17 @@ def test_diamond_memory_priority_adds_one_event() -> None:
     assert result.clean and outputs_equal(result, expected)
 
 
+@given(st.integers(0, 300))
+def test_memory_priority_steps_end_with_every_ordering(n: int) -> None:
+    """Each step tries the cheapest 1, 2, 4, ... of its n orderings and then all
+    n: a plan may need them together, and n is rarely a power of two."""
+    from geir.passes.memory.memory_priority import _step_sizes
+    sizes = _step_sizes(n)
+    assert sizes == sorted(set(sizes)) and all(0 < k <= n for k in sizes)
+    assert (sizes[-1] == n) if n else sizes == []
+    assert all(k == 1 << i for i, k in enumerate(sizes[:-1]))
+
+
 def test_memory_priority_keeps_within_max_slowdown() -> None:
     """The diamond's one useful event costs about 7% of the makespan: refused at 5%."""
     module = parse_module(DIAMOND)

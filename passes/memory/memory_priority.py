@@ -22,7 +22,7 @@ plan and adding exactly the orderings that make it valid:
 2. *the single-stream plan* of the same block order: its orderings.
 
 Each step tries the cheapest 1, 2, 4, ... orderings the aimed plan needs
-(least stall, then most bytes shared), each with a replan, and keeps the one
+(least stall, then most bytes shared) and then all of them, each with a replan, and keeps the one
 that saves the most bytes per event among those whose measured makespan stays
 within ``max_slowdown`` of the original; a phase ends when none qualifies. Events cost the device a record and a
 wait each, so only orderings that pay are kept.
@@ -236,6 +236,17 @@ def _run_plan(problem: MemoryProblem, times: Times) -> list[int]:
     return greedy_by_size(bufs, relaxed)
 
 
+def _step_sizes(n: int) -> list[int]:
+    """How many of ``n`` orderings (cheapest first) each step tries: 1, 2, 4, ...
+    and all of them, which a plan may need together."""
+    sizes = []
+    k = 1
+    while k < n:
+        sizes.append(k)
+        k *= 2
+    return sizes + [n] if n else []
+
+
 def fit_budget(graph: Operation, build: Callable[[], MemoryProblem],
                plan: Callable[[MemoryProblem, Sequence[list[int]]], int], target: int,
                single: Mapping[Value, int], device: str,
@@ -285,10 +296,11 @@ def fit_budget(graph: Operation, build: Callable[[], MemoryProblem],
             reqs = _requirements(problem, offsets, times) if offsets is not None else []
             # cheapest first: the least stall, then the most bytes it lets share
             reqs.sort(key=lambda r: (r[2], -r[3]))
-            # steps: the cheapest 1, 2, 4, ... orderings; keep the one saving most bytes per event
+            # steps: the cheapest 1, 2, 4, ... orderings, then all; keep the one saving most bytes per event
             best: tuple[float, list[Requirement], float] | None = None
-            k = 1
-            while k <= len(reqs) and evaluated < MAX_EVALUATIONS:
+            for k in _step_sizes(len(reqs)):
+                if evaluated >= MAX_EVALUATIONS:
+                    break
                 evaluated += 1
                 ops = _add(problem, reqs[:k], next_event_id(list(block.ops)))
                 trial = build()
@@ -299,7 +311,6 @@ def fit_budget(graph: Operation, build: Callable[[], MemoryProblem],
                     if span <= limit:  # the time it costs, measured
                         best = (saving, reqs[:k], span)
                 _remove(ops)
-                k *= 2
             if best is None:
                 break  # no step pays: the next phase, or give up
             added += len(_add(problem, best[1], next_event_id(list(block.ops)))) // 2
