@@ -187,13 +187,12 @@ def _named_pipeline(name: str, options: dict[str, str]) -> list[ModulePass]:
     if unknown:
         raise PipelineError(f"no pass of pipeline '{name}' has option '{unknown[0]}'"
                             f"{_suggestion(unknown[0], reached.values())}; its options: {', '.join(sorted(reached))}")
-    passes = []
-    for pass_name in _pipeline_passes(name):
-        cls = get_pass_class(pass_name)
-        assert cls is not None
-        declared = {PIPELINE_OPTION_NAMES.get((pass_name, o.name), o.name): o.name for o in pass_options(cls)}
-        passes.append(make_pass(pass_name, {declared[k]: v for k, v in options.items() if k in declared}))
-    return passes
+    # each pass takes the options that reach it, under its own names for them
+    given: dict[str, dict[str, str]] = {}
+    for key, value in options.items():
+        for pass_name, info in reached[key].passes:
+            given.setdefault(pass_name, {})[info.name] = value
+    return [make_pass(pass_name, given.get(pass_name, {})) for pass_name in _pipeline_passes(name)]
 
 
 def _suggestion(unknown: str, options: Iterable[PipelineOption]) -> str:
