@@ -50,7 +50,7 @@ from geir.passes.pass_manager import PassManager  # noqa: E402
 from geir.passes.pipeline import parse_pipeline  # noqa: E402
 from geir.passes.reuse_memory import ReuseMemory, plan_graph, write_plan  # noqa: E402
 from geir.tools.bench.measure import preparation_text  # noqa: E402
-from geir.tools.bench.sweep_config import PREPARATIONS, Configuration  # noqa: E402
+from geir.tools.bench.sweep_config import PREPARATIONS  # noqa: E402
 
 
 def multi_branch_graph(blocks: int, branches: int, seed: int = 0, hw: int = 28) -> str:
@@ -111,9 +111,8 @@ def _light_models(names: list[str] | None) -> list[tuple[str, Callable[[], Modul
 
 def _schedule(load: Callable[[], Module], strategy: str, max_streams: int, device: str, prepare: str) -> Module:
     module = load()
-    prepared = preparation_text(Configuration(strategy, max_streams, device, "none", prepare=prepare))
-    pipeline = (f"{prepared},partition-streams{{strategy={strategy} max-streams={max_streams} "
-                f"device={option_value_text(device)}}},insert-events")
+    pipeline = (f"{preparation_text(device, prepare)},partition-streams{{strategy={strategy} "
+                f"max-streams={max_streams} device={option_value_text(device)}}},insert-events")
     PassManager(parse_pipeline(pipeline)).run(module, PassContext())
     return module
 

@@ -66,8 +66,7 @@ def schedule(text: str, strategy: str, device: str, max_streams: int, time_limit
 def bench_model(name: str, text: str, device: str, max_streams: int, time_limit: float,
                 optimal: bool, prepare: str) -> dict[str, Any]:
     module = parse_module(text, "bench.mlir")
-    PassManager(parse_pipeline(preparation_text(Configuration("single", max_streams, device, "none",
-                                                              prepare=prepare)))).run(module)
+    PassManager(parse_pipeline(preparation_text(device, prepare))).run(module)
     problem = ScheduleProblem.build(OpGraph.build(next(module.graphs())), max_streams, device)
     row: dict[str, Any] = {"model": name, "ops": problem.n, "bound": graph_lower_bound(problem).bound_us}
     if optimal and problem.n <= OPTIMAL_LIMIT:

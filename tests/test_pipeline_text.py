@@ -95,7 +95,8 @@ def test_a_device_file_whose_path_has_a_space_reaches_every_pipeline(tmp_path: A
     device = str(folder / "310P3.json")
     shutil.copy(os.path.join(os.path.dirname(backends.__file__), "devices", "310P3.json"), device)
     config = Configuration("cost", 4, device, "best")
-    texts = [preparation_text(config), pipeline_text(config, 1.0), *frame_builds(2, device).values(),
+    texts = [preparation_text(config.device, config.prepare), pipeline_text(config, 1.0),
+             *frame_builds(2, device).values(),
              plan_pipeline(None, None, device).text]
     for text in texts:
         devices = {p.device for p in parse_pipeline(text.split(" with ")[0]) if hasattr(p, "device")}

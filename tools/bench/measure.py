@@ -21,13 +21,13 @@ __all__ = ["preparation_text", "pipeline_text", "measure", "run_task", "model_di
 INTERNAL_ERROR = "internal error: "
 
 
-def preparation_text(config: Configuration) -> str:
-    """The passes that prepare a graph before its streams are planned: GE's
-    preparation and optimisation for the device (``ge-optimize``, the first part
-    of ``ge-default``), or engines alone for a graph run as imported."""
+def preparation_text(device: str, prepare: str) -> str:
+    """The passes that prepare a graph for ``device`` before its streams are
+    planned (``prepare``, one of the sweep's preparations): GE's preparation and
+    optimisation (``ge-optimize``, the first part of ``ge-default``), or engines
+    alone for a graph run as imported (``none``)."""
     from geir.passes.pass_base import option_value_text
-    device = option_value_text(config.device)
-    return f"ge-optimize{{device={device}}}" if config.prepare == "ge-optimize" else "assign-engines"
+    return f"ge-optimize{{device={option_value_text(device)}}}" if prepare == "ge-optimize" else "assign-engines"
 
 
 def pipeline_text(config: Configuration, time_limit: float) -> str:
@@ -70,7 +70,7 @@ def measure(text: str, config: Configuration, time_limit: float = 10.0, name: st
 
     module = parse_module(text, name)
     _refuse_host_driven(module, name)
-    preparation = parse_pipeline(preparation_text(config))
+    preparation = parse_pipeline(preparation_text(config.device, config.prepare))
     # compile_s counts from assign-engines on: what a graph run as imported runs too.
     engines = next(i for i, p in enumerate(preparation) if p.name == "assign-engines")
     PassManager(preparation[:engines], verify_each=False).run(module)
