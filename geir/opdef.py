@@ -245,3 +245,13 @@ class Dialect:
             raise ValueError(f"op '{od.name}' defined twice")
         self.ops[od.name] = od
         return od
+
+    def add_traits(self, mnemonic: str, *traits: str) -> OpDef:
+        """Give the declared op ``<dialect>.<mnemonic>`` more traits: for a property a
+        dialect declares as one table of ops rather than op by op."""
+        name = f"{self.name}.{mnemonic}"
+        if name not in self.ops:
+            raise ValueError(f"op '{name}' is not defined")
+        od = attrs.evolve(self.ops[name], traits=self.ops[name].traits | frozenset(traits))
+        self.ops[name] = od
+        return od

@@ -12,8 +12,11 @@ For each op, in order of precedence:
    media ops, HCCL for collectives; ``ge.cmo`` is an RTS task), and an op whose
    default is AICore falls back to AICPU where AICore cannot run it:
 
-   * 64-bit or complex element types (AICore's vector and cube units have no
-     int64/float64 arithmetic),
+   * float64, complex or string element types, which no AICore kernel takes,
+   * 64-bit integers, except in the ops whose CANN AI Core kernels take them
+     (``AICORE_INT64`` among the op's traits: elementwise arithmetic and
+     comparisons, where, and data movement such as transpose, concat, slice,
+     gather and expand),
    * a result whose shape is not static (the kernel's tiling needs every size),
    * ``ge.top_k`` (data-dependent selection: GE's AICore TopK needs a constant k
      and a sorted-size limit; we follow the conservative rule).
@@ -37,17 +40,20 @@ import attrs
 from geir.attributes import StringAttr
 from geir.backends.cost_model import NO_TASK_OPS, normalize_engine
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
+from geir.dialects.ge import AICORE_INT64
 from geir.module import Module
 from geir.operation import Operation
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.passes.scheduling.op_graph import is_node
 from geir.types import TensorType
 
-__all__ = ["AssignEngines", "engine_for", "AICPU_FALLBACK_TYPES"]
+__all__ = ["AssignEngines", "engine_for", "AICPU_FALLBACK_TYPES", "INT64_TYPES"]
 
 AICORE, AICPU, RTS = "AICore", "AICPU", "RTS"
-#: element types AICore kernels cannot compute on
-AICPU_FALLBACK_TYPES = frozenset({"i64", "ui64", "si64", "f64", "complex<f32>", "complex<f64>", "!ge.string"})
+#: element types no AICore kernel takes
+AICPU_FALLBACK_TYPES = frozenset({"f64", "complex<f32>", "complex<f64>", "!ge.string"})
+#: 64-bit integers: AICore kernels take them only in the ops with the AICORE_INT64 trait
+INT64_TYPES = frozenset({"i64", "ui64", "si64"})
 #: AICore ops GE runs on AICPU in practice
 AICPU_OPS = frozenset({"ge.top_k"})
 
@@ -57,11 +63,17 @@ def _fallback_reason(op: Operation, shapes_bound: bool = False) -> str | None:
     (``shapes_bound``: as if its dynamic dims were bound, as a gear binds them)."""
     if op.name in AICPU_OPS:
         return f"'{op.name}' is a data-dependent selection, which runs on AICPU"
+    od = op.definition
+    int64_ok = od is not None and od.has_trait(AICORE_INT64)
     for k, r in enumerate(op.results):
         t = r.type
         if isinstance(t, TensorType):
-            if str(t.element_type) in AICPU_FALLBACK_TYPES:
+            et = str(t.element_type)
+            if et in AICPU_FALLBACK_TYPES:
                 return f"result #{k} has element type {t.element_type}, which AICore cannot compute on"
+            if et in INT64_TYPES and not int64_ok:
+                return (f"result #{k} has element type {t.element_type}, which the AICore kernel of '{op.name}' "
+                        f"does not take")
             if not t.is_static and not shapes_bound:
                 return f"result #{k} has a dynamic shape ({t}), which an AICore kernel cannot tile"
     for k, v in enumerate(op.operands):

@@ -76,6 +76,9 @@ COMMUTATIVE = ("pure", "commutative")
 SIDE_EFFECT = ("side_effect",)
 DYNAMIC = ("pure", "dynamic_shape")
 CONTROL = ("control",)
+#: CANN's AI Core kernel of the op takes 64-bit integers on the 910, 910B and 310P:
+#: the op's ``IsAiCoreSupport`` routes an int64 tensor to AI Core, not to AICPU
+AICORE_INT64 = "aicore_int64"
 T = cost.TRANSCENDENTAL
 
 # ------------------------------------------------------- shared attribute sets
@@ -648,6 +651,22 @@ for _mnemonic in ("record_event", "wait_event"):
                    traits=("sync", "side_effect"),
                    summary="Record an event on this stream." if _mnemonic == "record_event"
                    else "Block this stream until the event is recorded.")
+
+# ============================================================ 64-bit integers
+
+# The ops whose AI Core kernels take int64 on the 910, the 910B and the 310P alike:
+# DT_INT64 is in the AI Core dtype list their op_api routing checks on each of the
+# three (hicann/ops-math math/{add,sub,mul,maximum,minimum,equal,less,greater,
+# less_equal,greater_equal,select,expand,tile,range}/op_api and conversion/
+# {concat_d,slice,split_v,transpose}/op_api; hicann/ops-nn index/{gather_v2,
+# gather_elements}/op_api). Left out: ops whose kernels take int64 on some of the
+# chips only (Neg, Abs, ReduceMax, ScatterNdUpdate on the 910B; ReduceSum not on the
+# 910; ArgMax not on the 310P), Cast (by source and target pair), and ops whose
+# kernels do not take it (Div, RealDiv, Mod, Cumsum, PadV3, ScatterElements).
+for _mnemonic in ("add", "sub", "mul", "max", "min", "equal", "less", "greater", "less_or_equal",
+                  "greater_or_equal", "where", "expand", "tile", "range", "concat", "slice", "split", "transpose",
+                  "gather", "gather_elements"):
+    DIALECT.add_traits(_mnemonic, AICORE_INT64)
 
 # ================================================================ fallback
 

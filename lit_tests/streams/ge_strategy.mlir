@@ -47,9 +47,9 @@ ge.graph @fork(%x: tensor<1024xf16>) -> (tensor<1024xf16>, tensor<1024xf16>, ten
 // stream_label groups share one stream across engines.
 // CHECK-LABEL: ge.graph @labels
 // CHECK: %a = ge.relu {{.*}}stream = [[L:[0-9]+]] : i64
-// CHECK: %b = ge.add {{.*}}engine = "AICPU"{{.*}}stream = [[L]] : i64
+// CHECK: %b = ge.div {{.*}}engine = "AICPU"{{.*}}stream = [[L]] : i64
 ge.graph @labels(%x: tensor<16xf32>, %i: tensor<16xi64>) -> (tensor<16xf32>, tensor<16xi64>) {
   %a = ge.relu %x {stream_label = "io"} : (tensor<16xf32>) -> tensor<16xf32>
-  %b = ge.add %i, %i {stream_label = "io"} : (tensor<16xi64>, tensor<16xi64>) -> tensor<16xi64>
+  %b = ge.div %i, %i {stream_label = "io"} : (tensor<16xi64>, tensor<16xi64>) -> tensor<16xi64>
   ge.return %a, %b : (tensor<16xf32>, tensor<16xi64>) -> ()
 }

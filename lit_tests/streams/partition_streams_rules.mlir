@@ -55,11 +55,11 @@ ge.graph @dynamic(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
 // CHECK-LABEL: ge.graph @aicpu
 // NOAC-LABEL: ge.graph @aicpu
 // NOAC: %a = ge.relu {{.*}}stream = [[S:[0-9]+]] : i64
-// NOAC: %c = ge.add {{.*}}engine = "AICPU"{{.*}}stream = [[S]] : i64
+// NOAC: %c = ge.div {{.*}}engine = "AICPU"{{.*}}stream = [[S]] : i64
 // expected-remark@+1 {{chain-cover: 2 chains}}
 ge.graph @aicpu(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor<4xi64>) {
   %a = ge.relu %x : (tensor<4xf32>) -> tensor<4xf32>
-  // expected-remark@+1 {{'ge.add' runs on AICPU instead of AICore}}
-  %c = ge.add %i, %i : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  // expected-remark@+1 {{'ge.div' runs on AICPU instead of AICore}}
+  %c = ge.div %i, %i : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   ge.return %a, %c : (tensor<4xf32>, tensor<4xi64>) -> ()
 }
