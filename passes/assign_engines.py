@@ -16,7 +16,8 @@ For each op, in order of precedence:
    * 64-bit integers, except in the ops whose CANN AI Core kernels take them
      (``AICORE_INT64`` among the op's traits: elementwise arithmetic and
      comparisons, where, and data movement such as transpose, concat, slice,
-     gather and expand),
+     gather and expand; a cast to int64 from the types of
+     ``AICORE_INT64_CAST_PEERS``),
    * a result whose shape is not static (the kernel's tiling needs every size),
    * ``ge.top_k`` (data-dependent selection: GE's AICore TopK needs a constant k
      and a sorted-size limit; we follow the conservative rule).
@@ -40,7 +41,7 @@ import attrs
 from geir.attributes import StringAttr
 from geir.backends.cost_model import NO_TASK_OPS, normalize_engine
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
-from geir.dialects.ge import AICORE_INT64
+from geir.dialects.ge import AICORE_INT64, AICORE_INT64_CAST_PEERS
 from geir.module import Module
 from geir.operation import Operation
 from geir.passes.pass_base import ModulePass, PassContext, option
@@ -65,6 +66,10 @@ def _fallback_reason(op: Operation, shapes_bound: bool = False) -> str | None:
         return f"'{op.name}' is a data-dependent selection, which runs on AICPU"
     od = op.definition
     int64_ok = od is not None and od.has_trait(AICORE_INT64)
+    cast_from = None
+    if op.name == "ge.cast" and op.operands and isinstance(op.operands[0].type, TensorType):
+        cast_from = str(op.operands[0].type.element_type)
+        int64_ok = cast_from in AICORE_INT64_CAST_PEERS
     for k, r in enumerate(op.results):
         t = r.type
         if isinstance(t, TensorType):
@@ -72,6 +77,8 @@ def _fallback_reason(op: Operation, shapes_bound: bool = False) -> str | None:
             if et in AICPU_FALLBACK_TYPES:
                 return f"result #{k} has element type {t.element_type}, which AICore cannot compute on"
             if et in INT64_TYPES and not int64_ok:
+                if cast_from is not None:
+                    return f"a cast from {cast_from} to {et}, which the AICore kernel of 'ge.cast' does not do"
                 return (f"result #{k} has element type {t.element_type}, which the AICore kernel of '{op.name}' "
                         f"does not take")
             if not t.is_static and not shapes_bound:

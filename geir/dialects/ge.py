@@ -661,12 +661,16 @@ for _mnemonic in ("record_event", "wait_event"):
 # {concat_d,slice,split_v,transpose}/op_api; hicann/ops-nn index/{gather_v2,
 # gather_elements}/op_api). Left out: ops whose kernels take int64 on some of the
 # chips only (Neg, Abs, ReduceMax, ScatterNdUpdate on the 910B; ReduceSum not on the
-# 910; ArgMax not on the 310P), Cast (by source and target pair), and ops whose
+# 910; ArgMax not on the 310P), Cast (by source and target pair, below), and ops whose
 # kernels do not take it (Div, RealDiv, Mod, Cumsum, PadV3, ScatterElements).
 for _mnemonic in ("add", "sub", "mul", "max", "min", "equal", "less", "greater", "less_or_equal",
                   "greater_or_equal", "where", "expand", "tile", "range", "concat", "slice", "split", "transpose",
                   "gather", "gather_elements"):
     DIALECT.add_traits(_mnemonic, AICORE_INT64)
+#: element types a Cast to or from int64 runs on AI Core with on all three chips (the
+#: pairs of hicann/ops-math math/cast/op_api/cast.cpp's default AI Core list:
+#: int64 <-> int32, uint8 and bool, int64 -> fp16); int64 <-> fp32 and bf16 only on the 910B
+AICORE_INT64_CAST_PEERS = frozenset({"i32", "si32", "ui8", "i1", "f16"})
 
 # ================================================================ fallback
 
