@@ -3,7 +3,7 @@ on one Ascend 910B2, timed by msprof for hicann/cann-bench's baselines
 (``bench/measured_910b2/``), emulated against measured, case by case. No
 whole-model 910B2 time is public; these are the 910B2 times there are.
 
-    python bench/fidelity_910b2.py [--device 910B2] [--fit NAME,...]
+    python bench/fidelity_910b2.py [--device 910B2] [--fit NAME,...] [--fit-to TABLE,...]
 
 Three tables. ``matmul-910b2.csv``: CANN's MatMul on 20 shapes (square, decode
 with M = 1, prefill, unaligned; f16 and bf16), each run as a linear layer's
@@ -41,6 +41,7 @@ import sys
 from typing import Sequence
 
 import attrs
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -92,8 +93,6 @@ def _elementwise_graph(op: str, shape: str, dtype: str, approximate: str) -> str
 def _op_graph(op: str, shapes: Sequence[str], dtype: str, attributes: str) -> str:
     """One ``ge.{op}`` on graph inputs of ``shapes`` (its result's shape broadcast
     from them, or permuted by a transpose's ``perm``)."""
-    import numpy as np
-
     dims = [tuple(int(d) for d in s.split("x")) for s in shapes]
     out = tuple(np.broadcast_shapes(*dims))
     if op == "transpose":
