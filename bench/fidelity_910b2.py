@@ -10,9 +10,9 @@ with M = 1, prefill, unaligned; f16 and bf16), each run as a linear layer's
 MatMul (A the activation, B the layer's weight). ``vector-910b2.csv``: CANN's
 Sigmoid and GELU kernels on 20 shapes each (1 M to 64 M elements, f16, bf16 and
 f32, GELU exact and tanh). ``ops-910b2.csv``: CANN's Maximum (with and without
-broadcast), Exp, Softmax (over the last axis and over others) and Transpose
-kernels, every case whose published baseline is one kernel and a measurement
-rather than cann-bench's cap. Each graph is compiled with ``ge-default`` on the
+broadcast), Exp, Softmax (over the last axis and over others), Transpose, Mish
+and RmsNorm kernels, every case whose published baseline is one kernel and a
+measurement rather than cann-bench's cap. Each graph is compiled with ``ge-default`` on the
 device keeping its types (``must_keep_origin_dtype``) and lowered; its kernel
 is costed as the emulator costs it, timing-only, with every input read from
 HBM, as cann-bench's freshly launched operator reads them (the kernel's fixed

@@ -1,6 +1,6 @@
 """``bench/measured_910b2/``: CANN's own kernels measured on one 910B2 (MatMul,
-Sigmoid, GELU, Maximum, Exp, Softmax, Transpose), the only 910B2 times the
-profile is held against. Every case is
+Sigmoid, GELU, Maximum, Exp, Softmax, Transpose, Mish, RmsNorm), the only 910B2
+times the profile is held against. Every case is
 a sourced measurement of one kernel, and the profile states the error each
 table gives today."""
 
@@ -25,14 +25,15 @@ def test_every_case_is_a_sourced_measurement(bench: ModuleType) -> None:
     cases = bench.load_cases()
     tables = bench.by_table(cases, [1.0] * len(cases))
     assert {t: len(v) for t, v in tables.items()} == {"matmul-910b2.csv": 20, "vector-910b2.csv": 40,
-                                                      "ops-910b2.csv": 42}
+                                                      "ops-910b2.csv": 75}
     for c in cases:
         assert c.measured_us > 0 and c.source.startswith("hicann/cann-bench@")
 
 
 @pytest.mark.parametrize("index,op,types", [(19, "ge.matmul", ["bf16", "bf16"]), (22, "ge.sigmoid", ["bf16"]),
                                             (41, "ge.gelu", ["f32"]), (70, "ge.max", ["f32", "f32"]),
-                                            (100, "ge.transpose", ["i32"]), (101, "ge.transpose", ["i64"])])
+                                            (100, "ge.transpose", ["i32"]), (101, "ge.transpose", ["i64"]),
+                                            (102, "ge.mish", ["f32"]), (117, "ge.rms_normalization", ["f16", "f16"])])
 def test_a_case_is_one_kernel_of_its_types(bench: ModuleType, index: int, op: str, types: list[str]) -> None:
     kernels = task_kernels(bench.compile_case(bench.load_cases()[index], "910B2"))
     assert [k.op for k in kernels] == [op]
@@ -63,4 +64,4 @@ def test_the_910b2_profile_states_the_error_each_table_gives_today(bench: Module
     assert calibration.result.startswith(
         f"MatMul MAPE {matmul.mape:.1f}% ({matmul.within} of {matmul.cases} within 1.5x), Sigmoid and GELU "
         f"{vector.mape:.1f}% ({vector.within} of {vector.cases}, vector_efficiency fitted to them), Maximum, Exp, "
-        f"Softmax and Transpose {ops.mape:.1f}% ({ops.within} of {ops.cases},")
+        f"Softmax, Transpose, Mish and RmsNorm {ops.mape:.1f}% ({ops.within} of {ops.cases},")
