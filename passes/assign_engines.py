@@ -17,7 +17,9 @@ For each op, in order of precedence:
      (``AICORE_INT64`` among the op's traits: elementwise arithmetic and
      comparisons, where, and data movement such as transpose, concat, slice,
      gather and expand; a cast to int64 from the types of
-     ``AICORE_INT64_CAST_PEERS``),
+     ``AICORE_INT64_CAST_PEERS``), and the further ops and cast types the
+     device's chip has int64 kernels for (``aicore_int64_extras``: Neg, Abs and
+     ReduceMax on the 910B, ReduceSum on the 910B and the 310P, ...),
    * a result whose shape is not static (the kernel's tiling needs every size),
    * ``ge.top_k`` (data-dependent selection: GE's AICore TopK needs a constant k
      and a sorted-size limit; we follow the conservative rule).
@@ -41,7 +43,8 @@ import attrs
 from geir.attributes import StringAttr
 from geir.backends.cost_model import NO_TASK_OPS, normalize_engine
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
-from geir.dialects.ge import AICORE_INT64, AICORE_INT64_CAST_PEERS
+from geir.backends.device_profile import load_profile
+from geir.dialects.ge import AICORE_INT64, AICORE_INT64_CAST_PEERS, aicore_int64_extras
 from geir.module import Module
 from geir.operation import Operation
 from geir.passes.pass_base import ModulePass, PassContext, option
@@ -59,17 +62,19 @@ INT64_TYPES = frozenset({"i64", "ui64", "si64"})
 AICPU_OPS = frozenset({"ge.top_k"})
 
 
-def _fallback_reason(op: Operation, shapes_bound: bool = False) -> str | None:
+def _fallback_reason(op: Operation, shapes_bound: bool = False, soc: str = "") -> str | None:
     """Why an op whose default engine is AICore must run on AICPU, or None
-    (``shapes_bound``: as if its dynamic dims were bound, as a gear binds them)."""
+    (``shapes_bound``: as if its dynamic dims were bound, as a gear binds them;
+    ``soc``: the chip, for the int64 kernels some chips have and others do not)."""
     if op.name in AICPU_OPS:
         return f"'{op.name}' is a data-dependent selection, which runs on AICPU"
     od = op.definition
-    int64_ok = od is not None and od.has_trait(AICORE_INT64)
+    extra_ops, extra_peers = aicore_int64_extras(soc)
+    int64_ok = od is not None and od.has_trait(AICORE_INT64) or op.name in extra_ops
     cast_from = None
     if op.name == "ge.cast" and op.operands and isinstance(op.operands[0].type, TensorType):
         cast_from = str(op.operands[0].type.element_type)
-        int64_ok = cast_from in AICORE_INT64_CAST_PEERS
+        int64_ok = cast_from in AICORE_INT64_CAST_PEERS or cast_from in extra_peers
     for k, r in enumerate(op.results):
         t = r.type
         if isinstance(t, TensorType):
@@ -91,16 +96,17 @@ def _fallback_reason(op: Operation, shapes_bound: bool = False) -> str | None:
 
 
 def engine_for(op: Operation, excluded: frozenset[str] = frozenset(),
-               shapes_bound: bool = False) -> tuple[str, str | None]:
+               shapes_bound: bool = False, soc: str = "") -> tuple[str, str | None]:
     """The engine ``op`` gets by default and, when it is an AICore→AICPU
     fallback, the reason (else None). With ``shapes_bound`` a dynamic shape
-    does not count: the engine the op gets once its dims are bound."""
+    does not count: the engine the op gets once its dims are bound. ``soc``
+    (a device profile's) adds the int64 kernels only some chips have."""
     od = op.definition
     if op.name == "ge.cmo":
         return RTS, None
     default = (od.engine if od is not None else None) or AICPU
     if default == AICORE and op.name.removeprefix("ge.") not in NO_TASK_OPS:
-        reason = _fallback_reason(op, shapes_bound)
+        reason = _fallback_reason(op, shapes_bound, soc)
         if reason is None and AICORE in excluded:
             reason = "AICore is excluded (exclude-engines)"
         if reason is not None:
@@ -117,15 +123,18 @@ class AssignEngines(ModulePass):
 
     exclude_engines: str = option("", "engines no op may use, comma-separated (GE's ge.exec.exclude_engines): "
                                       "AICore, AICPU, DVPP, HCCL")
+    device: str = option("910B2", "device profile: its chip decides which 64-bit integer ops its AICore kernels "
+                                  "take beyond those every chip's do")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         excluded = self._excluded()
+        soc = load_profile(self.device).soc
         errors: list[Diagnostic] = []
         for graph in module.graphs():
             for op in graph.regions[0].blocks[0].ops:
                 if not is_node(op) or op.dialect != "ge":
                     continue
-                engine = self._engine(op, excluded, ctx, errors)
+                engine = self._engine(op, excluded, soc, ctx, errors)
                 if engine is not None and "engine" not in op.attributes:
                     op.attributes["engine"] = StringAttr(engine)
         if errors:
@@ -142,7 +151,7 @@ class AssignEngines(ModulePass):
             out.add(pool)
         return frozenset(out)
 
-    def _engine(self, op: Operation, excluded: frozenset[str], ctx: PassContext,
+    def _engine(self, op: Operation, excluded: frozenset[str], soc: str, ctx: PassContext,
                 errors: list[Diagnostic]) -> str | None:
         for attr in ("engine", "engine_pin"):
             given = op.get_attr(attr)
@@ -154,7 +163,7 @@ class AssignEngines(ModulePass):
                                          op_position(op)))
                 return None
             return str(given)
-        engine, reason = engine_for(op, excluded)
+        engine, reason = engine_for(op, excluded, soc=soc)
         if normalize_engine(engine) in excluded:
             errors.append(Diagnostic("error", f"'{op.name}' op can only run on {engine}, which exclude-engines "
                                               "excludes", op_position(op)))

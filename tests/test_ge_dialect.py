@@ -119,6 +119,21 @@ def test_aicore_int64_is_a_trait_of_aicore_ops_only():
         assert DIALECT.ops[name].engine == "AICore", name
 
 
+@pytest.mark.parametrize("soc,ops,peers", [
+    ("Ascend910B2", {"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd"}, {"f32", "bf16"}),
+    ("Ascend310P3", {"ge.reduce_sum"}, set()),
+    ("Ascend910A", set(), set()),
+    ("NVIDIA Tesla V100 SXM2 (GV100)", set(), set()),
+])
+def test_int64_kernels_some_chips_have(soc: str, ops: set[str], peers: set[str]) -> None:
+    from geir.dialects.ge import aicore_int64_extras
+
+    extra_ops, extra_peers = aicore_int64_extras(soc)
+    assert extra_ops == ops and peers <= extra_peers and (extra_peers == set()) == (peers == set())
+    for name in extra_ops:
+        assert DIALECT.ops[name].engine == "AICore" and "aicore_int64" not in DIALECT.ops[name].traits, name
+
+
 def test_add_traits_extends_a_declared_op_only():
     from geir.opdef import Dialect
 

@@ -660,17 +660,40 @@ for _mnemonic in ("record_event", "wait_event"):
 # less_equal,greater_equal,select,expand,tile,range}/op_api and conversion/
 # {concat_d,slice,split_v,transpose}/op_api; hicann/ops-nn index/{gather_v2,
 # gather_elements}/op_api). Left out: ops whose kernels take int64 on some of the
-# chips only (Neg, Abs, ReduceMax, ScatterNdUpdate on the 910B; ReduceSum not on the
-# 910; ArgMax not on the 310P), Cast (by source and target pair, below), and ops whose
-# kernels do not take it (Div, RealDiv, Mod, Cumsum, PadV3, ScatterElements).
+# chips only (below), Cast (by source and target pair, below), and ops whose kernels
+# do not take it (Div, RealDiv, Mod, Cumsum, PadV3, ScatterElements). ArgMax is in: its
+# int64 result is the indices every ArgMaxV2 writes (its dtype list is its input's).
 for _mnemonic in ("add", "sub", "mul", "max", "min", "equal", "less", "greater", "less_or_equal",
                   "greater_or_equal", "where", "expand", "tile", "range", "concat", "slice", "split", "transpose",
-                  "gather", "gather_elements"):
+                  "gather", "gather_elements", "arg_max"):
     DIALECT.add_traits(_mnemonic, AICORE_INT64)
+#: ops whose AI Core kernels take int64 on some chips only, by the SoC name's prefix
+#: (a device profile's ``soc``; the first prefix that matches wins): Neg, Abs,
+#: ReduceMax and ScatterNdUpdate on the 910B (math/{neg,abs,reduce_max}/op_api,
+#: ops-nn index/scatter_nd_update/op_api), ReduceSum on the 910B and the 310P but not
+#: the 910 (math/reduce_sum/op_api/reduce_sum_op.cpp)
+AICORE_INT64_BY_SOC: tuple[tuple[str, frozenset[str]], ...] = (
+    ("Ascend910B", frozenset({"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd"})),
+    ("Ascend910_93", frozenset({"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd"})),
+    ("Ascend310P", frozenset({"ge.reduce_sum"})),
+)
 #: element types a Cast to or from int64 runs on AI Core with on all three chips (the
 #: pairs of hicann/ops-math math/cast/op_api/cast.cpp's default AI Core list:
-#: int64 <-> int32, uint8 and bool, int64 -> fp16); int64 <-> fp32 and bf16 only on the 910B
+#: int64 <-> int32, uint8 and bool, int64 -> fp16)
 AICORE_INT64_CAST_PEERS = frozenset({"i32", "si32", "ui8", "i1", "f16"})
+#: the further types the 910B's list pairs with int64 (fp32, bf16 and the narrow integers)
+AICORE_INT64_CAST_PEERS_BY_SOC: tuple[tuple[str, frozenset[str]], ...] = (
+    ("Ascend910B", frozenset({"f32", "bf16", "i8", "si8", "i16", "si16", "ui16", "ui32"})),
+    ("Ascend910_93", frozenset({"f32", "bf16", "i8", "si8", "i16", "si16", "ui16", "ui32"})),
+)
+
+
+def aicore_int64_extras(soc: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The ops (by name) whose AI Core kernels take int64 on the chip ``soc`` beyond
+    the ``AICORE_INT64`` ones, and the further types a cast to int64 may come from."""
+    ops = next((names for prefix, names in AICORE_INT64_BY_SOC if soc.startswith(prefix)), frozenset())
+    peers = next((types for prefix, types in AICORE_INT64_CAST_PEERS_BY_SOC if soc.startswith(prefix)), frozenset())
+    return ops, peers
 
 # ================================================================ fallback
 

@@ -10,14 +10,16 @@
 // CHECK: ge.dvpp_resize {{.*}}stream = [[D]] : i64
 // CHECK: ge.cast {{.*}}stream = [[C:[0-9]+]] : i64
 // CHECK: ge.relu {{.*}}stream = [[C]] : i64
-// CHECK: ge.arg_max {{.*}}engine = "AICPU"{{.*}}stream = [[C]] : i64
+// CHECK: ge.arg_max {{.*}}engine = "AICore"{{.*}}stream = [[C]] : i64
+// CHECK: ge.div {{.*}}engine = "AICPU"{{.*}}stream = [[C]] : i64
 ge.graph @media_pipeline(%jpeg: tensor<1000xui8>) -> tensor<1x32x3xi64> {
   %img = ge.dvpp_decode %jpeg {height = 64, width = 64, channels = 3} : (tensor<1000xui8>) -> tensor<64x64x3xui8>
   %small = ge.dvpp_resize %img {height = 32, width = 32} : (tensor<64x64x3xui8>) -> tensor<32x32x3xui8>
   %f = ge.cast %small {to = f16} : (tensor<32x32x3xui8>) -> tensor<32x32x3xf16>
   %r = ge.relu %f : (tensor<32x32x3xf16>) -> tensor<32x32x3xf16>
   %c = ge.arg_max %r {axis = 0} : (tensor<32x32x3xf16>) -> tensor<1x32x3xi64>
-  ge.return %c : (tensor<1x32x3xi64>) -> ()
+  %d = ge.div %c, %c : (tensor<1x32x3xi64>, tensor<1x32x3xi64>) -> tensor<1x32x3xi64>
+  ge.return %d : (tensor<1x32x3xi64>) -> ()
 }
 
 // -----
