@@ -1023,8 +1023,8 @@ def run_passes(net: Net, device: str, mode: str, params: list[str], max_streams:
     out = {}
     for strategy in PASS_STRATEGIES:
         module = parse_module(text, f"{net.name}.mlir")
-        pipeline = (f"assign-engines,partition-streams{{strategy={strategy} max-streams={max_streams} "
-                    f"device={device}}},insert-events{{device={device}}}")
+        pipeline = (f"assign-engines{{device={device}}},partition-streams{{strategy={strategy} "
+                    f"max-streams={max_streams} device={device}}},insert-events{{device={device}}}")
         PassManager(parse_pipeline(pipeline), verify_each=False).run(module)
         out[strategy] = run(graph_task_list(next(module.graphs())), device, mode, params, share)
     return out

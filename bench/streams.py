@@ -136,9 +136,9 @@ def scaling(device: str) -> None:
     for n in (10_000, 100_000):
         text = generate_graph(n, seed=1)
         module = parse_module(text, "scale.mlir")
+        pipeline = f"assign-engines{{device={device}}},partition-streams{{device={device}}},insert-events"
         t0 = time.perf_counter()
-        PassManager(parse_pipeline(f"assign-engines,partition-streams{{device={device}}},insert-events"),
-                    verify_each=False).run(module)
+        PassManager(parse_pipeline(pipeline), verify_each=False).run(module)
         times[n] = time.perf_counter() - t0
         print(f"  {n:>7} ops: assign-engines + partition-streams{{strategy=cost}} + insert-events in {times[n]:.2f} s")
     print(f"  t(100k) / t(10k) = {times[100_000] / times[10_000]:.2f}")

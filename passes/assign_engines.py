@@ -42,8 +42,8 @@ import attrs
 
 from geir.attributes import StringAttr
 from geir.backends.cost_model import NO_TASK_OPS, normalize_engine
-from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.backends.device_profile import load_profile
+from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.dialects.ge import AICORE_INT64, AICORE_INT64_CAST_PEERS, aicore_int64_extras
 from geir.module import Module
 from geir.operation import Operation
@@ -70,7 +70,7 @@ def _fallback_reason(op: Operation, shapes_bound: bool = False, soc: str = "") -
         return f"'{op.name}' is a data-dependent selection, which runs on AICPU"
     od = op.definition
     extra_ops, extra_peers = aicore_int64_extras(soc)
-    int64_ok = od is not None and od.has_trait(AICORE_INT64) or op.name in extra_ops
+    int64_ok = (od is not None and od.has_trait(AICORE_INT64)) or op.name in extra_ops
     cast_from = None
     if op.name == "ge.cast" and op.operands and isinstance(op.operands[0].type, TensorType):
         cast_from = str(op.operands[0].type.element_type)

@@ -672,19 +672,18 @@ for _mnemonic in ("add", "sub", "mul", "max", "min", "equal", "less", "greater",
 #: ReduceMax and ScatterNdUpdate on the 910B (math/{neg,abs,reduce_max}/op_api,
 #: ops-nn index/scatter_nd_update/op_api), ReduceSum on the 910B and the 310P but not
 #: the 910 (math/reduce_sum/op_api/reduce_sum_op.cpp)
+_INT64_910B_OPS = frozenset({"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd"})
 AICORE_INT64_BY_SOC: tuple[tuple[str, frozenset[str]], ...] = (
-    ("Ascend910B", frozenset({"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd"})),
-    ("Ascend910_93", frozenset({"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd"})),
-    ("Ascend310P", frozenset({"ge.reduce_sum"})),
+    ("Ascend910B", _INT64_910B_OPS), ("Ascend910_93", _INT64_910B_OPS), ("Ascend310P", frozenset({"ge.reduce_sum"})),
 )
 #: element types a Cast to or from int64 runs on AI Core with on all three chips (the
 #: pairs of hicann/ops-math math/cast/op_api/cast.cpp's default AI Core list:
 #: int64 <-> int32, uint8 and bool, int64 -> fp16)
 AICORE_INT64_CAST_PEERS = frozenset({"i32", "si32", "ui8", "i1", "f16"})
 #: the further types the 910B's list pairs with int64 (fp32, bf16 and the narrow integers)
+_INT64_910B_CAST_PEERS = frozenset({"f32", "bf16", "i8", "si8", "i16", "si16", "ui16", "ui32"})
 AICORE_INT64_CAST_PEERS_BY_SOC: tuple[tuple[str, frozenset[str]], ...] = (
-    ("Ascend910B", frozenset({"f32", "bf16", "i8", "si8", "i16", "si16", "ui16", "ui32"})),
-    ("Ascend910_93", frozenset({"f32", "bf16", "i8", "si8", "i16", "si16", "ui16", "ui32"})),
+    ("Ascend910B", _INT64_910B_CAST_PEERS), ("Ascend910_93", _INT64_910B_CAST_PEERS),
 )
 
 

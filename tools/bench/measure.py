@@ -27,7 +27,8 @@ def preparation_text(device: str, prepare: str) -> str:
     optimisation (``ge-optimize``, the first part of ``ge-default``), or engines
     alone for a graph run as imported (``none``)."""
     from geir.passes.pass_base import option_value_text
-    return f"ge-optimize{{device={option_value_text(device)}}}" if prepare == "ge-optimize" else "assign-engines"
+    first = "ge-optimize" if prepare == "ge-optimize" else "assign-engines"
+    return f"{first}{{device={option_value_text(device)}}}"
 
 
 def pipeline_text(config: Configuration, time_limit: float) -> str:
@@ -150,13 +151,13 @@ def _refuse_host_driven(module: Any, name: str) -> None:
     if not needs_host(module):
         return
     # what shape arithmetic alone decides is static, as ge-run folds it before it asks
-    for graph in (op for op in module.body.ops if op.name == "ge.graph"):
+    for graph in module.graphs():
         fold_static_shapes(graph, module)
     if not needs_host(module):
         return
     d = Diagnostic("error", "the graph has control flow or data-dependent sizes: it runs as host-driven launches, "
                             "which ge-bench does not plan (ge-run runs it)", NameLoc(name))
-    for graph in (op for op in module.body.ops if op.name == "ge.graph"):
+    for graph in module.graphs():
         control = sink_control_problem(graph)
         if control is not None:
             d.attach_note(f"control op '{control.name}' here", op_position(control))
