@@ -16,10 +16,14 @@ For each op, in order of precedence:
    * 64-bit integers, except in the ops whose CANN AI Core kernels take them
      (``AICORE_INT64`` among the op's traits: elementwise arithmetic and
      comparisons, where, and data movement such as transpose, concat, slice,
-     gather and expand; a cast to int64 from the types of
-     ``AICORE_INT64_CAST_PEERS``), and the further ops and cast types the
-     device's chip has int64 kernels for (``aicore_int64_extras``: Neg, Abs and
-     ReduceMax on the 910B, ReduceSum on the 910B and the 310P, ...),
+     gather and expand; the casts to and from int64 of ``AICORE_INT64_CASTS``),
+     and the further ops and casts the device's chip has int64 kernels for
+     (``aicore_int64_extras``: Neg, Abs and ReduceMax on the 910B, ReduceSum on
+     the 910B and the 310P, a cast between int64 and f32 on the 910B, ...). An
+     op's int64 tensors are its results, and the input a cast converts; ArgMax's
+     and ArgMin's int64 results are indices (``INT64_INDICES``), which every
+     chip's kernel writes, so their input decides (int64 on the 910 and the 910B
+     only),
    * a result whose shape is not static (the kernel's tiling needs every size),
    * ``ge.top_k`` (data-dependent selection: GE's AICore TopK needs a constant k
      and a sorted-size limit; we follow the conservative rule).
@@ -44,7 +48,7 @@ from geir.attributes import StringAttr
 from geir.backends.cost_model import NO_TASK_OPS, normalize_engine
 from geir.backends.device_profile import load_profile
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
-from geir.dialects.ge import AICORE_INT64, AICORE_INT64_CAST_PEERS, aicore_int64_extras
+from geir.dialects.ge import AICORE_INT64, AICORE_INT64_CASTS, INT64_INDICES, aicore_int64_extras
 from geir.module import Module
 from geir.operation import Operation
 from geir.passes.pass_base import ModulePass, PassContext, option
@@ -62,6 +66,11 @@ INT64_TYPES = frozenset({"i64", "ui64", "si64"})
 AICPU_OPS = frozenset({"ge.top_k"})
 
 
+def _int64_name(element_type: str) -> str:
+    """``element_type`` with a signed integer's ``si`` spelled ``i``, as the cast tables spell it."""
+    return element_type[1:] if element_type.startswith("si") else element_type
+
+
 def _fallback_reason(op: Operation, shapes_bound: bool = False, soc: str = "") -> str | None:
     """Why an op whose default engine is AICore must run on AICPU, or None
     (``shapes_bound``: as if its dynamic dims were bound, as a gear binds them;
@@ -69,21 +78,27 @@ def _fallback_reason(op: Operation, shapes_bound: bool = False, soc: str = "") -
     if op.name in AICPU_OPS:
         return f"'{op.name}' is a data-dependent selection, which runs on AICPU"
     od = op.definition
-    extra_ops, extra_peers = aicore_int64_extras(soc)
+    extra_ops, extra_casts = aicore_int64_extras(soc)
     int64_ok = (od is not None and od.has_trait(AICORE_INT64)) or op.name in extra_ops
-    cast_from = None
-    if op.name == "ge.cast" and op.operands and isinstance(op.operands[0].type, TensorType):
-        cast_from = str(op.operands[0].type.element_type)
-        int64_ok = cast_from in AICORE_INT64_CAST_PEERS or cast_from in extra_peers
+    indices = od is not None and od.has_trait(INT64_INDICES)
+    first = op.operands[0].type if op.operands else None
+    if isinstance(first, TensorType) and str(first.element_type) in INT64_TYPES and indices and not int64_ok:
+        return f"operand #0 has element type {first.element_type}, which the AICore kernel of '{op.name}' does not take"
+    if op.name == "ge.cast" and isinstance(first, TensorType) and op.results and isinstance(op.results[0].type,
+                                                                                               TensorType):
+        source, target = str(first.element_type), str(op.results[0].type.element_type)
+        if source in INT64_TYPES or target in INT64_TYPES:
+            pair = (_int64_name(source), _int64_name(target))
+            if pair not in AICORE_INT64_CASTS and pair not in extra_casts:
+                return f"a cast from {source} to {target}, which the AICore kernel of 'ge.cast' does not do"
+        int64_ok = True
     for k, r in enumerate(op.results):
         t = r.type
         if isinstance(t, TensorType):
             et = str(t.element_type)
             if et in AICPU_FALLBACK_TYPES:
                 return f"result #{k} has element type {t.element_type}, which AICore cannot compute on"
-            if et in INT64_TYPES and not int64_ok:
-                if cast_from is not None:
-                    return f"a cast from {cast_from} to {et}, which the AICore kernel of 'ge.cast' does not do"
+            if et in INT64_TYPES and not int64_ok and not indices:
                 return (f"result #{k} has element type {t.element_type}, which the AICore kernel of '{op.name}' "
                         f"does not take")
             if not t.is_static and not shapes_bound:

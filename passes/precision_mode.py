@@ -44,7 +44,7 @@ import numpy as np
 from geir.attributes import (Attribute, DenseElementsAttr, DenseResourceAttr, ResourceBlob, TypeAttr, is_splat_view,
                              splat_view)
 from geir.backends.cost_model import CUBE_OPS, INT8_CUBE_OPS, normalize_engine
-from geir.backends.device_profile import PRECISION_MODES, load_profile
+from geir.backends.device_profile import PRECISION_MODES, DeviceProfile, load_profile
 from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
@@ -139,13 +139,13 @@ def _has_float(op: Operation, et: ElementType) -> bool:
                for v in (*op.operands, *op.results))
 
 
-def _is_aicore(op: Operation) -> bool:
+def _is_aicore(op: Operation, soc: str) -> bool:
     pinned = op.get_attr("engine") or op.get_attr("engine_pin")
     if isinstance(pinned, str) and pinned:
         return normalize_engine(pinned) == "AICore"
     # decided for the op, not its shape: an op that waits for its dims (a dynamic
     # batch's gears, --input-shape at run time) runs on AICore once they are bound
-    return engine_for(op, shapes_bound=True)[0] == "AICore"
+    return engine_for(op, shapes_bound=True, soc=soc)[0] == "AICore"
 
 
 def _retype(op: Operation, source: ElementType, target: ElementType) -> _Retype | None:
@@ -197,7 +197,8 @@ class PrecisionMode(ModulePass):
         "help": "force_fp16, allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype or force_fp32 "
                 "(default: the device profile's default_precision_mode)", "name": "mode"})
     device: str = attrs.field(default="910B2", metadata={
-        "help": "device profile for the default mode and whether its cube computes in f32"})
+        "help": "device profile for the default mode, whether its cube computes in f32, and which ops its "
+                "AI Core kernels take (an op on AICPU keeps its types)"})
 
     def run(self, module: Module, ctx: PassContext) -> None:
         mode = resolve_mode(self.precision_mode, self.device)
@@ -207,22 +208,23 @@ class PrecisionMode(ModulePass):
         for graph in module.graphs():
             block = graph.regions[0].blocks[0]
             if mode == "must_keep_origin_dtype":
-                errors += _unsupported_f32_cube(block, cube_fp32, profile.name)
+                errors += _unsupported_f32_cube(block, cube_fp32, profile)
                 continue
-            changes = self._decide(block, mode, cube_fp32)
+            changes = self._decide(block, mode, cube_fp32, profile.soc)
             if changes:
                 _rewrite(module, block, changes)
         if errors:
             raise DiagnosticError(errors)
 
-    def _decide(self, block: Block, mode: str, cube_fp32: bool) -> dict[Operation, _Retype]:
-        """The ops of ``block`` that change type, in block order."""
+    def _decide(self, block: Block, mode: str, cube_fp32: bool, soc: str) -> dict[Operation, _Retype]:
+        """The ops of ``block`` that change type, in block order (``soc``: the chip,
+        whose kernels decide which ops run on AI Core)."""
         source, target = (F16, F32) if mode == "force_fp32" else (F32, F16)
         changes: dict[Operation, _Retype] = {}
         # the element type each value has once the ops before it changed
         running: dict[Value, Type] = {}
         for op in block.ops:
-            if op.regions or op.name in CONSTANT_OPS or not _has_float(op, source) or not _is_aicore(op):
+            if op.regions or op.name in CONSTANT_OPS or not _has_float(op, source) or not _is_aicore(op, soc):
                 continue
             if not self._wants(op, mode, cube_fp32, running):
                 continue
@@ -263,8 +265,9 @@ class PrecisionMode(ModulePass):
             and running[father].element_type is F16  # type: ignore[union-attr]
 
 
-def _unsupported_f32_cube(block: Block, cube_fp32: bool, device: str) -> list[Diagnostic]:
+def _unsupported_f32_cube(block: Block, cube_fp32: bool, profile: DeviceProfile) -> list[Diagnostic]:
     """must_keep_origin_dtype: an f32 cube op where the cube has no f32."""
+    device = profile.name
     if cube_fp32:
         return []
     return [Diagnostic("error", f"precision-mode: '{op.name}' computes in f32, but the cube unit of device "
@@ -274,7 +277,7 @@ def _unsupported_f32_cube(block: Block, cube_fp32: bool, device: str) -> list[Di
                                            "to f16), or cast the op's operands to f16 in the model",
                                    op_position(op))])
             for op in block.ops
-            if op.name in FLOAT_CUBE_OPS and _has_float(op, F32) and _is_aicore(op)]
+            if op.name in FLOAT_CUBE_OPS and _has_float(op, F32) and _is_aicore(op, profile.soc)]
 
 
 def _rewrite(module: Module, block: Block, changes: dict[Operation, _Retype]) -> None:

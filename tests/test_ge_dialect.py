@@ -119,19 +119,34 @@ def test_aicore_int64_is_a_trait_of_aicore_ops_only():
         assert DIALECT.ops[name].engine == "AICore", name
 
 
-@pytest.mark.parametrize("soc,ops,peers", [
-    ("Ascend910B2", {"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd"}, {"f32", "bf16"}),
+@pytest.mark.parametrize("soc,ops,casts", [
+    ("Ascend910B2", {"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd", "ge.arg_max", "ge.arg_min"},
+     {("i64", "f32"), ("f32", "i64"), ("f16", "i64"), ("i64", "bf16")}),
     ("Ascend310P3", {"ge.reduce_sum"}, set()),
-    ("Ascend910A", set(), set()),
+    ("Ascend910A", {"ge.arg_max", "ge.arg_min"}, set()),
     ("NVIDIA Tesla V100 SXM2 (GV100)", set(), set()),
 ])
-def test_int64_kernels_some_chips_have(soc: str, ops: set[str], peers: set[str]) -> None:
-    from geir.dialects.ge import aicore_int64_extras
+def test_int64_kernels_some_chips_have(soc: str, ops: set[str], casts: set[tuple[str, str]]) -> None:
+    from geir.dialects.ge import AICORE_INT64_CASTS, aicore_int64_extras
 
-    extra_ops, extra_peers = aicore_int64_extras(soc)
-    assert extra_ops == ops and peers <= extra_peers and (extra_peers == set()) == (peers == set())
+    extra_ops, extra_casts = aicore_int64_extras(soc)
+    assert extra_ops == ops and casts <= extra_casts and (extra_casts == set()) == (casts == set())
+    assert not extra_casts & AICORE_INT64_CASTS
     for name in extra_ops:
         assert DIALECT.ops[name].engine == "AICore" and "aicore_int64" not in DIALECT.ops[name].traits, name
+
+
+def test_int64_casts_every_chip_does_are_cast_cpp_default_pairs():
+    from geir.dialects.ge import AICORE_INT64_CASTS
+
+    # int64 <-> int32, uint8 and bool both ways; int64 -> fp16 one way only
+    assert AICORE_INT64_CASTS == {("i64", "i32"), ("i32", "i64"), ("i64", "ui8"), ("ui8", "i64"), ("i64", "i1"),
+                                  ("i1", "i64"), ("i64", "f16")}
+
+
+def test_arg_max_and_arg_min_write_int64_indices():
+    for name in ("ge.arg_max", "ge.arg_min"):
+        assert "int64_indices" in DIALECT.ops[name].traits and "aicore_int64" not in DIALECT.ops[name].traits
 
 
 def test_add_traits_extends_a_declared_op_only():

@@ -79,6 +79,9 @@ CONTROL = ("control",)
 #: CANN's AI Core kernel of the op takes 64-bit integers on the 910, 910B and 310P:
 #: the op's ``IsAiCoreSupport`` routes an int64 tensor to AI Core, not to AICPU
 AICORE_INT64 = "aicore_int64"
+#: the op's int64 results are indices its AI Core kernel writes on every chip; its
+#: inputs decide whether it runs there
+INT64_INDICES = "int64_indices"
 T = cost.TRANSCENDENTAL
 
 # ------------------------------------------------------- shared attribute sets
@@ -661,38 +664,50 @@ for _mnemonic in ("record_event", "wait_event"):
 # {concat_d,slice,split_v,transpose}/op_api; hicann/ops-nn index/{gather_v2,
 # gather_elements}/op_api). Left out: ops whose kernels take int64 on some of the
 # chips only (below), Cast (by source and target pair, below), and ops whose kernels
-# do not take it (Div, RealDiv, Mod, Cumsum, PadV3, ScatterElements). ArgMax is in: its
-# int64 result is the indices every ArgMaxV2 writes (its dtype list is its input's).
+# do not take it (Div, RealDiv, Mod, Cumsum, PadV3, ScatterElements).
 for _mnemonic in ("add", "sub", "mul", "max", "min", "equal", "less", "greater", "less_or_equal",
                   "greater_or_equal", "where", "expand", "tile", "range", "concat", "slice", "split", "transpose",
-                  "gather", "gather_elements", "arg_max"):
+                  "gather", "gather_elements"):
     DIALECT.add_traits(_mnemonic, AICORE_INT64)
+# ArgMax's and ArgMin's int64 results are the indices their kernels write on every chip
+# (the 310P's write int32 indices and cast them); their dtype lists judge the input.
+for _mnemonic in ("arg_max", "arg_min"):
+    DIALECT.add_traits(_mnemonic, INT64_INDICES)
 #: ops whose AI Core kernels take int64 on some chips only, by the SoC name's prefix
 #: (a device profile's ``soc``; the first prefix that matches wins): Neg, Abs,
 #: ReduceMax and ScatterNdUpdate on the 910B (math/{neg,abs,reduce_max}/op_api,
 #: ops-nn index/scatter_nd_update/op_api), ReduceSum on the 910B and the 310P but not
-#: the 910 (math/reduce_sum/op_api/reduce_sum_op.cpp)
-_INT64_910B_OPS = frozenset({"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd"})
+#: the 910 (math/reduce_sum/op_api/reduce_sum_op.cpp), an int64 input of ArgMax and
+#: ArgMin on the 910 and the 910B but not the 310P (math/arg_max_v2/op_api/argmax_v2.cpp,
+#: math/arg_min/op_api/argmin.cpp)
+_INT64_910B_OPS = frozenset({"ge.neg", "ge.abs", "ge.reduce_max", "ge.reduce_sum", "ge.scatter_nd", "ge.arg_max",
+                             "ge.arg_min"})
 AICORE_INT64_BY_SOC: tuple[tuple[str, frozenset[str]], ...] = (
     ("Ascend910B", _INT64_910B_OPS), ("Ascend910_93", _INT64_910B_OPS), ("Ascend310P", frozenset({"ge.reduce_sum"})),
+    ("Ascend910", frozenset({"ge.arg_max", "ge.arg_min"})),
 )
-#: element types a Cast to or from int64 runs on AI Core with on all three chips (the
-#: pairs of hicann/ops-math math/cast/op_api/cast.cpp's default AI Core list:
-#: int64 <-> int32, uint8 and bool, int64 -> fp16)
-AICORE_INT64_CAST_PEERS = frozenset({"i32", "si32", "ui8", "i1", "f16"})
-#: the further types the 910B's list pairs with int64 (fp32, bf16 and the narrow integers)
-_INT64_910B_CAST_PEERS = frozenset({"f32", "bf16", "i8", "si8", "i16", "si16", "ui16", "ui32"})
-AICORE_INT64_CAST_PEERS_BY_SOC: tuple[tuple[str, frozenset[str]], ...] = (
-    ("Ascend910B", _INT64_910B_CAST_PEERS), ("Ascend910_93", _INT64_910B_CAST_PEERS),
+#: the casts to or from int64 CANN's Cast kernel does on AI Core on every chip, as
+#: (source, target) element types: the int64 pairs of hicann/ops-math
+#: math/cast/op_api/cast.cpp's default list (the 910's and the 310P's): int64 <-> int32,
+#: uint8 and bool, int64 -> fp16
+AICORE_INT64_CASTS = frozenset({("i64", "i32"), ("i32", "i64"), ("i64", "f16"), ("ui8", "i64"), ("i64", "ui8"),
+                                ("i1", "i64"), ("i64", "i1")})
+#: the further int64 pairs of the 910B's list: int64 <-> fp32, bf16, int8, int16, uint16
+#: and uint32, fp16 -> int64
+_INT64_910B_CASTS = frozenset({("f16", "i64")} | {pair for t in ("f32", "bf16", "i8", "i16", "ui16", "ui32")
+                                                  for pair in (("i64", t), (t, "i64"))})
+AICORE_INT64_CASTS_BY_SOC: tuple[tuple[str, frozenset[tuple[str, str]]], ...] = (
+    ("Ascend910B", _INT64_910B_CASTS), ("Ascend910_93", _INT64_910B_CASTS),
 )
 
 
-def aicore_int64_extras(soc: str) -> tuple[frozenset[str], frozenset[str]]:
+def aicore_int64_extras(soc: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The ops (by name) whose AI Core kernels take int64 on the chip ``soc`` beyond
-    the ``AICORE_INT64`` ones, and the further types a cast to int64 may come from."""
+    the ``AICORE_INT64`` ones, and the further (source, target) int64 casts it does
+    beyond :data:`AICORE_INT64_CASTS`."""
     ops = next((names for prefix, names in AICORE_INT64_BY_SOC if soc.startswith(prefix)), frozenset())
-    peers = next((types for prefix, types in AICORE_INT64_CAST_PEERS_BY_SOC if soc.startswith(prefix)), frozenset())
-    return ops, peers
+    casts = next((pairs for prefix, pairs in AICORE_INT64_CASTS_BY_SOC if soc.startswith(prefix)), frozenset())
+    return ops, casts
 
 # ================================================================ fallback
 

@@ -5,6 +5,7 @@
 // RUN: ge-opt %s --split-input-file --precision-mode='mode=force_fp16' | filecheck %s --check-prefix=FP16
 // RUN: ge-opt %s --split-input-file --precision-mode='mode=force_fp32' | filecheck %s --check-prefix=FP32
 // RUN: ge-opt %s --split-input-file --precision-mode='mode=force_fp32 device=910A' | filecheck %s --check-prefix=FP32-910A
+// RUN: ge-opt %s --split-input-file --precision-mode='mode=force_fp16 device=310P3' | filecheck %s --check-prefix=FP16-310P
 
 // FP16-LABEL: ge.graph @edges
 // FP16-NEXT:    %x_f16 = ge.cast %x {to = f16} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf16>
@@ -58,4 +59,23 @@ ge.graph @half(%x: tensor<2x8xf16>) -> tensor<2x4xf16> {
   %m = ge.matmul %x, %w : (tensor<2x8xf16>, tensor<8x4xf16>) -> tensor<2x4xf16>
   %r = ge.relu %m : (tensor<2x4xf16>) -> tensor<2x4xf16>
   ge.return %r : (tensor<2x4xf16>) -> ()
+}
+
+// -----
+
+// The device's chip decides which ops run on AI Core, where the mode chooses
+// kernels: the 910B's Cast converts int64 to f16, so the mask's cast computes in
+// f16; the 310P's converts int64 to f32 on AICPU only, so it keeps f32 and its
+// result is cast to f16 for the multiply.
+// FP16-LABEL: ge.graph @int64_mask
+// FP16:         %c = ge.cast %m {to = f16} : (tensor<2x4xi64>) -> tensor<2x4xf16>
+// FP16-NEXT:    %y = ge.mul %c, %x_f16
+// FP16-310P-LABEL: ge.graph @int64_mask
+// FP16-310P:         %c = ge.cast %m {to = f32} : (tensor<2x4xi64>) -> tensor<2x4xf32>
+// FP16-310P-NEXT:    %c_f16 = ge.cast %c {to = f16} : (tensor<2x4xf32>) -> tensor<2x4xf16>
+// FP16-310P-NEXT:    %y = ge.mul %c_f16, %x_f16
+ge.graph @int64_mask(%m: tensor<2x4xi64>, %x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %c = ge.cast %m {to = f32} : (tensor<2x4xi64>) -> tensor<2x4xf32>
+  %y = ge.mul %c, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  ge.return %y : (tensor<2x4xf32>) -> ()
 }
