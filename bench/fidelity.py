@@ -262,6 +262,9 @@ class Summary:
     last_step: dict[str, tuple[float, float]] = attrs.Factory(dict)
     #: per model file, in the order of its first row
     architectures: dict[str, ArchitectureFigures] = attrs.Factory(dict)
+    #: measurements that contradict each other: (a, b, a's ms, b's ms) where a is a
+    #: configuration's smaller problem (no larger batch nor sequence) yet measured slower
+    contradictions: list[tuple[str, str, float, float]] = attrs.Factory(list)
 
 
 def summarize(results: Sequence[Result]) -> Summary:
@@ -303,7 +306,30 @@ def summarize(results: Sequence[Result]) -> Summary:
             last_step[name] = (measured_step, emulated_step)
     return Summary(sum(r.error for r in results) / len(results), ratios[len(ratios) // 2], worst,
                    sum(1 for r in results if 1 / 1.5 <= r.ratio <= 1.5), len(results), scaling, last_step,
-                   _architectures(results))
+                   _architectures(results), _contradictions(results))
+
+
+def _contradictions(results: Sequence[Result]) -> list[tuple[str, str, float, float]]:
+    """Pairs of one configuration's measurements where the smaller problem (no larger
+    batch, no longer sequence) was measured slower than the larger: no model of the
+    device can follow both. A point measured twice counts at its mean time."""
+    times: dict[tuple[str, bool, str], dict[tuple[int, int], list[float]]] = {}
+    for r in results:
+        config = times.setdefault((r.row.model, r.row.small_channel, r.row.aipp), {})
+        config.setdefault((r.row.batch, r.row.seq or 0), []).append(r.row.measured_ms)
+    found = []
+    for (model, _, _), points in times.items():
+        mean = {point: sum(ms) / len(ms) for point, ms in points.items()}
+        for (batch, seq), ms in mean.items():
+            for (other_batch, other_seq), other_ms in mean.items():
+                if (batch, seq) != (other_batch, other_seq) and batch <= other_batch and seq <= other_seq \
+                        and ms > other_ms:
+                    found.append((_point(model, batch, seq), _point(model, other_batch, other_seq), ms, other_ms))
+    return found
+
+
+def _point(model: str, batch: int, seq: int) -> str:
+    return f"{model} batch {batch}" + (f" seq {seq}" if seq else "")
 
 
 def _architectures(results: Sequence[Result]) -> dict[str, ArchitectureFigures]:
@@ -347,6 +373,11 @@ def print_table(results: Sequence[Result], out: TextIO | None = None) -> Summary
     print("time per image, largest measured batch over the next largest (measured vs emulated):", file=out)
     for model, (m, e) in s.last_step.items():
         print(f"  {model:<38} measured {m:6.2f}x  emulated {e:6.2f}x", file=out)
+    if s.contradictions:
+        print("measurements that contradict each other (a smaller problem measured slower; no emulator can "
+              "follow both):", file=out)
+        for small, large, ms, other_ms in s.contradictions:
+            print(f"  {small} ({ms:.3f} ms) is slower than {large} ({other_ms:.3f} ms)", file=out)
     return s
 
 

@@ -74,3 +74,16 @@ def test_each_architecture_sums_up_its_own_rows(fidelity: ModuleType) -> None:
     assert net.mape == pytest.approx((0.1 + 0.5) / 2)
     assert net.ratios == (pytest.approx(0.5), pytest.approx(1.1))
     assert s.architectures["other.onnx"].ratios == (pytest.approx(1.5), pytest.approx(1.5))
+
+
+def test_a_smaller_problem_measured_slower_than_a_larger_is_a_contradiction(fidelity: ModuleType) -> None:
+    def row(batch: int, seq: int, measured: float, **kw):  # type: ignore[no-untyped-def]
+        r = fidelity.Row("bert.onnx", batch, seq, measured, "src", False, **kw)
+        return fidelity.Result(r, measured)
+
+    s = fidelity.summarize([row(1, 64, 2.4), row(1, 128, 2.1), row(4, 64, 2.5), row(4, 128, 4.0)])
+    # batch 1 seq 64 does less work than batch 1 seq 128 but was measured slower;
+    # batch 4 seq 64 against batch 1 seq 128 is no contradiction (neither is smaller)
+    assert s.contradictions == [("bert.onnx batch 1 seq 64", "bert.onnx batch 1 seq 128", 2.4, 2.1)]
+    # another configuration (with AIPP) is not compared with this one
+    assert fidelity.summarize([row(1, 64, 2.4), row(1, 128, 2.1, aipp="a.cfg")]).contradictions == []
