@@ -27,7 +27,10 @@ compiled configuration — a model measured both with and without AIPP and small
 channel is two series; a configuration measured twice at its mean time),
 emulated against measured, and how many series lie within 20%; last, per
 series of three batches or more, the time per image at its largest batch over
-that at the next largest, measured and emulated.
+that at the next largest, measured and emulated; and the measurements that
+contradict each other: one configuration's smaller problem (no larger batch,
+no longer sequence) measured slower than a larger one, which no emulator can
+follow.
 
 Nothing is fitted here: the device profile's numbers are used as they are
 (``bench/fit_calibration.py`` fits the free ones, to this table and the next).
