@@ -84,9 +84,9 @@ def _fallback_reason(op: Operation, shapes_bound: bool = False, soc: str = "") -
     first = op.operands[0].type if op.operands else None
     if isinstance(first, TensorType) and str(first.element_type) in INT64_TYPES and indices and not int64_ok:
         return f"operand #0 has element type {first.element_type}, which the AICore kernel of '{op.name}' does not take"
-    if op.name == "ge.cast" and isinstance(first, TensorType) and op.results and isinstance(op.results[0].type,
-                                                                                               TensorType):
-        source, target = str(first.element_type), str(op.results[0].type.element_type)
+    result = op.results[0].type if op.results else None
+    if op.name == "ge.cast" and isinstance(first, TensorType) and isinstance(result, TensorType):
+        source, target = str(first.element_type), str(result.element_type)
         if source in INT64_TYPES or target in INT64_TYPES:
             pair = (_int64_name(source), _int64_name(target))
             if pair not in AICORE_INT64_CASTS and pair not in extra_casts:
