@@ -474,7 +474,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
         fields["weights"] = WEIGHTS_ABSENT
         text = f"weights {WEIGHTS_ABSENT}\n" + text
     return RunReport(fields, text, result.outputs, result, list(compiled.warnings) if compiled is not None else [],
-                     seed, arrays, underflow)
+                     seed, arrays, underflow, watch.overflowed)
 
 
 @contextlib.contextmanager
@@ -609,7 +609,7 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     fields["inputs"] = _described(settings)
     return RunReport(fields, f"gear: {fields['gear']}\n" + result.text(), outputs, result,
                      input_arrays=None if settings.timing_only else arrays,
-                     f16_underflow=located(watch, kernel_locations([task_list])))
+                     f16_underflow=located(watch, kernel_locations([task_list])), f16_overflowed=watch.overflowed)
 
 
 def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str, np.ndarray] | None) -> RunReport:
@@ -662,7 +662,7 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     if len(launches) > 20:
         lines.append(f"  ... {len(launches) - 20} more launches\n")
     lines.append(f"findings        {', '.join(found) or 'none'}\n")
-    return RunReport(fields, "".join(lines), outputs, None, [], seed, dict(inputs), underflow)
+    return RunReport(fields, "".join(lines), outputs, None, [], seed, dict(inputs), underflow, watch.overflowed)
 
 
 def _apply_precision_mode(module: Module, settings: RunSettings) -> str | None:
@@ -685,13 +685,16 @@ class Interpreted:
     by name, the inputs it ran on (``random_seed``: drawn from it, else None),
     the precision mode applied first (None: the graph as written) and the ops
     whose f16 results flushed values to zero, as ``(loc, Underflow)`` pairs in
-    the order they ran, as :attr:`~geir.report.RunReport.f16_underflow`."""
+    the order they ran, as :attr:`~geir.report.RunReport.f16_underflow`, and
+    how many values overflowed f16 (:attr:`~geir.report.RunReport.f16_overflowed`)."""
 
     outputs: dict[str, np.ndarray]
     input_arrays: dict[str, np.ndarray]
     random_seed: int | None = None
     precision_mode: str | None = None
     f16_underflow: list[tuple[str, Any]] = attrs.Factory(list)
+    #: values the ops' f16 results made infinite or NaN where f32 stays finite (None: not watched)
+    f16_overflowed: int | None = None
 
 
 def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted:
@@ -715,14 +718,14 @@ def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted
     with watch_underflow() as watch, _noting_random_inputs(seed):
         outputs = interpreter.run(inputs)
     ops = [(op.attributes, loc_text(op.location)) for op in interpreter.graph.walk()]
-    return Interpreted(outputs, dict(inputs), seed, mode, located(watch, ops))
+    return Interpreted(outputs, dict(inputs), seed, mode, located(watch, ops), watch.overflowed)
 
 
 def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list[Diagnostic]:
     """The warnings a run's numbers call for: an output holding NaN or
     infinity, an op whose f16 results flushed values to zero; each names the
-    precision mode the model computed under (when one was applied) and the
-    mode that keeps f32."""
+    precision mode the model computed under (when one was applied and f16 is
+    to blame) and the mode that keeps f32."""
     from geir.backends.device_profile import load_profile
     from geir.report import keep_f32_hint, non_finite_warnings, underflow_warnings
     if report.outputs is None:
@@ -735,5 +738,5 @@ def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list
     else:
         mode = report.fields.get("precision_mode")
     keep_f32 = keep_f32_hint(profile.name, profile.cube_fp32)
-    return non_finite_warnings(report.outputs, mode, keep_f32) + underflow_warnings(report.f16_underflow, mode,
-                                                                                    keep_f32)
+    return (non_finite_warnings(report.outputs, mode, keep_f32, report.f16_overflowed, report.random_seed)
+            + underflow_warnings(report.f16_underflow, mode, keep_f32))

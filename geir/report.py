@@ -66,19 +66,34 @@ def keep_f32_hint(device: str | None = None, cube_fp32: bool = True) -> str:
 
 
 def non_finite_warnings(outputs: dict[str, np.ndarray], precision_mode: str | None,
-                        keep_f32: str | None = None) -> list[Any]:
-    """A warning (a ``Diagnostic``) per output holding non-finite values;
-    under a mode that computes in f16 (``precision_mode``: the one the run
-    used) it says f16's largest value and the mode that keeps f32
-    (``keep_f32``, :func:`keep_f32_hint` of the run's device)."""
+                        keep_f32: str | None = None, f16_overflowed: int | None = None,
+                        random_seed: int | None = None) -> list[Any]:
+    """A warning (a ``Diagnostic``) per output holding non-finite values.
+    Under a mode that computes in f16 (``precision_mode``: the one the run
+    used) it blames f16, saying its largest value and the mode that keeps f32
+    (``keep_f32``, :func:`keep_f32_hint` of the run's device), unless the run
+    was watched and no op's f16 result overflowed where f32 stays finite
+    (``f16_overflowed`` 0): then the model makes them in f32 too. Inputs drawn
+    at random (``random_seed`` set) get a note that a mask or an index may
+    need the model's own values."""
     from geir.diagnostics import Diagnostic
     warnings = []
     for name, bad in non_finite_outputs(outputs).items():
         message = f"output '{name}' holds {bad} non-finite value(s) of {outputs[name].size}"
         if precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
-            message += (f": under --precision-mode {precision_mode} the model computes in f16, whose largest "
-                        f"value is 65504; {keep_f32 or keep_f32_hint()}")
-        warnings.append(Diagnostic("warning", message))
+            if f16_overflowed == 0:
+                message += (f": no op overflowed f16 under --precision-mode {precision_mode}; the model makes "
+                            "them in f32 too")
+            else:
+                overflowed = "" if f16_overflowed is None else \
+                    f" ({f16_overflowed} value(s) of its ops overflowed f16 where f32 stays finite)"
+                message += (f": under --precision-mode {precision_mode} the model computes in f16, whose largest "
+                            f"value is 65504{overflowed}; {keep_f32 or keep_f32_hint()}")
+        warning = Diagnostic("warning", message)
+        if random_seed is not None:
+            warning.attach_note(f"the inputs were random (seed {random_seed}); a mask, an index or a length may "
+                                "need the model's own values: give them with --inputs")
+        warnings.append(warning)
     return warnings
 
 
@@ -327,6 +342,8 @@ class RunReport:
             timing-only).
         f16_underflow: the ops whose f16 results flushed values that are not
             zero in f32 to zero, as ``(loc, Underflow)`` pairs.
+        f16_overflowed: the values the ops' f16 results made infinite or NaN
+            where the same kernels in f32 stay finite (None when not watched).
     """
 
     fields: dict[str, Any]
@@ -339,6 +356,9 @@ class RunReport:
     #: per op whose f16 results flushed values to zero: its task's location
     #: and what it flushed (an ``Underflow``), in task order
     f16_underflow: list[tuple[str, Any]] = attrs.Factory(list)
+    #: the values the ops' f16 results made infinite or NaN where the same
+    #: kernels in f32 stay finite (None: not watched)
+    f16_overflowed: int | None = None
 
     def __attrs_post_init__(self) -> None:
         # ge-run --report json carries what the warnings say, one object per op

@@ -271,3 +271,31 @@ def test_the_interpreter_and_the_emulator_count_the_same(seed: int, x_exp: float
     emulated = sorted((count.op, count.flushed, count.nonzero)
                       for _, count in geir.emulate(task_list, inputs=feeds).f16_underflow)
     assert interpreted == emulated
+
+
+def test_an_op_that_overflows_f16_where_f32_stays_finite_is_counted_and_not_listed_as_underflow() -> None:
+    def rerun(inputs: list[Any]) -> list[Any]:
+        return [inputs[0] * np.float32(1e5)]
+
+    x = np.array([1.0, 2.0, np.inf, 0.5], np.float16)
+    with np.errstate(over="ignore"):
+        narrow = [(x.astype(np.float32) * np.float32(1e5)).astype(np.float16)]
+    with watch_underflow() as watch:
+        check_underflow({}, "ge.mul", [x], narrow, rerun)
+    # 1e5 and 2e5 overflow f16 (65504), 5e4 does not; the infinite input is infinite in f32 too
+    assert watch.overflowed == 2
+    assert len(watch) == 0 and list(watch) == []
+
+
+@pytest.mark.parametrize("overflowed,blamed", [(None, True), (3, True), (0, False)])
+def test_a_non_finite_output_blames_f16_only_when_an_op_overflowed_it(overflowed: int | None, blamed: bool) -> None:
+    from geir.report import non_finite_warnings
+
+    outputs = {"y": np.array([np.nan, 1.0], np.float32)}
+    [d] = non_finite_warnings(outputs, "force_fp16", f16_overflowed=overflowed, random_seed=7)
+    assert ("--precision-mode must_keep_origin_dtype" in d.message) == blamed
+    assert ("the model makes them in f32 too" in d.message) == (not blamed)
+    assert [n.message.split(";")[0] for n in d.notes] == ["the inputs were random (seed 7)"]
+    # under a mode that keeps f32 nothing is said of f16, and given inputs get no note
+    [kept] = non_finite_warnings(outputs, "must_keep_origin_dtype", f16_overflowed=0)
+    assert kept.message == "output 'y' holds 1 non-finite value(s) of 2" and not kept.notes

@@ -11,10 +11,16 @@ values of each f16 result that are non-zero when the same kernel runs on the
 same inputs widened to f32, and zero in f16. Only those count: a zero the op
 computes in f32 as well (a Relu's, a mask's) is not an underflow.
 
-The f32 run is made only for an f16 result that holds a zero (rare unless
-something underflows or the op makes zeros), so a watched run costs little
-more than an unwatched one. ``ge.cast`` to f16 (what ``precision-mode``
-inserts after an f32 input) compares its f32 input with its result.
+The same watch counts f16 overflow: the values of an f16 result that are
+infinite or NaN where the same kernel's f32 result is finite (f16's largest
+value is 65504). An output that holds NaN or infinity is f16's doing only if
+some op overflowed; otherwise the model makes them in f32 as well.
+
+The f32 run is made only for an f16 result that holds a zero or a value that
+is not finite (rare unless something underflows or overflows, or the op makes
+zeros), so a watched run costs little more than an unwatched one. ``ge.cast``
+to f16 (what ``precision-mode`` inserts after an f32 input) compares its f32
+input with its result.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import attrs
 import numpy as np
 
 __all__ = ["F16_SMALLEST", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow", "count_flushed",
-           "located"]
+           "count_overflowed", "located"]
 
 #: f16's smallest positive value (a subnormal): half of it and less round to zero
 F16_SMALLEST = float(np.finfo(np.float16).smallest_subnormal)
@@ -47,6 +53,8 @@ class Underflow:
     nonzero: int = 0
     #: results' values (f16 results only)
     size: int = 0
+    #: results' values finite in f32 and infinite or NaN in f16
+    overflowed: int = 0
 
     @property
     def share(self) -> float:
@@ -63,7 +71,8 @@ class UnderflowWatch:
     def __init__(self) -> None:
         self._by_op: dict[int, tuple[Mapping[str, Any], Underflow]] = {}
 
-    def note(self, attributes: Mapping[str, Any], op_name: str, flushed: int, nonzero: int, size: int) -> None:
+    def note(self, attributes: Mapping[str, Any], op_name: str, flushed: int, nonzero: int, size: int,
+             overflowed: int = 0) -> None:
         """Add one run's counts to the op that ``attributes`` belong to."""
         key = id(attributes)
         entry = self._by_op.get(key)
@@ -74,6 +83,7 @@ class UnderflowWatch:
         count.flushed += flushed
         count.nonzero += nonzero
         count.size += size
+        count.overflowed += overflowed
 
     def of(self, attributes: Mapping[str, Any]) -> Underflow | None:
         """What the op holding ``attributes`` flushed (None: it flushed nothing)."""
@@ -81,6 +91,11 @@ class UnderflowWatch:
         if entry is None or entry[0] is not attributes or not entry[1].flushed:
             return None
         return entry[1]
+
+    @property
+    def overflowed(self) -> int:
+        """The values, over every op, that overflowed f16 (finite in f32)."""
+        return sum(count.overflowed for _, count in self._by_op.values())
 
     def __len__(self) -> int:
         """The number of ops that flushed a value."""
@@ -135,7 +150,8 @@ def check_underflow(attributes: Mapping[str, Any], op_name: str, inputs: Sequenc
     watch = _ACTIVE.get()
     if watch is None:
         return
-    narrow = [i for i, r in enumerate(results) if r.dtype == _F16 and r.size and not np.all(r)]
+    narrow = [i for i, r in enumerate(results)
+              if r.dtype == _F16 and r.size and not (np.all(r) and np.all(np.isfinite(r)))]
     if not narrow:
         return
     if op_name == "ge.cast":
@@ -156,11 +172,18 @@ def check_underflow(attributes: Mapping[str, Any], op_name: str, inputs: Sequenc
     _note(watch, attributes, op_name, pairs)
 
 
+def count_overflowed(wide: np.ndarray, narrow: np.ndarray) -> int:
+    """The values of ``wide`` that are finite and that ``narrow`` (the same
+    values rounded) holds as infinite or NaN."""
+    return int(np.count_nonzero(np.isfinite(wide) & ~np.isfinite(narrow)))
+
+
 def _note(watch: UnderflowWatch, attributes: Mapping[str, Any], op_name: str,
           pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
-    flushed = nonzero = size = 0
+    flushed = nonzero = size = overflowed = 0
     for wide, narrow in pairs:
         f, n = count_flushed(wide, narrow)
         flushed, nonzero, size = flushed + f, nonzero + n, size + narrow.size
-    if flushed:
-        watch.note(attributes, op_name, flushed, nonzero, size)
+        overflowed += count_overflowed(wide, narrow)
+    if flushed or overflowed:
+        watch.note(attributes, op_name, flushed, nonzero, size, overflowed)
