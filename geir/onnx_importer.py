@@ -61,6 +61,7 @@ from geir.attributes import (ArrayAttr, Attribute, DenseElementsAttr, DenseResou
                              IntegerAttr, Location, NameLoc, ResourceBlob, StringAttr, TypeAttr)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.module import Module
+from geir.onnx_sequences import resolve_static_sequences
 from geir.opdef import ATTR_KINDS, Attrs, InferContext, InferError, OpDef
 from geir.operation import Block, OpResult, Operation, Region, Value
 from geir.types import F32, I1, I64, NONE, ElementType, FunctionType, TensorType, Type
@@ -250,6 +251,8 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
         except Exception as e:  # noqa: BLE001 - the converter raises bare RuntimeErrors
             raise _fail(f"opset {opset} is older than {MIN_OPSET} and could not be upgraded: "
                         f"{_first_line(str(e))}", where) from None
+    # lists the graph fixes become their tensors (geir has no sequence type)
+    resolve_static_sequences(model)
     model = _infer_shapes(model, where)
     if stand_ins:
         kept = [i for i in model.graph.input if i.name not in stand_ins]
