@@ -136,14 +136,7 @@ class _Resolver:
                 return None
             axis, new_axis = _attribute(node, "axis", 0), _attribute(node, "new_axis", 0)
             nodes: list[onnx.NodeProto] = []
-            parts = list(items)
-            if new_axis:
-                axes = self._fresh_name(node, "axes")
-                nodes.append(self._constant(axes, np.array([axis], np.int64), node))
-                parts = []
-                for item in items:
-                    parts.append(self._fresh_name(node, "unsqueezed"))
-                    nodes.append(self._node("Unsqueeze", [item, axes], [parts[-1]], node))
+            parts = self._each_on_axis("Unsqueeze", list(items), axis, node, nodes) if new_axis else list(items)
             nodes.append(self._node("Concat", parts, [node.output[0]], node, axis=axis))
             return nodes
         if op == "SplitToSequence":
@@ -180,15 +173,21 @@ class _Resolver:
         parts = [self._fresh_name(node, f"part{i}") for i in range(len(sizes))]
         nodes.append(self._node("Split", [ins[0], split_name], parts, node, axis=axis))
         if squeeze:
-            axes = self._fresh_name(node, "axes")
-            nodes.append(self._constant(axes, np.array([axis], np.int64), node))
-            squeezed = []
-            for part in parts:
-                squeezed.append(self._fresh_name(node, "squeezed"))
-                nodes.append(self._node("Squeeze", [part, axes], [squeezed[-1]], node))
-            parts = squeezed
+            parts = self._each_on_axis("Squeeze", parts, axis, node, nodes)
         self.lists[node.output[0]] = parts
         return nodes
+
+    def _each_on_axis(self, op_type: str, tensors: list[str], axis: int, origin: "onnx.NodeProto",
+                      nodes: "list[onnx.NodeProto]") -> list[str]:
+        """``op_type`` (Squeeze, Unsqueeze) of each of ``tensors`` on ``axis``,
+        its nodes appended to ``nodes``: the names of the results."""
+        axes = self._fresh_name(origin, "axes")
+        nodes.append(self._constant(axes, np.array([axis], np.int64), origin))
+        results = []
+        for tensor in tensors:
+            results.append(self._fresh_name(origin, op_type.lower()))
+            nodes.append(self._node(op_type, [tensor, axes], [results[-1]], origin))
+        return results
 
     # ------------------------------------------------------------ values
 
@@ -222,13 +221,17 @@ class _Resolver:
         import onnx.reference
         nodes: dict[int, onnx.NodeProto] = {}
         fixed: dict[str, np.ndarray] = {}
+        seen: set[str] = set()
         stack = [name]
         while stack:
             tensor = stack.pop()
-            if tensor in fixed or tensor in self.constants or any(tensor in n.output for n in nodes.values()):
+            if tensor in seen or tensor in self.constants:
                 continue
+            seen.add(tensor)
             node = self.producer.get(tensor)
+            # a graph input, a run-time list, a region or a random draw: not fixed by the graph
             if node is None or node.domain not in ("", "ai.onnx") or node.op_type in SEQUENCE_OPS \
+                    or node.op_type.startswith("Random") or node.op_type in ("Bernoulli", "Multinomial") \
                     or any(a.type in (a.GRAPH, a.GRAPHS) for a in node.attribute) or len(nodes) >= _MAX_FOLDED:
                 return None
             if node.op_type == "Shape":
