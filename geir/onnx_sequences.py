@@ -59,6 +59,8 @@ class _Resolver:
         self._fresh = 0
         self.producer = {o: n for n in self.graph.node for o in n.output if o}
         self._values: dict[str, np.ndarray | None] = {}
+        #: before opset 13, Split's sizes and (Un)Squeeze's axes are attributes, not inputs
+        self.inputs_since_13 = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13) >= 13
 
     def run(self) -> None:
         import onnx
@@ -168,10 +170,13 @@ class _Resolver:
             sizes = [int(s) for s in split.reshape(-1)]
         squeeze = split is None and not keepdims
         nodes: list[onnx.NodeProto] = []
-        split_name = self._fresh_name(node, "split")
-        nodes.append(self._constant(split_name, np.array(sizes, np.int64), node))
         parts = [self._fresh_name(node, f"part{i}") for i in range(len(sizes))]
-        nodes.append(self._node("Split", [ins[0], split_name], parts, node, axis=axis))
+        if self.inputs_since_13:
+            split_name = self._fresh_name(node, "split")
+            nodes.append(self._constant(split_name, np.array(sizes, np.int64), node))
+            nodes.append(self._node("Split", [ins[0], split_name], parts, node, axis=axis))
+        else:
+            nodes.append(self._node("Split", [ins[0]], parts, node, axis=axis, split=sizes))
         if squeeze:
             parts = self._each_on_axis("Squeeze", parts, axis, node, nodes)
         self.lists[node.output[0]] = parts
@@ -182,11 +187,15 @@ class _Resolver:
         """``op_type`` (Squeeze, Unsqueeze) of each of ``tensors`` on ``axis``,
         its nodes appended to ``nodes``: the names of the results."""
         axes = self._fresh_name(origin, "axes")
-        nodes.append(self._constant(axes, np.array([axis], np.int64), origin))
+        if self.inputs_since_13:
+            nodes.append(self._constant(axes, np.array([axis], np.int64), origin))
         results = []
         for tensor in tensors:
             results.append(self._fresh_name(origin, op_type.lower()))
-            nodes.append(self._node(op_type, [tensor, axes], [results[-1]], origin))
+            if self.inputs_since_13:
+                nodes.append(self._node(op_type, [tensor, axes], [results[-1]], origin))
+            else:
+                nodes.append(self._node(op_type, [tensor], [results[-1]], origin, axes=[axis]))
         return results
 
     # ------------------------------------------------------------ values
