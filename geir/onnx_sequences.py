@@ -66,14 +66,9 @@ class _Resolver:
         import onnx
         out: list[onnx.NodeProto] = []
         for node in self.graph.node:
-            replaced = self._rewrite(node) if node.domain in ("", "ai.onnx") else None
-            if replaced is not None:
-                out.extend(replaced)
-            if replaced is None or node.op_type in _LIST_MAKERS:
-                # a list maker stays until nothing reads its list
-                out.append(node)
-                if node.op_type == "Constant" and len(node.output) == 1:
-                    self._note_constant(node)
+            unrolled = self._unroll(node) if node.op_type == "Loop" and node.domain in ("", "ai.onnx") else None
+            for each in unrolled if unrolled is not None else [node]:
+                self._visit(each, out)
         outputs = {o.name for o in self.graph.output}
         while True:
             read = {name for node in out for name in node.input} | outputs
@@ -88,6 +83,66 @@ class _Resolver:
         infos = [v for v in self.graph.value_info if v.name not in gone]
         del self.graph.value_info[:]
         self.graph.value_info.extend(infos)
+
+    def _visit(self, node: "onnx.NodeProto", out: "list[onnx.NodeProto]") -> None:
+        """Append what stands for ``node`` to ``out``."""
+        replaced = self._rewrite(node) if node.domain in ("", "ai.onnx") else None
+        if replaced is not None:
+            out.extend(replaced)
+        if replaced is None or node.op_type in _LIST_MAKERS:
+            # a list maker stays until nothing reads its list
+            out.append(node)
+            if node.op_type == "Constant" and len(node.output) == 1:
+                self._note_constant(node)
+
+    def _unroll(self, loop: "onnx.NodeProto") -> "list[onnx.NodeProto] | None":
+        """The iterations of a ``Loop`` that carries a known list, one after the
+        other (the list then grows at known positions), when its trip count is
+        a constant, it runs while true, and its body neither nests a region nor
+        makes scan outputs; None to keep the loop."""
+        ins = list(loop.input)
+        body = next((a.g for a in loop.attribute if a.name == "body"), None)
+        carried = ins[2:]
+        if body is None or not any(name in self.lists for name in carried) \
+                or len(body.output) != 1 + len(carried) or len(loop.output) != len(carried):
+            return None
+        trips = self._int(ins[0], bool(ins[0]))
+        condition = self._array(ins[1]) if len(ins) > 1 and ins[1] else np.array(True)
+        if not isinstance(trips, int) or not 0 <= trips <= _MAX_UNROLLED or condition is None \
+                or not bool(condition.reshape(-1)[0]):
+            return None
+        if any(a.type in (a.GRAPH, a.GRAPHS) for n in body.node for a in n.attribute):
+            return None
+        # the body's condition must stay true: its own input, or a constant true from outside
+        cond_out = body.output[0].name
+        stays = cond_out == body.input[1].name or any(
+            n.op_type == "Identity" and n.output[0] == cond_out and (a := self._array(n.input[0])) is not None
+            and a.size == 1 and bool(a.reshape(-1)[0]) for n in body.node)
+        if not stays:
+            return None
+        nodes: list[onnx.NodeProto] = []
+        current = list(carried)
+        for i in range(trips):
+            prefix = f"{loop.name or loop.output[0]}/iteration{i}/"
+            iteration = prefix + body.input[0].name
+            nodes.append(self._constant(iteration, np.array(i, np.int64), loop))
+            rename = {body.input[0].name: iteration, body.input[1].name: ins[1] or iteration}
+            rename.update({v.name: c for v, c in zip(body.input[2:], current)})
+            for n in body.node:
+                clone = type(n)()
+                clone.CopyFrom(n)
+                clone.name = prefix + n.name
+                clone.input[:] = [rename.get(x, x) for x in n.input]
+                for k, o in enumerate(n.output):
+                    if o:
+                        rename[o] = prefix + o
+                        clone.output[k] = rename[o]
+                nodes.append(clone)
+            current = [rename.get(o.name, o.name) for o in body.output[1:]]
+        for result, value in zip(loop.output, current):
+            if result:
+                nodes.append(self._node("Identity", [value], [result], loop))
+        return nodes
 
     # ------------------------------------------------------------ the rules
 
@@ -119,6 +174,10 @@ class _Resolver:
                     return None
                 del items[at]
             self.lists[node.output[0]] = items
+            return []
+        if op == "Identity" and ins and ins[0] in self.lists:
+            # a list passed on (a loop's result)
+            self.lists[node.output[0]] = self.lists[ins[0]]
             return []
         if op == "SequenceAt":
             items = self.lists.get(ins[0])
@@ -318,8 +377,11 @@ class _Resolver:
 _UNKNOWN = object()
 #: at most this many nodes are run to find a split's sizes or a position
 _MAX_FOLDED = 256
+#: at most this many iterations of a loop that carries a list are unrolled
+_MAX_UNROLLED = 64
 #: the ops whose result is a list (dropped once nothing reads it)
-_LIST_MAKERS = frozenset({"SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceErase", "SplitToSequence"})
+_LIST_MAKERS = frozenset({"SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceErase", "SplitToSequence",
+                          "Identity"})
 #: where a list op takes its optional position
 _POSITION = {"SequenceInsert": 2, "SequenceErase": 1}
 

@@ -101,3 +101,45 @@ def test_split_sizes_computed_from_a_static_shape() -> None:
              helper.make_node("SplitToSequence", ["x", "half"], ["s"], axis=1),
              helper.make_node("SequenceAt", ["s", "one"], ["y"])]
     _agree(_model(nodes, [2, 8], ["y"]), np.arange(16, dtype=np.float32).reshape(2, 8))
+
+
+def _list_loop(trips: onnx.NodeProto | None) -> onnx.ModelProto:
+    """A Python loop over x's rows that torch traced into a Loop carrying a
+    list: each iteration appends row i + 1 times two, then the rows are stacked."""
+    body = helper.make_graph(
+        [_const("one", np.array([1], np.int64)), _const("zero", np.array([0], np.int64)),
+         helper.make_node("Unsqueeze", ["i", "zero"], ["start"]),
+         helper.make_node("Add", ["start", "one"], ["end"]),
+         helper.make_node("Slice", ["x", "start", "end", "zero"], ["row"]),
+         _const("two", np.array(2.0, np.float32)),
+         helper.make_node("Mul", ["row", "two"], ["doubled"]),
+         helper.make_node("SequenceInsert", ["items", "doubled"], ["items_out"]),
+         helper.make_node("Identity", ["keep_going"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("items", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("items_out", TensorProto.FLOAT, None)])
+    nodes = [helper.make_node("SequenceEmpty", [], ["empty"], dtype=TensorProto.FLOAT),
+             _const("keep_going", np.array(True)),
+             helper.make_node("Loop", ["trips", "keep_going", "empty"], ["rows"], body=body),
+             helper.make_node("ConcatFromSequence", ["rows"], ["y"], axis=0)]
+    extra = []
+    if trips is None:
+        extra = [helper.make_tensor_value_info("trips", TensorProto.INT64, [])]
+    else:
+        nodes.insert(0, trips)
+    return _model(nodes, [3, 4], ["y"], extra_inputs=extra, output_shape=[3, 4])
+
+
+def test_a_loop_that_carries_a_list_a_constant_number_of_times_is_unrolled() -> None:
+    model = _list_loop(_const("trips", np.array(3, np.int64)))
+    _agree(model, np.arange(12, dtype=np.float32).reshape(3, 4))
+    text = str(geir.import_onnx(model.SerializeToString()))
+    assert "ge.loop" not in text and "sequence" not in text.lower()
+
+
+def test_a_loop_whose_trip_count_is_an_input_keeps_the_diagnostic() -> None:
+    with pytest.raises(geir.Error, match="has a sequence type, which geir does not support"):
+        geir.import_onnx(_list_loop(None).SerializeToString())
