@@ -297,7 +297,8 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
         attributes, the outputs, and the trace and timeline of the run.
         Races and deadlocks are findings in the report, not exceptions;
         ``f16_underflow`` lists the kernels whose f16 results flushed values
-        to zero (``geir.report.underflow_warnings`` words them as ``ge-run``).
+        to zero (``geir.report.underflow_warnings`` words them as ``ge-run``),
+        ``f16_overflowed`` counts the values they overflowed to infinity or NaN.
 
     Raises:
         Error: the task list is malformed for this device, an option is
@@ -331,7 +332,7 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
             described = "given"
         with watch_underflow() as watch:
             result = _emulate(tl, arrays, options)
-        return Report(result, described, located(watch, kernel_locations([tl])))
+        return Report(result, described, located(watch, kernel_locations([tl])), watch.overflowed)
     return _guarded(body)
 
 
@@ -389,7 +390,8 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
         deadlock and the outputs as numpy arrays; ``to_json()`` is
         ``ge-run --report json``'s object and ``format_text()`` its text;
         ``f16_underflow`` the ops whose f16 results flushed values to zero
-        (``geir.report.underflow_warnings`` words them as ``ge-run``).
+        (``geir.report.underflow_warnings`` words them as ``ge-run``);
+        ``f16_overflowed`` the values they overflowed to infinity or NaN.
 
     Raises:
         Error: bad input or a bad option (the diagnostics ``ge-run`` prints).
@@ -428,9 +430,10 @@ def interpret(model: str | os.PathLike[str] | Any, inputs: Mapping[str, np.ndarr
 
     Returns:
         ``outputs`` by name, ``input_arrays``, ``random_seed`` (None: inputs
-        given), ``precision_mode`` and ``f16_underflow``: the ops whose f16
+        given), ``precision_mode``, ``f16_underflow``: the ops whose f16
         results flushed values to zero, as ``(loc, Underflow)`` pairs
-        (``geir.report.underflow_warnings`` words them as ``ge-run``).
+        (``geir.report.underflow_warnings`` words them as ``ge-run``), and
+        ``f16_overflowed``: the values they overflowed to infinity or NaN.
 
     Raises:
         Error: bad input or a bad option (the diagnostics ``ge-run`` prints).

@@ -193,13 +193,17 @@ class Report:
         f16_underflow: the kernel tasks whose f16 results flushed values that
             are not zero in f32 to zero, as ``(loc, Underflow)`` pairs in the
             order they ran (``underflow_warnings`` makes ``ge-run``'s warnings).
+        f16_overflowed: the values the kernels' f16 results made infinite or
+            NaN where the same kernels in f32 stay finite (None: not watched).
     """
 
-    def __init__(self, result: EmulationResult, inputs: str, f16_underflow: list[tuple[str, Any]] | None = None) -> None:
+    def __init__(self, result: EmulationResult, inputs: str, f16_underflow: list[tuple[str, Any]] | None = None,
+                 f16_overflowed: int | None = None) -> None:
         self.result = result
         self.outputs: dict[str, np.ndarray] | None = result.outputs
         self.inputs = inputs
         self.f16_underflow: list[tuple[str, Any]] = list(f16_underflow or [])
+        self.f16_overflowed = f16_overflowed
         self._fields = dict(result.report)
 
     def __getattr__(self, name: str) -> Any:

@@ -44,7 +44,8 @@ _F16 = np.dtype(np.float16)
 
 @attrs.define
 class Underflow:
-    """The values one op flushed to zero in f16, over the times it ran and flushed some."""
+    """The values one op flushed to zero in f16, and those it overflowed, over
+    the times it ran and flushed or overflowed some."""
 
     op: str
     #: results' values non-zero in f32 and zero in f16
