@@ -121,12 +121,15 @@ class _Resolver:
         if not stays:
             return None
         nodes: list[onnx.NodeProto] = []
+        condition_name = ins[1] if len(ins) > 1 and ins[1] else self._fresh_name(loop, "true")
+        if condition_name != ins[1]:
+            nodes.append(self._constant(condition_name, np.array(True), loop))
         current = list(carried)
         for i in range(trips):
             prefix = f"{loop.name or loop.output[0]}/iteration{i}/"
             iteration = prefix + body.input[0].name
             nodes.append(self._constant(iteration, np.array(i, np.int64), loop))
-            rename = {body.input[0].name: iteration, body.input[1].name: ins[1] or iteration}
+            rename = {body.input[0].name: iteration, body.input[1].name: condition_name}
             rename.update({v.name: c for v, c in zip(body.input[2:], current)})
             for n in body.node:
                 clone = type(n)()
