@@ -373,6 +373,25 @@ def exporter_dims() -> None:
     _save(_model(graph), "exporter_dims.onnx", check=False)
 
 
+def sequences() -> None:
+    """torch's unbind (SplitToSequence, keepdims=0) read at a constant position and
+    counted: the list the graph fixes; and a list read at a position the graph
+    takes as an input, which geir cannot follow."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])
+    nodes = [helper.make_node("SplitToSequence", ["x"], ["rows"], name="unbind", axis=0, keepdims=0),
+             helper.make_node("Constant", [], ["last"], name="last", value=numpy_helper.from_array(
+                 np.array(-1, np.int64), "last")),
+             helper.make_node("SequenceAt", ["rows", "last"], ["y"], name="at"),
+             helper.make_node("SequenceLength", ["rows"], ["n"], name="count")]
+    graph = helper.make_graph(nodes, "unbind", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4]),
+                                                     helper.make_tensor_value_info("n", TensorProto.INT64, [])])
+    _save(_model(graph), "unbind.onnx")
+    nodes = [nodes[0], helper.make_node("SequenceAt", ["rows", "i"], ["y"], name="at")]
+    graph = helper.make_graph(nodes, "unbind_at_input", [x, helper.make_tensor_value_info("i", TensorProto.INT64, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    _save(_model(graph), "unbind_at_input.onnx")
+
+
 def main() -> None:
     data = conv_relu()
     with open(os.path.join(HERE, "truncated.onnx"), "wb") as f:
@@ -399,6 +418,7 @@ def main() -> None:
     graph_only()
     malformed_tensors()
     exporter_dims()
+    sequences()
 
 
 if __name__ == "__main__":
