@@ -208,7 +208,7 @@ class PrecisionMode(ModulePass):
         for graph in module.graphs():
             block = graph.regions[0].blocks[0]
             if mode == "must_keep_origin_dtype":
-                errors += _unsupported_f32_cube(block, cube_fp32, profile)
+                errors += _unsupported_f32_cube(block, profile)
                 continue
             changes = self._decide(block, mode, cube_fp32, profile.soc)
             if changes:
@@ -265,13 +265,12 @@ class PrecisionMode(ModulePass):
             and running[father].element_type is F16  # type: ignore[union-attr]
 
 
-def _unsupported_f32_cube(block: Block, cube_fp32: bool, profile: DeviceProfile) -> list[Diagnostic]:
-    """must_keep_origin_dtype: an f32 cube op where the cube has no f32."""
-    device = profile.name
-    if cube_fp32:
+def _unsupported_f32_cube(block: Block, profile: DeviceProfile) -> list[Diagnostic]:
+    """must_keep_origin_dtype: an f32 cube op where the cube of ``profile`` has no f32."""
+    if profile.cube_fp32:
         return []
     return [Diagnostic("error", f"precision-mode: '{op.name}' computes in f32, but the cube unit of device "
-                                f"{device} has no f32, so must_keep_origin_dtype cannot keep its type",
+                                f"{profile.name} has no f32, so must_keep_origin_dtype cannot keep its type",
                        op_position(op),
                        [Diagnostic("note", "use force_fp16 or allow_fp32_to_fp16 (ATC converts cube ops "
                                            "to f16), or cast the op's operands to f16 in the model",
