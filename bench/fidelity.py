@@ -368,11 +368,7 @@ def print_table(results: Sequence[Result], out: TextIO | None = None) -> Summary
               file=out)
     print(f"\nrows {s.rows}: MAPE {100 * s.mape:.1f}%, median emulated/measured {s.median_ratio:.2f}x, worst "
           f"{s.worst_ratio:.2f}x, {s.within_1_5x}/{s.rows} within 1.5x", file=out)
-    print("throughput, largest / smallest measured batch (measured vs emulated):", file=out)
-    for model, (m, e) in s.batch_scaling.items():
-        print(f"  {model:<38} measured {m:6.2f}x  emulated {e:6.2f}x  ({100 * (e / m - 1):+.0f}%)", file=out)
-    within = sum(1 for m, e in s.batch_scaling.values() if abs(e / m - 1) <= 0.2)
-    print(f"series within 20% of the measured scaling: {within}/{len(s.batch_scaling)}", file=out)
+    print_batch_scaling(s.batch_scaling, "", out)
     print("time per image, largest measured batch over the next largest (measured vs emulated):", file=out)
     for model, (m, e) in s.last_step.items():
         print(f"  {model:<38} measured {m:6.2f}x  emulated {e:6.2f}x", file=out)
@@ -382,6 +378,16 @@ def print_table(results: Sequence[Result], out: TextIO | None = None) -> Summary
         for small, large, ms, other_ms in s.contradictions:
             print(f"  {small} ({ms:.3f} ms) is slower than {large} ({other_ms:.3f} ms)", file=out)
     return s
+
+
+def print_batch_scaling(scaling: dict[str, tuple[float, float]], condition: str, out: TextIO) -> None:
+    """Each series' measured and emulated throughput from its smallest to its largest
+    batch (``Summary.batch_scaling``), emulated ``condition``, and how many lie within 20%."""
+    print(f"throughput, largest / smallest measured batch{condition} (measured vs emulated):", file=out)
+    for model, (m, e) in scaling.items():
+        print(f"  {model:<38} measured {m:6.2f}x  emulated {e:6.2f}x  ({100 * (e / m - 1):+.0f}%)", file=out)
+    within = sum(1 for m, e in scaling.values() if abs(e / m - 1) <= 0.2)
+    print(f"series within 20% of the measured scaling: {within}/{len(scaling)}", file=out)
 
 
 def _is_second(r: Result, results: Sequence[Result]) -> bool:

@@ -37,7 +37,15 @@ to all rows, and the MAPE of every row predicted by a fit that never saw its
 architecture: the error to expect on an architecture nobody has measured.
 With ``--calibration-only``, ``--predict-more`` emulates, after the fit, the
 rows of ``bench/more_310p3/`` with the numbers fitted to the calibration
-table alone. Never asserts.
+table alone.
+
+    python bench/fit_calibration.py --hold-out-batches 16
+
+asks the same of batch sizes: it fits the parameters to the rows of batch 16
+and below alone, emulates the larger batches with them, and prints each
+architecture's MAPE on those rows beside the fit to all rows, and how each
+series' throughput scales from its smallest to its largest batch under the
+fit that saw none of the large ones. Never asserts.
 """
 
 from __future__ import annotations
@@ -93,6 +101,42 @@ def _worst(results: Sequence[fidelity.Result]) -> float:
     return max((r.ratio for r in results), key=lambda x: max(x, 1 / x))
 
 
+def batch_split(rows: Sequence[fidelity.Row], largest: int) -> tuple[list[fidelity.Row], list[fidelity.Row]]:
+    """(the rows of batch ``largest`` and below, the rows above it)."""
+    return [r for r in rows if r.batch <= largest], [r for r in rows if r.batch > largest]
+
+
+def print_batch_hold_out(rows: Sequence[fidelity.Row],
+                         evaluate: Callable[[Sequence[fidelity.Row], list[str]], list[fidelity.Result]],
+                         names: Sequence[str], x0: np.ndarray, overrides: Callable[[np.ndarray], list[str]],
+                         largest: int) -> None:
+    """The rows above batch ``largest`` predicted by a fit to the rows at or below it,
+    against the fit to all rows."""
+    train, test = batch_split(rows, largest)
+    everything, _ = fit(rows, evaluate, names, x0, overrides)
+    small, _ = fit(train, evaluate, names, x0, overrides)
+    print(f"fitted to the {len(train)} rows of batch {largest} and below, and to all {len(rows)} rows:")
+    for n, a, b in zip(names, small, everything):
+        print(f"  {n:<26} {a:>10.4g}  {b:>10.4g}")
+    held = evaluate(test, overrides(small))
+    own = evaluate(test, overrides(everything))
+    held_by = fidelity.summarize(held).architectures
+    own_by = fidelity.summarize(own).architectures
+    print(f"\n{'batches above ' + str(largest):<28} {'rows':>4} {'MAPE predicted':>15} {'worst':>7} "
+          f"{'MAPE all-row fit':>17} {'worst':>7}")
+    for model, a in held_by.items():
+        b = own_by[model]
+        worst_held = max(a.ratios, key=lambda x: max(x, 1 / x))
+        worst_own = max(b.ratios, key=lambda x: max(x, 1 / x))
+        print(f"{model:<28} {a.rows:>4} {100 * a.mape:>14.1f}% {worst_held:>6.2f}x {100 * b.mape:>16.1f}% "
+              f"{worst_own:>6.2f}x")
+    print(f"\nevery row above batch {largest} predicted by a fit that saw none of them: MAPE "
+          f"{100 * fidelity.summarize(held).mape:.1f}%, worst {_worst(held):.2f}x (the fit to all rows: "
+          f"{100 * fidelity.summarize(own).mape:.1f}%, worst {_worst(own):.2f}x)")
+    fidelity.print_batch_scaling(fidelity.summarize(evaluate(rows, overrides(small))).batch_scaling,
+                                 f", under the fit to batch {largest} and below", sys.stdout)
+
+
 def print_hold_out(rows: Sequence[fidelity.Row],
                    evaluate: Callable[[Sequence[fidelity.Row], list[str]], list[fidelity.Result]],
                    names: Sequence[str], x0: np.ndarray, overrides: Callable[[np.ndarray], list[str]]) -> None:
@@ -125,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--params", default=",".join(DEFAULT_PARAMS))
     p.add_argument("--hold-out", action="store_true",
                    help="predict each architecture with the parameters fitted to the others")
+    p.add_argument("--hold-out-batches", type=int, default=None, metavar="N",
+                   help="predict the rows above batch N with the parameters fitted to the rows at or below it")
     p.add_argument("--calibration-only", action="store_true",
                    help=f"fit to the calibration table alone, not to the rows of {fidelity.MORE_DIR} too")
     p.add_argument("--predict-more", action="store_true",
@@ -145,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += table
     if not rows:
         p.error(f"no row measures --models {args.models}")
+    if args.hold_out_batches is not None and not all(batch_split(rows, args.hold_out_batches)):
+        p.error(f"--hold-out-batches {args.hold_out_batches}: the rows need batches both at or below it and above it")
     profile = load_profile(args.device)
     integer = {n for n in names if PARAMS[n].type is int}
 
@@ -157,6 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     x0 = np.array([float(profile[n]) for n in names])
     if args.hold_out:
         print_hold_out(rows, evaluate, names, x0, overrides)
+        return 0
+    if args.hold_out_batches is not None:
+        print_batch_hold_out(rows, evaluate, names, x0, overrides, args.hold_out_batches)
         return 0
     x, evaluations = fit(rows, evaluate, names, x0, overrides)
     print(f"device {args.device}: {len(rows)} rows, {evaluations} evaluations")

@@ -92,3 +92,38 @@ def test_the_more_rows_are_predicted_only_by_a_fit_that_left_them_out(fit_calibr
         fit_calibration.main(["--predict-more"])
     assert exit_info.value.code == 2
     assert "--predict-more needs --calibration-only" in capsys.readouterr().err
+
+
+def test_batches_above_the_bound_are_held_out_and_the_rest_fitted(fit_calibration: ModuleType) -> None:
+    rows = _rows(fit_calibration)
+    fitted, held = fit_calibration.batch_split(rows, 4)
+    assert [r.batch for r in fitted] == [1, 1, 4] and [r.batch for r in held] == [8]
+
+
+def test_large_batches_are_predicted_by_the_small_batches_fit(fit_calibration: ModuleType,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # the batch-8 row takes twice the overhead of the others
+    def evaluate(rows: Sequence, params: list[str]) -> list:
+        value = float(params[0].split("=")[1])
+        return [fit_calibration.fidelity.Result(r, r.measured_ms * value / (2.0 if r.batch > 4 else 1.0))
+                for r in rows]
+
+    fit_calibration.print_batch_hold_out(_rows(fit_calibration), evaluate, ["kernel_overhead_us"], np.array([1.5]),
+                                         lambda x: [f"kernel_overhead_us={x[0]}"], 4)
+    out = capsys.readouterr().out
+    a = next(line for line in out.splitlines() if line.startswith("a.onnx"))
+    # fitted to batches 1 and 4 alone the overhead is 1.0, so the batch-8 row emulates at half its time
+    assert a.split()[1:4] == ["1", "50.0%", "0.50x"]
+    assert "every row above batch 4 predicted by a fit that saw none of them: MAPE 50.0%" in out
+    # a's throughput from batch 1 to 8 is measured 2x and emulated 4x under that fit
+    assert "measured   2.00x  emulated   4.00x  (+100%)" in out
+    assert "series within 20% of the measured scaling: 0/1" in out
+
+
+def test_a_batch_bound_with_nothing_on_one_side_is_refused(fit_calibration: ModuleType,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        fit_calibration.main(["--models", "mobilenet_v2", "--hold-out-batches", "256",
+                              "--params", "kernel_overhead_us"])
+    assert exit_info.value.code == 2
+    assert "--hold-out-batches 256: the rows need batches both at or below it and above it" in capsys.readouterr().err
