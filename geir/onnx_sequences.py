@@ -6,8 +6,10 @@ themselves. Exporters write lists the graph fixes: torch's ``unbind`` and
 ``chunk`` become ``SplitToSequence`` read back by ``SequenceAt`` at constant
 positions, a Python list built in a loop that tracing unrolled becomes
 ``SequenceEmpty`` and ``SequenceInsert``, ``torch.stack`` of it
-``ConcatFromSequence``. When every position is a constant (and a split's
-sizes are known), each sequence is a Python list of tensor names here, and
+``ConcatFromSequence``. When every position is fixed by the graph (a
+constant, or arithmetic on constants, static shapes and an unrolled loop's
+iteration number, which onnx's reference evaluator runs) and a split's sizes
+are known, each sequence is a Python list of tensor names here, and
 
 * ``SplitToSequence`` becomes ``Split`` (and a ``Squeeze`` per part for
   ``keepdims=0``),
@@ -16,11 +18,14 @@ sizes are known), each sequence is a Python list of tensor names here, and
 * ``ConcatFromSequence`` a ``Concat`` (of each element unsqueezed, for
   ``new_axis=1``),
 * ``SequenceEmpty``, ``SequenceConstruct``, ``SequenceInsert`` and
-  ``SequenceErase`` nothing, once nothing reads their list.
+  ``SequenceErase`` nothing, once nothing reads their list,
+* a ``Loop`` that carries such a list, runs a constant number of times (at
+  most 64) while true and nests no region, its iterations one after the other.
 
 A sequence the rules cannot follow (a position computed at run time, a list a
-``Loop`` carries, a graph output) is left as it is, and the importer names it
-as a type geir does not support. Only the main graph is rewritten.
+``Loop`` carries for a run-time trip count, a graph output) is left as it is,
+and the importer names it as a type geir does not support. Only the main graph
+is rewritten.
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ class _Resolver:
         self._shapes: dict[str, list[int | None]] | None = None
         self._fresh = 0
         self.producer = {o: n for n in self.graph.node for o in n.output if o}
+        #: each producer's place in a topological order: a graph node's index, and an
+        #: unrolled loop's clones, in the order made, after the node before their loop
+        self.rank: dict[int, tuple[int, int]] = {id(n): (i, 0) for i, n in enumerate(self.graph.node)}
         self._values: dict[str, np.ndarray | None] = {}
         #: before opset 13, Split's sizes and (Un)Squeeze's axes are attributes, not inputs
         self.inputs_since_13 = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13) >= 13
@@ -113,11 +121,13 @@ class _Resolver:
             return None
         if any(a.type in (a.GRAPH, a.GRAPHS) for n in body.node for a in n.attribute):
             return None
-        # the body's condition must stay true: its own input, or a constant true from outside
+        # the body's condition must stay true: its own input (or a copy of it), or a constant true from outside
         cond_out = body.output[0].name
         stays = cond_out == body.input[1].name or any(
-            n.op_type == "Identity" and n.output[0] == cond_out and (a := self._array(n.input[0])) is not None
-            and a.size == 1 and bool(a.reshape(-1)[0]) for n in body.node)
+            n.op_type == "Identity" and n.output[0] == cond_out and (
+                n.input[0] == body.input[1].name
+                or (a := self._array(n.input[0])) is not None and a.size == 1 and bool(a.reshape(-1)[0]))
+            for n in body.node)
         if not stays:
             return None
         nodes: list[onnx.NodeProto] = []
@@ -125,6 +135,7 @@ class _Resolver:
         if condition_name != ins[1]:
             nodes.append(self._constant(condition_name, np.array(True), loop))
         current = list(carried)
+        place = self.rank[id(loop)][0]
         for i in range(trips):
             prefix = f"{loop.name or loop.output[0]}/iteration{i}/"
             iteration = prefix + body.input[0].name
@@ -140,6 +151,9 @@ class _Resolver:
                     if o:
                         rename[o] = prefix + o
                         clone.output[k] = rename[o]
+                        # a position the body computes is then found like the graph's own
+                        self.producer[rename[o]] = clone
+                self.rank[id(clone)] = (place - 1, 1 + len(nodes))
                 nodes.append(clone)
             current = [rename.get(o.name, o.name) for o in body.output[1:]]
         for result, value in zip(loop.output, current):
@@ -319,7 +333,8 @@ class _Resolver:
         if any(t.data_location == t.EXTERNAL for t in initializers):
             return None
         initializers += [onnx.numpy_helper.from_array(v, k) for k, v in fixed.items()]
-        graph = onnx.helper.make_graph([n for n in self.graph.node if id(n) in nodes], "fold", [],
+        ordered = sorted(nodes.values(), key=lambda n: self.rank[id(n)])
+        graph = onnx.helper.make_graph(ordered, "fold", [],
                                        [onnx.helper.make_empty_tensor_value_info(name)], initializers)
         folded = onnx.helper.make_model(graph, opset_imports=self.model.opset_import)
         try:

@@ -143,3 +143,30 @@ def test_a_loop_that_carries_a_list_a_constant_number_of_times_is_unrolled() -> 
 def test_a_loop_whose_trip_count_is_an_input_keeps_the_diagnostic() -> None:
     with pytest.raises(geir.Error, match="has a sequence type, which geir does not support"):
         geir.import_onnx(_list_loop(None).SerializeToString())
+
+
+def test_a_position_the_loop_body_computes_from_the_iteration_is_followed() -> None:
+    """Each iteration appends twice the element at position 2 i + 0 of the list
+    it carries, which starts as x's rows: the position is the body's arithmetic."""
+    body = helper.make_graph(
+        [_const("two_i", np.array(2, np.int64)), _const("zero_i", np.array(0, np.int64)),
+         helper.make_node("Mul", ["i", "two_i"], ["twice"]),
+         helper.make_node("Add", ["twice", "zero_i"], ["position"]),
+         helper.make_node("SequenceAt", ["items", "position"], ["picked"]),
+         _const("two", np.array(2.0, np.float32)),
+         helper.make_node("Mul", ["picked", "two"], ["doubled"]),
+         helper.make_node("SequenceInsert", ["items", "doubled"], ["items_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("items", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("items_out", TensorProto.FLOAT, None)])
+    nodes = [helper.make_node("SplitToSequence", ["x"], ["rows"], axis=0),
+             _const("trips", np.array(3, np.int64)), _const("keep_going", np.array(True)),
+             helper.make_node("Loop", ["trips", "keep_going", "rows"], ["grown"], body=body),
+             helper.make_node("ConcatFromSequence", ["grown"], ["y"], axis=0)]
+    model = _model(nodes, [3, 4], ["y"], output_shape=[6, 4])
+    _agree(model, np.arange(12, dtype=np.float32).reshape(3, 4))
+    assert "sequence" not in str(geir.import_onnx(model.SerializeToString())).lower()
