@@ -19,11 +19,12 @@ are known, each sequence is a Python list of tensor names here, and
   ``new_axis=1``),
 * ``SequenceEmpty``, ``SequenceConstruct``, ``SequenceInsert`` and
   ``SequenceErase`` nothing, once nothing reads their list,
-* a ``Loop`` that carries such a list, runs a constant number of times (at
-  most 64) while true and nests no region, its iterations one after the other.
+* a ``Loop`` that carries such a list or reads one from the graph around it,
+  runs a constant number of times (at most 64) while true and nests no
+  region, its iterations one after the other.
 
 A sequence the rules cannot follow (a position computed at run time, a list a
-``Loop`` carries for a run-time trip count, a graph output) is left as it is,
+``Loop`` carries or reads for a run-time trip count, a graph output) is left as it is,
 and the importer names it as a type geir does not support. Only the main graph
 is rewritten.
 """
@@ -79,7 +80,7 @@ class _Resolver:
                 self._visit(each, out)
         outputs = {o.name for o in self.graph.output}
         while True:
-            read = {name for node in out for name in node.input} | outputs
+            read = {name for node in out for name in _reads(node)} | outputs
             kept = [n for n in out if not (n.op_type in _LIST_MAKERS and n.output[0] in self.lists
                                            and n.output[0] not in read)]
             if len(kept) == len(out):
@@ -104,14 +105,15 @@ class _Resolver:
                 self._note_constant(node)
 
     def _unroll(self, loop: "onnx.NodeProto") -> "list[onnx.NodeProto] | None":
-        """The iterations of a ``Loop`` that carries a known list, one after the
-        other (the list then grows at known positions), when its trip count is
-        a constant, it runs while true, and its body neither nests a region nor
-        makes scan outputs; None to keep the loop."""
+        """The iterations of a ``Loop`` that carries a known list or reads one from
+        the graph around it, one after the other (the list then grows or is read
+        at known positions), when its trip count is a constant, it runs while
+        true, and its body neither nests a region nor makes scan outputs; None
+        to keep the loop."""
         ins = list(loop.input)
         body = next((a.g for a in loop.attribute if a.name == "body"), None)
         carried = ins[2:]
-        if body is None or not any(name in self.lists for name in carried) \
+        if body is None or not any(name in self.lists for name in carried + [i for n in body.node for i in n.input]) \
                 or len(body.output) != 1 + len(carried) or len(loop.output) != len(carried):
             return None
         trips = self._int(ins[0], bool(ins[0]))
@@ -402,6 +404,19 @@ _LIST_MAKERS = frozenset({"SequenceEmpty", "SequenceConstruct", "SequenceInsert"
                           "Identity"})
 #: where a list op takes its optional position
 _POSITION = {"SequenceInsert": 2, "SequenceErase": 1}
+
+
+def _reads(node: "onnx.NodeProto") -> list[str]:
+    """The names ``node`` reads: its inputs, and those of the nodes of its
+    regions at any depth (a body reads the graph around it by name)."""
+    names = list(node.input)
+    graphs = [g for a in node.attribute for g in ([a.g] if a.type == a.GRAPH else a.graphs)]
+    while graphs:
+        graph = graphs.pop()
+        for n in graph.node:
+            names.extend(n.input)
+            graphs.extend(g for a in n.attribute for g in ([a.g] if a.type == a.GRAPH else a.graphs))
+    return names
 
 
 def _attribute(node: "onnx.NodeProto", name: str, default: int) -> int:

@@ -170,3 +170,40 @@ def test_a_position_the_loop_body_computes_from_the_iteration_is_followed() -> N
     model = _model(nodes, [3, 4], ["y"], output_shape=[6, 4])
     _agree(model, np.arange(12, dtype=np.float32).reshape(3, 4))
     assert "sequence" not in str(geir.import_onnx(model.SerializeToString())).lower()
+
+
+def _sum_of_chunks(trips: onnx.NodeProto | None) -> onnx.ModelProto:
+    """A scripted loop over ``torch.chunk(x, 4, 1)`` summing the chunks: the
+    body reads the list from the graph around it, which the loop does not carry."""
+    body = helper.make_graph(
+        [helper.make_node("SequenceAt", ["chunks", "i"], ["chunk"]),
+         helper.make_node("Add", ["total", "chunk"], ["total_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("total", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("total_out", TensorProto.FLOAT, None)])
+    nodes = [_const("two", np.array(2, np.int64)), _const("zero", np.array(0, np.int64)),
+             helper.make_node("SplitToSequence", ["x", "two"], ["chunks"], axis=1),
+             helper.make_node("SequenceAt", ["chunks", "zero"], ["first"]),
+             _const("keep_going", np.array(True)),
+             helper.make_node("Loop", ["trips", "keep_going", "first"], ["y"], body=body)]
+    extra = []
+    if trips is None:
+        extra = [helper.make_tensor_value_info("trips", TensorProto.INT64, [])]
+    else:
+        nodes.insert(3, trips)
+    return _model(nodes, [3, 8], ["y"], extra_inputs=extra, output_shape=[3, 2])
+
+
+def test_a_loop_that_reads_a_list_from_around_it_is_unrolled() -> None:
+    model = _sum_of_chunks(helper.make_node("SequenceLength", ["chunks"], ["trips"]))
+    _agree(model, np.arange(24, dtype=np.float32).reshape(3, 8))
+    assert "sequence" not in str(geir.import_onnx(model.SerializeToString())).lower()
+
+
+def test_a_list_a_kept_loop_reads_from_around_it_keeps_the_diagnostic() -> None:
+    with pytest.raises(geir.Error, match="has a sequence type, which geir does not support"):
+        geir.import_onnx(_sum_of_chunks(None).SerializeToString())
