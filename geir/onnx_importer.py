@@ -809,8 +809,9 @@ class _Importer:
             self._import_control(node, label, block, scope, opset)
             return
         operands = self._operands(node, block, scope, loc, label)
-        attributes = self._attributes(node, label)
+        # a result of a type geir lacks (an Optional's) says so before its attributes do
         onnx_types = [self._value_type(o, scope, label) if o else None for o in node.output]
+        attributes = self._attributes(node, label)
         if domain == "":
             if node.op_type in _COERCE_TO_2D_BEFORE_13 and opset < 13:
                 if self._coerced_softmax(node, operands, attributes, onnx_types, block, scope, loc):

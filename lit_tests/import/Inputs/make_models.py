@@ -392,6 +392,20 @@ def sequences() -> None:
     _save(_model(graph), "unbind_at_input.onnx")
 
 
+def none_output() -> None:
+    """A scripted classifier's auxiliary output that is None in inference: an
+    empty ``Optional`` the graph returns beside its logits."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    nodes = [helper.make_node("Relu", ["x"], ["logits"], name="head"),
+             helper.make_node("Optional", [], ["aux"], name="no_aux",
+                              type=helper.make_tensor_type_proto(TensorProto.FLOAT, None))]
+    aux = helper.make_value_info("aux", helper.make_optional_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, None)))
+    graph = helper.make_graph(nodes, "none_output", [x], [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                                                                         [1, 4]), aux])
+    _save(_model(graph), "none_output.onnx")
+
+
 def main() -> None:
     data = conv_relu()
     with open(os.path.join(HERE, "truncated.onnx"), "wb") as f:
@@ -419,6 +433,7 @@ def main() -> None:
     malformed_tensors()
     exporter_dims()
     sequences()
+    none_output()
 
 
 if __name__ == "__main__":
