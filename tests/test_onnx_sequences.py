@@ -103,10 +103,33 @@ def test_split_sizes_computed_from_a_static_shape() -> None:
     _agree(_model(nodes, [2, 8], ["y"]), np.arange(16, dtype=np.float32).reshape(2, 8))
 
 
+def _loop_body(nodes: list[onnx.NodeProto], carried: str, sequence: bool) -> onnx.GraphProto:
+    """A Loop body of ``nodes`` taking the iteration number ``i``, the condition
+    ``cond`` and one carried value (a float list or tensor), and giving back
+    ``cond_out`` and ``<carried>_out``."""
+    def value(name: str) -> onnx.ValueInfoProto:
+        return (helper.make_tensor_sequence_value_info(name, TensorProto.FLOAT, None) if sequence
+                else helper.make_tensor_value_info(name, TensorProto.FLOAT, None))
+    return helper.make_graph(nodes, "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                                             helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+                                             value(carried)],
+                             [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), value(carried + "_out")])
+
+
+def _trips(nodes: list[onnx.NodeProto], trips: onnx.NodeProto | None
+           ) -> tuple[list[onnx.NodeProto], list[onnx.ValueInfoProto]]:
+    """``nodes`` with ``trips``, the node that makes the trip count, just before
+    the Loop, and the graph's extra inputs: for None, the trip count is a graph input."""
+    if trips is None:
+        return nodes, [helper.make_tensor_value_info("trips", TensorProto.INT64, [])]
+    loop = next(k for k, n in enumerate(nodes) if n.op_type == "Loop")
+    return nodes[:loop] + [trips] + nodes[loop:], []
+
+
 def _list_loop(trips: onnx.NodeProto | None) -> onnx.ModelProto:
     """A Python loop over x's rows that torch traced into a Loop carrying a
     list: each iteration appends row i + 1 times two, then the rows are stacked."""
-    body = helper.make_graph(
+    body = _loop_body(
         [_const("one", np.array([1], np.int64)), _const("zero", np.array([0], np.int64)),
          helper.make_node("Unsqueeze", ["i", "zero"], ["start"]),
          helper.make_node("Add", ["start", "one"], ["end"]),
@@ -114,22 +137,12 @@ def _list_loop(trips: onnx.NodeProto | None) -> onnx.ModelProto:
          _const("two", np.array(2.0, np.float32)),
          helper.make_node("Mul", ["row", "two"], ["doubled"]),
          helper.make_node("SequenceInsert", ["items", "doubled"], ["items_out"]),
-         helper.make_node("Identity", ["keep_going"], ["cond_out"])],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
-         helper.make_tensor_sequence_value_info("items", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_sequence_value_info("items_out", TensorProto.FLOAT, None)])
+         helper.make_node("Identity", ["keep_going"], ["cond_out"])], "items", sequence=True)
     nodes = [helper.make_node("SequenceEmpty", [], ["empty"], dtype=TensorProto.FLOAT),
              _const("keep_going", np.array(True)),
              helper.make_node("Loop", ["trips", "keep_going", "empty"], ["rows"], body=body),
              helper.make_node("ConcatFromSequence", ["rows"], ["y"], axis=0)]
-    extra = []
-    if trips is None:
-        extra = [helper.make_tensor_value_info("trips", TensorProto.INT64, [])]
-    else:
-        nodes.insert(0, trips)
+    nodes, extra = _trips(nodes, trips)
     return _model(nodes, [3, 4], ["y"], extra_inputs=extra, output_shape=[3, 4])
 
 
@@ -148,7 +161,7 @@ def test_a_loop_whose_trip_count_is_an_input_keeps_the_diagnostic() -> None:
 def test_a_position_the_loop_body_computes_from_the_iteration_is_followed() -> None:
     """Each iteration appends twice the element at position 2 i + 0 of the list
     it carries, which starts as x's rows: the position is the body's arithmetic."""
-    body = helper.make_graph(
+    body = _loop_body(
         [_const("two_i", np.array(2, np.int64)), _const("zero_i", np.array(0, np.int64)),
          helper.make_node("Mul", ["i", "two_i"], ["twice"]),
          helper.make_node("Add", ["twice", "zero_i"], ["position"]),
@@ -156,13 +169,7 @@ def test_a_position_the_loop_body_computes_from_the_iteration_is_followed() -> N
          _const("two", np.array(2.0, np.float32)),
          helper.make_node("Mul", ["picked", "two"], ["doubled"]),
          helper.make_node("SequenceInsert", ["items", "doubled"], ["items_out"]),
-         helper.make_node("Identity", ["cond"], ["cond_out"])],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
-         helper.make_tensor_sequence_value_info("items", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_sequence_value_info("items_out", TensorProto.FLOAT, None)])
+         helper.make_node("Identity", ["cond"], ["cond_out"])], "items", sequence=True)
     nodes = [helper.make_node("SplitToSequence", ["x"], ["rows"], axis=0),
              _const("trips", np.array(3, np.int64)), _const("keep_going", np.array(True)),
              helper.make_node("Loop", ["trips", "keep_going", "rows"], ["grown"], body=body),
@@ -175,26 +182,16 @@ def test_a_position_the_loop_body_computes_from_the_iteration_is_followed() -> N
 def _sum_of_chunks(trips: onnx.NodeProto | None) -> onnx.ModelProto:
     """A scripted loop over ``torch.chunk(x, 4, 1)`` summing the chunks: the
     body reads the list from the graph around it, which the loop does not carry."""
-    body = helper.make_graph(
+    body = _loop_body(
         [helper.make_node("SequenceAt", ["chunks", "i"], ["chunk"]),
          helper.make_node("Add", ["total", "chunk"], ["total_out"]),
-         helper.make_node("Identity", ["cond"], ["cond_out"])],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("total", TensorProto.FLOAT, None)],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("total_out", TensorProto.FLOAT, None)])
+         helper.make_node("Identity", ["cond"], ["cond_out"])], "total", sequence=False)
     nodes = [_const("two", np.array(2, np.int64)), _const("zero", np.array(0, np.int64)),
              helper.make_node("SplitToSequence", ["x", "two"], ["chunks"], axis=1),
              helper.make_node("SequenceAt", ["chunks", "zero"], ["first"]),
              _const("keep_going", np.array(True)),
              helper.make_node("Loop", ["trips", "keep_going", "first"], ["y"], body=body)]
-    extra = []
-    if trips is None:
-        extra = [helper.make_tensor_value_info("trips", TensorProto.INT64, [])]
-    else:
-        nodes.insert(3, trips)
+    nodes, extra = _trips(nodes, trips)
     return _model(nodes, [3, 8], ["y"], extra_inputs=extra, output_shape=[3, 2])
 
 
