@@ -234,8 +234,11 @@ def run_prepared(prepared: Prepared, settings: RunSettings) -> RunReport:
     or compile (when nothing has scheduled the graph) and emulate."""
     if prepared.kind == "gears":
         return _run_gears(prepared.module, settings)
+    model_f32 = _computes_in_f32(prepared.module)
     if prepared.kind == "host":
-        return _run_host_driven(prepared.module, settings, prepared.inputs)
+        report = _run_host_driven(prepared.module, settings, prepared.inputs)
+        report.model_f32 = model_f32
+        return report
     if prepared.kind != "graph":
         raise ValueError(f"run_prepared cannot run a model prepared to {prepared.kind}")
     from geir.backends.host_control import has_control_flow
@@ -243,6 +246,7 @@ def run_prepared(prepared: Prepared, settings: RunSettings) -> RunReport:
                                               for op in prepared.module.body.ops) else None
     compiled = compile_for_run(prepared.module, settings)
     report = emulate_module(prepared.module, settings, compiled, prepared.inputs)
+    report.model_f32 = model_f32
     if original is not None:
         _apply_input_passes(original, settings)
         _compare_with_host_driven(report, original, settings)
@@ -459,10 +463,11 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
             arrays = random_task_inputs(task_list, settings.seed)
             seed = settings.seed if arrays else None
     options = _emulator_options(settings, timing_only=timing_only)
-    from geir.backends.kernels.underflow import located, watch_underflow
+    from geir.backends.kernels.underflow import first_overflow, located, watch_underflow
     with watch_underflow() as watch, _noting_random_inputs(seed):
         result = emulate(task_list, arrays, options)
-    underflow = located(watch, kernel_locations([task_list]))
+    kernels = kernel_locations([task_list])
+    underflow = located(watch, kernels)
     fields = result.report
     if result.outputs is not None:
         fields["outputs"] = output_summary(result.outputs)
@@ -474,7 +479,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
         fields["weights"] = WEIGHTS_ABSENT
         text = f"weights {WEIGHTS_ABSENT}\n" + text
     return RunReport(fields, text, result.outputs, result, list(compiled.warnings) if compiled is not None else [],
-                     seed, arrays, underflow, watch.overflowed)
+                     seed, arrays, underflow, watch.overflowed, first_overflow(watch, kernels))
 
 
 @contextlib.contextmanager
@@ -597,10 +602,11 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
         arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
     selection = select_gear(module, arrays, where)
     options = _emulator_options(settings, timing_only=settings.timing_only)
-    from geir.backends.kernels.underflow import located, watch_underflow
+    from geir.backends.kernels.underflow import first_overflow, located, watch_underflow
     task_list = task_list_from_model(selection.model)
     with watch_underflow() as watch:
         result = emulate(task_list, selection.inputs, options)
+    kernels = kernel_locations([task_list])
     fields = result.report
     fields["gear"] = gear_description(selection)
     outputs = trim_outputs(selection, result.outputs) if result.outputs is not None else None
@@ -609,7 +615,8 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     fields["inputs"] = _described(settings)
     return RunReport(fields, f"gear: {fields['gear']}\n" + result.text(), outputs, result,
                      input_arrays=None if settings.timing_only else arrays,
-                     f16_underflow=located(watch, kernel_locations([task_list])), f16_overflowed=watch.overflowed)
+                     f16_underflow=located(watch, kernels), f16_overflowed=watch.overflowed,
+                     f16_first_overflow=first_overflow(watch, kernels))
 
 
 def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str, np.ndarray] | None) -> RunReport:
@@ -634,12 +641,13 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
         seed = settings.seed
     options = _emulator_options(settings)
     precision_mode = _apply_precision_mode(module, settings)
-    from geir.backends.kernels.underflow import located, watch_underflow
+    from geir.backends.kernels.underflow import first_overflow, located, watch_underflow
     driver = HostDriver(module, options)
     with watch_underflow() as watch, _noting_random_inputs(seed):
         outputs = driver.run(inputs)
     # the device's kernels only: a data-dependent op the host also runs for its size is counted once
-    underflow = located(watch, kernel_locations(driver.task_lists()))
+    kernels = kernel_locations(driver.task_lists())
+    underflow = located(watch, kernels)
     launches = driver.launches
     found = sorted({f for launch in launches for f in launch.findings})
     device, mode = settings.device, settings.mode
@@ -662,7 +670,18 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     if len(launches) > 20:
         lines.append(f"  ... {len(launches) - 20} more launches\n")
     lines.append(f"findings        {', '.join(found) or 'none'}\n")
-    return RunReport(fields, "".join(lines), outputs, None, [], seed, dict(inputs), underflow, watch.overflowed)
+    return RunReport(fields, "".join(lines), outputs, None, [], seed, dict(inputs), underflow, watch.overflowed,
+                     first_overflow(watch, kernels))
+
+
+def _computes_in_f32(module: Module) -> bool:
+    """Whether ``module`` computes in f32 (or f64) anywhere: a value of that
+    element type. A model exported in f16 has none, and no precision mode
+    keeps f32 for it."""
+    from geir.types import F32, F64, TensorType
+    return any(isinstance(v.type, TensorType) and v.type.element_type in (F32, F64)
+               for op in module.walk() for v in (*op.results, *(a for r in op.regions for b in r.blocks
+                                                                for a in b.arguments)))
 
 
 def _apply_precision_mode(module: Module, settings: RunSettings) -> str | None:
@@ -695,6 +714,10 @@ class Interpreted:
     f16_underflow: list[tuple[str, Any]] = attrs.Factory(list)
     #: values the ops' f16 results made infinite or NaN where f32 stays finite (None: not watched)
     f16_overflowed: int | None = None
+    #: the first op whose f16 results overflowed, ``(loc, Underflow)``
+    f16_first_overflow: tuple[str, Any] | None = None
+    #: whether the model as loaded computes in f32 anywhere
+    model_f32: bool = True
 
 
 def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted:
@@ -707,9 +730,10 @@ def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted
     """
     from geir.backends.interpreter import Interpreter
     from geir.backends.io_bindings import graph_signature, random_inputs
-    from geir.backends.kernels.underflow import located, watch_underflow
+    from geir.backends.kernels.underflow import first_overflow, located, watch_underflow
     from geir.passes.lower_to_tasks import loc_text
     module = prepared.module
+    model_f32 = _computes_in_f32(module)
     mode = _apply_precision_mode(module, settings)
     inputs, seed = prepared.inputs, None
     if inputs is None:
@@ -718,7 +742,8 @@ def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted
     with watch_underflow() as watch, _noting_random_inputs(seed):
         outputs = interpreter.run(inputs)
     ops = [(op.attributes, loc_text(op.location)) for op in interpreter.graph.walk()]
-    return Interpreted(outputs, dict(inputs), seed, mode, located(watch, ops), watch.overflowed)
+    return Interpreted(outputs, dict(inputs), seed, mode, located(watch, ops), watch.overflowed,
+                       first_overflow(watch, ops), model_f32)
 
 
 def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list[Diagnostic]:
@@ -738,5 +763,9 @@ def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list
     else:
         mode = report.fields.get("precision_mode")
     keep_f32 = keep_f32_hint(profile.name, profile.cube_fp32)
-    return (non_finite_warnings(report.outputs, mode, keep_f32, report.f16_overflowed, report.random_seed)
-            + underflow_warnings(report.f16_underflow, mode, keep_f32))
+    # random floats make a fine image or embedding; a mask, an index or a length is an integer
+    integers = any(a.dtype.kind in "iub" for a in (report.input_arrays or {}).values())
+    return (non_finite_warnings(report.outputs, mode, keep_f32, report.f16_overflowed,
+                                report.random_seed if integers else None, report.f16_first_overflow,
+                                report.model_f32)
+            + underflow_warnings(report.f16_underflow, mode, keep_f32, report.model_f32))

@@ -33,8 +33,9 @@ def output_summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
     summary: dict[str, dict[str, Any]] = {}
     for name, value in outputs.items():
         numeric = value.dtype.kind in "fiub" and value.size > 0
-        summary[name] = {"dtype": str(value.dtype), "shape": list(value.shape),
-                         "mean": float(value.astype(np.float64).mean()) if numeric else None}
+        with np.errstate(all="ignore"):  # the mean of an output holding inf and -inf is NaN, said once by a warning
+            mean = float(value.astype(np.float64).mean()) if numeric else None
+        summary[name] = {"dtype": str(value.dtype), "shape": list(value.shape), "mean": mean}
     return summary
 
 
@@ -67,29 +68,41 @@ def keep_f32_hint(device: str | None = None, cube_fp32: bool = True) -> str:
 
 def non_finite_warnings(outputs: dict[str, np.ndarray], precision_mode: str | None,
                         keep_f32: str | None = None, f16_overflowed: int | None = None,
-                        random_seed: int | None = None) -> list[Any]:
+                        random_seed: int | None = None, first_overflow: tuple[str, Any] | None = None,
+                        model_f32: bool = True) -> list[Any]:
     """A warning (a ``Diagnostic``) per output holding non-finite values.
     Under a mode that computes in f16 (``precision_mode``: the one the run
     used) it blames f16, saying its largest value and the mode that keeps f32
     (``keep_f32``, :func:`keep_f32_hint` of the run's device), unless the run
     was watched and no op's f16 result overflowed where f32 stays finite
-    (``f16_overflowed`` 0): then the model makes them in f32 too. Inputs drawn
-    at random (``random_seed`` set) get a note that a mask or an index may
-    need the model's own values."""
-    from geir.diagnostics import Diagnostic
+    (``f16_overflowed`` 0): then the model makes them in f32 too. A model
+    with no f32 of its own (``model_f32`` false) computes in f16 whatever the
+    mode: no mode keeps f32 for it. ``first_overflow``, the first op whose f16
+    results overflowed (``(loc, Underflow)``), gets a note at that op. Inputs
+    drawn at random (``random_seed`` set: the caller's judgement that an
+    input may be a mask, an index or a length) get a note that they may need
+    the model's own values."""
+    from geir.diagnostics import Diagnostic, location_from_text
     warnings = []
     for name, bad in non_finite_outputs(outputs).items():
         message = f"output '{name}' holds {bad} non-finite value(s) of {outputs[name].size}"
-        if precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
-            if f16_overflowed == 0:
-                message += (f": no op overflowed f16 under --precision-mode {precision_mode}; the model makes "
-                            "them in f32 too")
-            else:
-                overflowed = "" if f16_overflowed is None else \
-                    f" ({f16_overflowed} value(s) of its ops overflowed f16 where f32 stays finite)"
-                message += (f": under --precision-mode {precision_mode} the model computes in f16, whose largest "
-                            f"value is 65504{overflowed}; {keep_f32 or keep_f32_hint()}")
+        f16 = not model_f32 or precision_mode is not None and precision_mode not in F32_PRECISION_MODES
+        if f16 and f16_overflowed == 0:
+            message += (f": no op overflowed f16 under --precision-mode {precision_mode}; the model makes them in "
+                        "f32 too" if model_f32 else ": no op overflowed f16; its ops make them in f32 too")
+        elif f16:
+            overflowed = "" if f16_overflowed is None else \
+                f" ({f16_overflowed} value(s) of its ops overflowed f16 where f32 stays finite)"
+            cause = (f"under --precision-mode {precision_mode} the model computes in f16" if model_f32
+                     else "the model computes in f16 itself")
+            message += f": {cause}, whose largest value is 65504{overflowed}"
+            if model_f32:
+                message += f"; {keep_f32 or keep_f32_hint()}"
         warning = Diagnostic("warning", message)
+        if f16 and first_overflow is not None:
+            loc, count = first_overflow
+            warning.attach_note(f"the first op to overflow f16: '{count.op}' op, {count.overflowed} value(s)",
+                                location_from_text(loc))
         if random_seed is not None:
             warning.attach_note(f"the inputs were random (seed {random_seed}); a mask, an index or a length may "
                                 "need the model's own values: give them with --inputs")
@@ -112,18 +125,21 @@ UNDERFLOW_WARNINGS = 5
 
 
 def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | None,
-                       keep_f32: str | None = None) -> list[Any]:
+                       keep_f32: str | None = None, model_f32: bool = True) -> list[Any]:
     """A warning (a ``Diagnostic`` at the op) per op whose f16 results flushed
     to zero at least :data:`UNDERFLOW_SHARE` of the values they hold in f32
     when not zero, for the first :data:`UNDERFLOW_WARNINGS` such ops, and one
     that counts the others; ``underflows`` are ``(loc, Underflow)`` pairs in
     the order the ops ran: the op's location as a task keeps it and what it
     flushed (:class:`~geir.backends.kernels.underflow.Underflow`);
-    ``precision_mode`` is the one the run used."""
+    ``precision_mode`` is the one the run used; a model with no f32 of its
+    own (``model_f32`` false) computes in f16 whatever the mode."""
     from geir.backends.kernels.underflow import F16_SMALLEST
     from geir.diagnostics import Diagnostic, location_from_text
     suffix = ""
-    if precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
+    if not model_f32:
+        suffix = ": the model computes in f16 itself"
+    elif precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
         suffix = (f": under --precision-mode {precision_mode} the model computes in f16; "
                   f"{keep_f32 or keep_f32_hint()}")
     flagged = [(loc, count) for loc, count in underflows if count.share >= UNDERFLOW_SHARE]
@@ -348,6 +364,10 @@ class RunReport:
             zero in f32 to zero, as ``(loc, Underflow)`` pairs.
         f16_overflowed: the values the ops' f16 results made infinite or NaN
             where the same kernels in f32 stay finite (None when not watched).
+        f16_first_overflow: the first op whose f16 results overflowed, as
+            ``(loc, Underflow)`` (None: none did, or not watched).
+        model_f32: whether the model as loaded computes in f32 anywhere (an
+            f16 model has no f32 for a precision mode to keep).
     """
 
     fields: dict[str, Any]
@@ -363,6 +383,8 @@ class RunReport:
     #: the values the ops' f16 results made infinite or NaN where the same
     #: kernels in f32 stay finite (None: not watched)
     f16_overflowed: int | None = None
+    f16_first_overflow: tuple[str, Any] | None = None
+    model_f32: bool = True
 
     def __attrs_post_init__(self) -> None:
         # ge-run --report json carries what the warnings say, one object per op

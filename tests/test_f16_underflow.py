@@ -299,3 +299,50 @@ def test_a_non_finite_output_blames_f16_only_when_an_op_overflowed_it(overflowed
     # under a mode that keeps f32 nothing is said of f16, and given inputs get no note
     [kept] = non_finite_warnings(outputs, "must_keep_origin_dtype", f16_overflowed=0)
     assert kept.message == "output 'y' holds 1 non-finite value(s) of 2" and not kept.notes
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("mode", ["force_fp16", "must_keep_origin_dtype"])
+def test_a_model_in_f16_is_not_told_to_keep_an_f32_it_lacks(path: str, mode: str) -> None:
+    """An f16 export (``model.half()``) computes in f16 under every mode: its
+    underflow is its own, and no mode that keeps f32 would change it."""
+    from geir.backends.run_model import RunSettings, interpret_prepared, prepare, run_prepared, run_warnings
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float16)
+    module = parse_module(tiny_text(path == "host-driven").replace("f32", "f16"), "tiny.mlir")
+    settings = RunSettings(inputs={"x": x}, compare=False, precision_mode=mode,
+                           mode="host" if path == "host mode" else "sink")
+    prepared = prepare(module, settings, interpret=path == "interpret")
+    run = interpret_prepared(prepared, settings) if path == "interpret" else run_prepared(prepared, settings)
+    assert run.model_f32 is False
+    [warning] = run_warnings(run, settings)
+    assert warning.message.startswith("'ge.mul' op: ")
+    assert warning.message.endswith("flushed to zero in f16 (100.0%; f16's smallest value is 6.0e-08): the model "
+                                    "computes in f16 itself")
+
+
+OVERFLOWING = (f'ge.graph @main(%x: {T} {{ge.name = "x"}}) -> ({T} {{ge.name = "y"}}) {{\n'
+               "  %c = ge.const {value = dense<3.000000e+02> : tensor<f32>} : () -> tensor<f32>\n"
+               f"  %a = ge.mul %x, %c : ({T}, tensor<f32>) -> {T}\n"
+               f"  %b = ge.mul %a, %c : ({T}, tensor<f32>) -> {T}\n"
+               f"  %y = ge.sub %b, %b : ({T}, {T}) -> {T}\n"
+               f"  ge.return %y : ({T}) -> ()\n}}\n")
+
+
+@pytest.mark.parametrize("path", ["sink", "host mode", "interpret"])
+def test_the_first_op_to_overflow_f16_is_noted_where_it_is(path: str) -> None:
+    """x in [0.5, 2] times 300 fits f16; times 300 again (up to 180,000) does
+    not, and the subtraction that follows turns the infinities into NaN: the
+    output's warning notes the second multiplication, at its line."""
+    from geir.backends.run_model import RunSettings, interpret_prepared, prepare, run_prepared, run_warnings
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
+    settings = RunSettings(inputs={"x": x}, compare=False, precision_mode="force_fp16",
+                           mode="host" if path == "host mode" else "sink")
+    prepared = prepare(parse_module(OVERFLOWING, "over.mlir"), settings, interpret=path == "interpret")
+    run = interpret_prepared(prepared, settings) if path == "interpret" else run_prepared(prepared, settings)
+    loc, count = run.f16_first_overflow
+    assert count.op == "ge.mul" and count.overflowed == int(np.count_nonzero(x * 300 * 300 > 65504))
+    [warning] = run_warnings(run, settings)
+    assert "--precision-mode must_keep_origin_dtype keeps the model's f32" in warning.message
+    [note] = warning.notes  # the inputs were given: no note about random ones
+    assert note.message == f"the first op to overflow f16: 'ge.mul' op, {count.overflowed} value(s)"
+    assert (note.file_position.line, note.file_position.col) == (4, 8)

@@ -200,8 +200,8 @@ def _interpret(prepared, args: argparse.Namespace, settings: "RunSettings", sour
     if args.output is not None:
         save_outputs(args.output, run.outputs)
     else:
-        for k, v in run.outputs.items():
-            sys.stdout.write(f"{k}: {v.dtype}{list(v.shape)} mean={float(v.astype('float64').mean()) if v.size else 0.0:.6g}\n")
+        from geir.report import format_outputs, output_summary
+        sys.stdout.write(format_outputs(output_summary(run.outputs)))
     return 0
 
 

@@ -34,7 +34,7 @@ import attrs
 import numpy as np
 
 __all__ = ["F16_SMALLEST", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow", "count_flushed",
-           "count_overflowed", "located"]
+           "count_overflowed", "located", "first_overflow"]
 
 #: f16's smallest positive value (a subnormal): half of it and less round to zero
 F16_SMALLEST = float(np.finfo(np.float16).smallest_subnormal)
@@ -98,6 +98,12 @@ class UnderflowWatch:
         """The values, over every op, that overflowed f16 (finite in f32)."""
         return sum(count.overflowed for _, count in self._by_op.values())
 
+    def overflows(self) -> Iterator[tuple[Mapping[str, Any], Underflow]]:
+        """Each op whose f16 results overflowed a value that f32 keeps finite (its
+        attributes, its count), in the order they first ran: the first is where
+        a run's overflow starts."""
+        return ((attributes, count) for attributes, count in self._by_op.values() if count.overflowed)
+
     def __len__(self) -> int:
         """The number of ops that flushed a value."""
         return sum(1 for _, count in self._by_op.values() if count.flushed)
@@ -127,13 +133,24 @@ def located(watch: UnderflowWatch, holders: Iterable[tuple[Mapping[str, Any], st
     and its location text: a kernel task's, an op's) that flushed values, in
     the order the ops first did; ops the watch saw outside ``holders`` are
     left out."""
+    return list(_at(holders, watch))
+
+
+def first_overflow(watch: UnderflowWatch, holders: Iterable[tuple[Mapping[str, Any], str]]
+                   ) -> tuple[str, Underflow] | None:
+    """``(loc, Underflow)`` of the first op of ``holders`` (as for :func:`located`)
+    whose f16 results overflowed; None when none did."""
+    return next(_at(holders, watch.overflows()), None)
+
+
+def _at(holders: Iterable[tuple[Mapping[str, Any], str]],
+        counts: Iterable[tuple[Mapping[str, Any], Underflow]]) -> Iterator[tuple[str, Underflow]]:
+    """``(loc, Underflow)`` for each of ``counts`` whose op is one of ``holders``."""
     where = {id(attributes): (attributes, loc) for attributes, loc in holders}
-    found = []
-    for attributes, count in watch:
+    for attributes, count in counts:
         hit = where.get(id(attributes))
         if hit is not None and hit[0] is attributes:
-            found.append((hit[1], count))
-    return found
+            yield hit[1], count
 
 
 def count_flushed(wide: np.ndarray, narrow: np.ndarray) -> tuple[int, int]:

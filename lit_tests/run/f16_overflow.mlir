@@ -1,10 +1,16 @@
 // An output that overflows f16 under the device's default precision mode
 // (force_fp16: the matmul writes f16, whose largest value is 65504) gets a
 // warning naming it, how many values the ops overflowed where f32 stays
-// finite, and the mode that keeps f32; the run still exits 0.
+// finite, and the mode that keeps f32, with a note at the first op that
+// overflowed; the run still exits 0. Its random inputs are floats, which make
+// no mask or index: no note about them, and no numpy warning about the mean.
 // RUN: ge-run %s 2>&1 | filecheck %s --check-prefix=F16
+// RUN: ge-run %s --interpret --precision-mode force_fp16 2>&1 | filecheck %s --check-prefix=F16
+// F16-NOT: RuntimeWarning
 // F16: ge-run: warning: output 'y' holds {{[0-9]+}} non-finite value(s) of 256: under --precision-mode force_fp16 the model computes in f16, whose largest value is 65504 ({{[1-9][0-9]*}} value(s) of its ops overflowed f16 where f32 stays finite); --precision-mode must_keep_origin_dtype keeps the model's f32
-// F16-NEXT: note: the inputs were random (seed 0); a mask, an index or a length may need the model's own values: give them with --inputs
+// F16-NEXT: big: note: the first op to overflow f16: 'ge.matmul' op, {{[1-9][0-9]*}} value(s)
+// F16-NOT: note: the inputs were random
+// F16-NOT: RuntimeWarning
 // F16: y: float32[4, 64] mean={{nan|-?inf}}
 // RUN: ge-run %s --precision-mode must_keep_origin_dtype 2>&1 | filecheck %s --check-prefix=F32
 // F32-NOT: warning
