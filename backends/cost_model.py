@@ -77,6 +77,11 @@ Durations (microseconds):
   in one layout and writes it in the other, the 5-D side (``NC1HWC0``,
   ``NC1HWC0_C04``) padded to whole blocks of C0 (4) channels: an RGB image
   written as 16 channels moves 5.3 times its bytes.
+* **recurrent ops** (RNN, GRU, LSTM), as CANN's LSTM kernel runs them (hicann/ops-nn
+  ``rnn/dynamic_rnn/op_kernel/LstmFP16.cpp``): one MatMul projecting every step's
+  input, then, step after step and direction after direction, the hidden state's
+  MatMul by R (loaded again each step: from L2 while R fits there), a SyncAll of
+  the cores (``core_sync_us``), the gates on the vector units and another SyncAll.
 * **AICPU**: ``aicpu_overhead_us + max(flops / core rate, bytes / core bandwidth)``.
 * **DVPP**: ``dvpp_overhead_us`` plus one frame time of the channel, scaled by the
   output's pixels relative to 1080p (JPEG decode rate for ``dvpp_decode``, VPC
@@ -125,6 +130,12 @@ UNBOUNDED = 1 << 30
 #: ge ops that run on the cube unit (everything else on an AI core is vector work)
 CUBE_OPS = frozenset({"conv2d", "conv_transpose", "matmul", "batch_matmul", "gemm", "einsum", "matmul_integer",
                       "qlinear_matmul", "conv_integer", "qlinear_conv", "rnn", "gru", "lstm", "attention"})
+#: recurrent cube ops, whose steps run one after another (the gates a step computes per hidden unit:
+#: the transcendental activations and the other elementwise ops of ONNX's definitions: LSTM's three
+#: sigmoids, its cell input's and its cell's tanh, the four bias adds, f*c + i*g and o*tanh(c))
+RECURRENT_OPS = {"rnn": (1, 2), "gru": (3, 6), "lstm": (5, 8)}
+#: FLOPs a vector kernel is charged for one transcendental function of an element (the ops' cost hints)
+_TRANSCENDENTAL_FLOPS = 4.0
 #: cube ops on 8-bit integers: the cube does twice the MACs per cycle (DtypeMKN int8 = 16x32x16)
 INT8_CUBE_OPS = frozenset({"matmul_integer", "qlinear_matmul", "conv_integer", "qlinear_conv"})
 
@@ -271,6 +282,20 @@ def _rows_read(kernel: Kernel) -> float:
     return ((x[2] - 1) // strides[0] + 1) / x[2]
 
 
+def _recurrence(kernel: Kernel) -> tuple[int, int, int, int, int, int] | None:
+    """(steps of every direction, directions, batch, input size, hidden size, gates) of a
+    recurrent kernel (ONNX's X, W and R), None when its shapes do not say."""
+    if len(kernel.inputs) < 3 or any(r is None or len(r.shape) != 3 for r in kernel.inputs[:3]):
+        return None
+    x, w, r = (t.shape for t in kernel.inputs[:3])  # type: ignore[union-attr]
+    seq, batch = (x[1], x[0]) if _int_attribute(kernel.attributes or {}, "layout", 0) else (x[0], x[1])
+    directions, rows, inputs = w
+    hidden = r[2]
+    if hidden <= 0 or rows % hidden:
+        return None
+    return seq * directions, directions, batch, inputs, hidden, rows // hidden
+
+
 def _int_attribute(attributes: dict[str, Any], name: str, default: int) -> int:
     value = attributes.get(name, default)
     value = getattr(value, "value", value)  # a geir IntegerAttr, or a plain int
@@ -326,6 +351,7 @@ class CostModel:
         self.hccl_bw = v["hccl_link_gbps"] * 1e3
         self.sdma_bw = v["sdma_bandwidth_gbps"] * 1e3
         self.kernel_overhead = v["kernel_overhead_us"]
+        self.core_sync = v["core_sync_us"]
         self.aicpu_overhead = v["aicpu_overhead_us"]
         self.dvpp_overhead = v["dvpp_overhead_us"]
         self.sdma_overhead = v["sdma_overhead_us"]
@@ -452,9 +478,16 @@ class CostModel:
                 return matmul_tiling(batch, m, n, k, cores, align, c0, self.min_block, feed, fixed_blocks=True,
                                      l0c_bytes=self.l0c_bytes, trans_a=bool(trans_a), trans_b=bool(trans_b),
                                      element_bytes=element_bytes(operand.dtype) if operand is not None else 2)
+            if op in RECURRENT_OPS and (recurrence := _recurrence(kernel)) is not None:
+                # one step's MatMul of the hidden state by R; the steps run one after another
+                steps, _, batch, _, hidden, gates = recurrence
+                step = matmul_tiling(1, batch, gates * hidden, hidden, cores, align, c0, self.min_block, feed,
+                                     fixed_blocks=True, l0c_bytes=self.l0c_bytes,
+                                     element_bytes=element_bytes(kernel.inputs[2].dtype))
+                return Tiling(step.units, step.work * steps, step.imbalance, step.blocks * steps)
         except (IndexError, ZeroDivisionError):
             pass
-        # any other cube op (attention, recurrent, einsum): its own FLOPs over the output's fractals
+        # any other cube op (attention, einsum): its own FLOPs over the output's fractals
         tiles = -(-_elements(out) // (align * align)) if out else 1
         units = max(1, min(cores, tiles))
         return Tiling(units, kernel.flops, 1.0, tiles)
@@ -510,13 +543,47 @@ class CostModel:
             else:
                 activations += nbytes
         activations += out_bytes if written < 0 else written
+        if op in RECURRENT_OPS and (recurrence := _recurrence(kernel)) is not None:
+            # each step loads R again (the step's MatMul leaves nothing in L1): from L2 while all
+            # of it fits there, from DRAM otherwise
+            steps, directions = recurrence[0], recurrence[1]
+            again = kernel.inputs[2].nbytes * (steps // directions - 1)
+            if kernel.inputs[2].nbytes <= self.l2_bytes:
+                l2_again, dram_again = again, 0.0
+            else:
+                l2_again, dram_again = 0.0, again
+        else:
+            l2_again = dram_again = 0.0
         if self.warm_weights:
-            return (0.0, weights + activations) if activations <= self.l2_bytes else (activations, weights)
-        if activations <= 0:
-            return weights, 0.0
-        if activations <= self.l2_bytes:
-            return weights, activations
-        return weights + activations, 0.0
+            dram, l2 = (0.0, weights + activations) if activations <= self.l2_bytes else (activations, weights)
+        elif activations <= 0:
+            dram, l2 = weights, 0.0
+        elif activations <= self.l2_bytes:
+            dram, l2 = weights, activations
+        else:
+            dram, l2 = weights + activations, 0.0
+        return dram + dram_again, l2 + l2_again
+
+    def _recurrence_rest(self, kernel: Kernel, op: str, units: int) -> float:
+        """The microseconds a recurrent kernel spends besides its steps' MatMuls by R, as
+        CANN's LSTM kernel runs (hicann/ops-nn ``rnn/dynamic_rnn/op_kernel/LstmFP16.cpp``):
+        first every step's input projection as one MatMul per direction, then at each step,
+        after the hidden state's MatMul, a SyncAll of the cores, the gates on their vector
+        units and another SyncAll (``core_sync_us`` each)."""
+        recurrence = _recurrence(kernel)
+        if recurrence is None:
+            return 0.0
+        steps, directions, batch, inputs, hidden, gates = recurrence
+        feed = self.feed._replace(flops_per_cycle=self.sustained_cube_rate(kernel, op) / self.mhz,
+                                  block_overhead_cycles=self.block_cycles(kernel)) if self.feed else None
+        projection = matmul_tiling(directions, steps // directions * batch, gates * hidden, inputs,
+                                   self.capacity[AICORE], self.cube_align, self.channel_align, self.min_block, feed,
+                                   fixed_blocks=True, l0c_bytes=self.l0c_bytes,
+                                   element_bytes=element_bytes(kernel.inputs[1].dtype))
+        cube = projection.work * projection.imbalance / (projection.units * self.sustained_cube_rate(kernel, op))
+        activations, others = RECURRENT_OPS[op]
+        gate_flops = batch * hidden * (activations * _TRANSCENDENTAL_FLOPS + others)
+        return cube + steps * (gate_flops / (units * self._vector_rate(kernel)) + 2.0 * self.core_sync)
 
     def _vector_rate(self, kernel: Kernel) -> float:
         """The vector unit's rate on ``kernel``'s elements: its lanes hold half as many
@@ -545,6 +612,8 @@ class CostModel:
             fused = _int_attribute(attributes, "fused_flops", 0) if attributes else 0
             if op in CUBE_OPS:
                 compute = tiling.work * tiling.imbalance / (units * self.sustained_cube_rate(kernel, op))
+                if op in RECURRENT_OPS:
+                    compute += self._recurrence_rest(kernel, op, units)
                 if fused > 0:
                     vector = fused / (units * self._vector_rate(kernel))
                     if vector > compute:

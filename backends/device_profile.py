@@ -76,6 +76,8 @@ PARAMS: dict[str, ParamSpec] = {
                                             "runtime's model launch and the host's return on completion): what a "
                                             "host-timed run adds to the makespan"),
     "event_record_us": ParamSpec(float, 0, "time a stream spends on an event record"),
+    "core_sync_us": ParamSpec(float, 0, "time a kernel's cores take to meet at a SyncAll (a recurrent kernel "
+                                        "syncs twice a step)", default_from="event_record_us"),
     "event_wait_us": ParamSpec(float, 0, "time from an event being recorded to its waiting stream going on"),
     "label_switch_us": ParamSpec(float, 0, "time a stream spends on a label switch (reads an index, jumps)",
                                  default_from="event_record_us"),
