@@ -117,6 +117,7 @@ from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes
 from geir.diagnostics import Diagnostic, DiagnosticError
+from geir.dialects.ge_cost import TRANSCENDENTAL
 
 __all__ = ["CostModel", "TaskCost", "POOLS", "NO_TASK_OPS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA",
            "GE_LOCAL", "CUBE_OPS", "COST_ATTRIBUTES", "normalize_engine"]
@@ -134,8 +135,6 @@ CUBE_OPS = frozenset({"conv2d", "conv_transpose", "matmul", "batch_matmul", "gem
 #: the transcendental activations and the other elementwise ops of ONNX's definitions: LSTM's three
 #: sigmoids, its cell input's and its cell's tanh, the four bias adds, f*c + i*g and o*tanh(c))
 RECURRENT_OPS = {"rnn": (1, 2), "gru": (3, 6), "lstm": (5, 8)}
-#: FLOPs a vector kernel is charged for one transcendental function of an element (the ops' cost hints)
-_TRANSCENDENTAL_FLOPS = 4.0
 #: cube ops on 8-bit integers: the cube does twice the MACs per cycle (DtypeMKN int8 = 16x32x16)
 INT8_CUBE_OPS = frozenset({"matmul_integer", "qlinear_matmul", "conv_integer", "qlinear_conv"})
 
@@ -387,10 +386,7 @@ class CostModel:
         units, padded work and imbalance. An explicit ``block_dim`` above 1 wins; an
         ``_op_aicore_num`` attribute caps the cores as GE's per-op option does. ``traffic``
         is :meth:`traffic` of ``kernel`` when the caller has it (computed here otherwise)."""
-        cap = self.capacity[pool]
-        limit = _int_attribute(kernel.attributes, "_op_aicore_num", 0) if kernel.attributes else 0
-        if 0 < limit < cap:
-            cap = limit
+        cap = self._cores(kernel, pool)
         op = _op_name(kernel.op)
         if op in CUBE_OPS:
             t = self._cube_tiling(kernel, op, cap, traffic)
@@ -405,6 +401,22 @@ class CostModel:
             # the same blocks over the cores it is given
             return Tiling(min(kernel.block_dim, cap), t.work, 1.0, t.blocks)
         return t
+
+    def _cores(self, kernel: Kernel, pool: str) -> int:
+        """The units of ``pool`` ``kernel`` may use: all of them, or as many as its
+        ``_op_aicore_num`` allows."""
+        cap = self.capacity[pool]
+        limit = _int_attribute(kernel.attributes, "_op_aicore_num", 0) if kernel.attributes else 0
+        return limit if 0 < limit < cap else cap
+
+    def _feed(self, kernel: Kernel, op: str, traffic: tuple[float, float] | None = None) -> CubeFeed | None:
+        """The cube feed of ``kernel`` (an ``op`` of :data:`CUBE_OPS`): its loads and drains
+        weighed against its multiplications at the rate its cube sustains, each block
+        paying its fixed cycles (:meth:`block_cycles`)."""
+        if self.feed is None:
+            return None
+        return self.feed._replace(flops_per_cycle=self.sustained_cube_rate(kernel, op) / self.mhz,
+                                  block_overhead_cycles=self.block_cycles(kernel, traffic))
 
     def block_dim(self, kernel: Kernel, pool: str) -> int:
         """Units ``kernel`` occupies on ``pool``: its block dim, or what its tiling chooses when unset."""
@@ -441,10 +453,7 @@ class CostModel:
 
     def _cube_tiling(self, kernel: Kernel, op: str, cores: int, traffic: tuple[float, float] | None) -> Tiling:
         align, c0 = self.cube_align, self.channel_align
-        # The feed compares a block's loads and drain with its multiplications at the
-        # rate this kernel's cube sustains, the rate its work is divided by.
-        feed = self.feed._replace(flops_per_cycle=self.sustained_cube_rate(kernel, op) / self.mhz,
-                                  block_overhead_cycles=self.block_cycles(kernel, traffic)) if self.feed else None
+        feed = self._feed(kernel, op, traffic)
         if op in INT8_CUBE_OPS:
             c0 *= 2  # DtypeMKN int8: K fractal 32
         shapes = [r.shape if r is not None else () for r in kernel.inputs]
@@ -564,7 +573,8 @@ class CostModel:
             dram, l2 = weights + activations, 0.0
         return dram + dram_again, l2 + l2_again
 
-    def _recurrence_rest(self, kernel: Kernel, op: str, units: int) -> float:
+    def _recurrence_rest(self, kernel: Kernel, op: str, pool: str, units: int,
+                         traffic: tuple[float, float]) -> float:
         """The microseconds a recurrent kernel spends besides its steps' MatMuls by R, as
         CANN's LSTM kernel runs (hicann/ops-nn ``rnn/dynamic_rnn/op_kernel/LstmFP16.cpp``):
         first every step's input projection as one MatMul per direction, then at each step,
@@ -574,15 +584,13 @@ class CostModel:
         if recurrence is None:
             return 0.0
         steps, directions, batch, inputs, hidden, gates = recurrence
-        feed = self.feed._replace(flops_per_cycle=self.sustained_cube_rate(kernel, op) / self.mhz,
-                                  block_overhead_cycles=self.block_cycles(kernel)) if self.feed else None
         projection = matmul_tiling(directions, steps // directions * batch, gates * hidden, inputs,
-                                   self.capacity[AICORE], self.cube_align, self.channel_align, self.min_block, feed,
-                                   fixed_blocks=True, l0c_bytes=self.l0c_bytes,
+                                   self._cores(kernel, pool), self.cube_align, self.channel_align, self.min_block,
+                                   self._feed(kernel, op, traffic), fixed_blocks=True, l0c_bytes=self.l0c_bytes,
                                    element_bytes=element_bytes(kernel.inputs[1].dtype))
         cube = projection.work * projection.imbalance / (projection.units * self.sustained_cube_rate(kernel, op))
         activations, others = RECURRENT_OPS[op]
-        gate_flops = batch * hidden * (activations * _TRANSCENDENTAL_FLOPS + others)
+        gate_flops = batch * hidden * (activations * TRANSCENDENTAL + others)
         return cube + steps * (gate_flops / (units * self._vector_rate(kernel)) + 2.0 * self.core_sync)
 
     def _vector_rate(self, kernel: Kernel) -> float:
@@ -613,7 +621,7 @@ class CostModel:
             if op in CUBE_OPS:
                 compute = tiling.work * tiling.imbalance / (units * self.sustained_cube_rate(kernel, op))
                 if op in RECURRENT_OPS:
-                    compute += self._recurrence_rest(kernel, op, units)
+                    compute += self._recurrence_rest(kernel, op, pool, units, (dram, l2))
                 if fused > 0:
                     vector = fused / (units * self._vector_rate(kernel))
                     if vector > compute:
