@@ -675,11 +675,11 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
 
 
 def _computes_in_f32(module: Module) -> bool:
-    """Whether ``module`` computes in f32 (or f64) anywhere: a value of that
-    element type. A model exported in f16 has none, and no precision mode
-    keeps f32 for it."""
-    from geir.types import F32, F64, TensorType
-    return any(isinstance(v.type, TensorType) and v.type.element_type in (F32, F64)
+    """Whether ``module`` computes in f32 (or f64, or bf16) anywhere: a value of
+    a float type a precision mode may run in f16. A model exported in f16 has
+    none, and no precision mode keeps a wider type for it."""
+    from geir.types import BF16, F32, F64, TensorType
+    return any(isinstance(v.type, TensorType) and v.type.element_type in (F32, F64, BF16)
                for op in module.walk() for v in (*op.results, *(a for r in op.regions for b in r.blocks
                                                                 for a in b.arguments)))
 
