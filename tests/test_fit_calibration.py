@@ -120,10 +120,13 @@ def test_large_batches_are_predicted_by_the_small_batches_fit(fit_calibration: M
     assert "series within 20% of the measured scaling: 0/1" in out
 
 
-def test_a_batch_bound_with_nothing_on_one_side_is_refused(fit_calibration: ModuleType,
+def test_a_batch_bound_with_nothing_on_one_side_is_refused(fit_calibration: ModuleType, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # no calibration rows; bench/more_310p3 measures mobilenet_v2 at batch 4 alone
+    (tmp_path / "measured-310p3.csv").write_text(
+        "model_file,batch,seq,input,fps,ms_per_execution,source_path,notes\n")
     with pytest.raises(SystemExit) as exit_info:
-        fit_calibration.main(["--models", "mobilenet_v2", "--hold-out-batches", "256",
+        fit_calibration.main(["--data", str(tmp_path), "--models", "mobilenet_v2", "--hold-out-batches", "256",
                               "--params", "kernel_overhead_us"])
     assert exit_info.value.code == 2
     assert "--hold-out-batches 256: the rows need batches both at or below it and above it" in capsys.readouterr().err
