@@ -9,7 +9,9 @@ NaN, unlike an overflow). While an :class:`UnderflowWatch` is active
 (:mod:`geir.backends.kernel_dispatch`) for every op run, counts per op the
 values of each f16 result that are non-zero when the same kernel runs on the
 same inputs widened to f32, and zero in f16. Only those count: a zero the op
-computes in f32 as well (a Relu's, a mask's) is not an underflow.
+computes in f32 as well (a Relu's, a mask's) is not an underflow, nor a value
+negligible beside the result's largest (below f16's rounding of it, as a
+masked softmax's exp(-100) is).
 
 The same watch counts f16 overflow: the values of an f16 result that are
 infinite or NaN where the same kernel's f32 result is finite (f16's largest
@@ -33,11 +35,13 @@ from typing import Any
 import attrs
 import numpy as np
 
-__all__ = ["F16_SMALLEST", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow", "count_flushed",
+__all__ = ["F16_SMALLEST", "F16_ROUNDING", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow", "count_flushed",
            "count_overflowed", "located", "first_overflow"]
 
 #: f16's smallest positive value (a subnormal): half of it and less round to zero
 F16_SMALLEST = float(np.finfo(np.float16).smallest_subnormal)
+#: the most f16 rounds a normal value off, relative to it (half of its 2**-10 epsilon)
+F16_ROUNDING = 2.0 ** -11
 
 _F16 = np.dtype(np.float16)
 
@@ -155,9 +159,19 @@ def _at(holders: Iterable[tuple[Mapping[str, Any], str]],
 
 def count_flushed(wide: np.ndarray, narrow: np.ndarray) -> tuple[int, int]:
     """``(flushed, nonzero)``: the values of ``wide`` that are non-zero, and of
-    those the ones ``narrow`` (the same values rounded) holds as zero."""
+    those the ones ``narrow`` (the same values rounded) holds as zero that are
+    not negligible beside the largest finite value of ``wide``: at least
+    :data:`F16_ROUNDING` of it. Less than that is below what f16 rounds off
+    the tensor's own values (a masked softmax's exp(-100)), and no sum of
+    them can tell it is gone."""
     nonzero = wide != 0
-    return int(np.count_nonzero(nonzero & (narrow == 0))), int(np.count_nonzero(nonzero))
+    lost = nonzero & (narrow == 0)
+    if np.any(lost):
+        magnitude = np.abs(wide)
+        finite = magnitude[np.isfinite(magnitude)]
+        if finite.size:
+            lost &= magnitude >= F16_ROUNDING * finite.max()
+    return int(np.count_nonzero(lost)), int(np.count_nonzero(nonzero))
 
 
 def check_underflow(attributes: Mapping[str, Any], op_name: str, inputs: Sequence[np.ndarray | None],
