@@ -78,7 +78,8 @@ Durations (microseconds):
   ``NC1HWC0_C04``) padded to whole blocks of C0 (4) channels: an RGB image
   written as 16 channels moves 5.3 times its bytes.
 * **recurrent ops** (RNN, GRU, LSTM), as CANN's LSTM kernel runs them (hicann/ops-nn
-  ``rnn/dynamic_rnn/op_kernel/LstmFP16.cpp``): one MatMul projecting every step's
+  ``rnn/dynamic_rnn/op_kernel/LstmFP16.cpp``, written for the 910B; other chips'
+  kernels are taken to run their steps alike): one MatMul projecting every step's
   input, then, step after step and direction after direction, the hidden state's
   MatMul by R (loaded again each step: from L2 while R fits there), a SyncAll of
   the cores (``core_sync_us``), the gates on the vector units and another SyncAll.
