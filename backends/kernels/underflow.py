@@ -35,8 +35,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-__all__ = ["F16_SMALLEST", "F16_ROUNDING", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow", "count_flushed",
-           "count_overflowed", "located", "first_overflow"]
+__all__ = ["F16_SMALLEST", "F16_ROUNDING", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow",
+           "count_flushed", "count_overflowed", "located", "first_overflow"]
 
 #: f16's smallest positive value (a subnormal): half of it and less round to zero
 F16_SMALLEST = float(np.finfo(np.float16).smallest_subnormal)
