@@ -270,10 +270,15 @@ class Summary:
     contradictions: list[tuple[str, str, float, float]] = attrs.Factory(list)
 
 
+def worst_ratio(ratios: Iterable[float]) -> float:
+    """The ratio of emulated to measured furthest from 1, either way."""
+    return max(ratios, key=lambda x: max(x, 1 / x))
+
+
 def summarize(results: Sequence[Result]) -> Summary:
     """MAPE, median and worst ratio, rows within 1.5x, and batch scaling per model."""
     ratios = sorted(r.ratio for r in results)
-    worst = max(ratios, key=lambda x: max(x, 1 / x))
+    worst = worst_ratio(ratios)
     scaling: dict[str, tuple[float, float]] = {}
     last_step: dict[str, tuple[float, float]] = {}
     # a series is one compiled configuration: a model measured both with and without

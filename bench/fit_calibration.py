@@ -98,7 +98,7 @@ def fit(rows: Sequence[fidelity.Row], evaluate: Callable[[Sequence[fidelity.Row]
 
 
 def _worst(results: Sequence[fidelity.Result]) -> float:
-    return max((r.ratio for r in results), key=lambda x: max(x, 1 / x))
+    return fidelity.worst_ratio(r.ratio for r in results)
 
 
 def batch_split(rows: Sequence[fidelity.Row], largest: int) -> tuple[list[fidelity.Row], list[fidelity.Row]]:
@@ -126,10 +126,8 @@ def print_batch_hold_out(rows: Sequence[fidelity.Row],
           f"{'MAPE all-row fit':>17} {'worst':>7}")
     for model, a in held_by.items():
         b = own_by[model]
-        worst_held = max(a.ratios, key=lambda x: max(x, 1 / x))
-        worst_own = max(b.ratios, key=lambda x: max(x, 1 / x))
-        print(f"{model:<28} {a.rows:>4} {100 * a.mape:>14.1f}% {worst_held:>6.2f}x {100 * b.mape:>16.1f}% "
-              f"{worst_own:>6.2f}x")
+        print(f"{model:<28} {a.rows:>4} {100 * a.mape:>14.1f}% {fidelity.worst_ratio(a.ratios):>6.2f}x "
+              f"{100 * b.mape:>16.1f}% {fidelity.worst_ratio(b.ratios):>6.2f}x")
     print(f"\nevery row above batch {largest} predicted by a fit that saw none of them: MAPE "
           f"{100 * fidelity.summarize(held).mape:.1f}%, worst {_worst(held):.2f}x (the fit to all rows: "
           f"{100 * fidelity.summarize(own).mape:.1f}%, worst {_worst(own):.2f}x)")
