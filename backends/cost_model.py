@@ -35,7 +35,12 @@ Durations (microseconds):
   MatMul family; doubled for
   8-bit integer ops, the FP32 cube rate when the kernel's first output is
   ``f32``), the vector rate times ``vector_efficiency`` otherwise (halved for
-  32-bit elements).
+  32-bit elements). Where the profile sets ``vector_api_cycles`` (the 910B), a
+  vector kernel's compute is the cycles of the instructions its CANN kernel
+  issues per element (:mod:`geir.backends.vector_programs`, after Huawei's
+  per-API table) at ``vector_efficiency`` of them, its fixed cost adds the
+  vector pipelines' heads, and a kernel on one buffer (Softmax, RmsNorm, a
+  broadcast operand) adds compute and memory instead of overlapping them.
   ``memory`` is the DRAM bytes over ``min(units x per-core DRAM rate, sustained
   DRAM bandwidth)`` plus the L2 bytes over ``units x`` the per-core L2 rate:
   weights come from DRAM, the activations a kernel reads and writes are served
@@ -117,6 +122,8 @@ from typing import Any, NamedTuple
 from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes
+from geir.backends.vector_programs import (SINGLE_BUFFERED, cycles_per_element, flop_cycles, pipeline_head_cycles,
+                                          softmax_workspace_bytes)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.dialects.ge_cost import TRANSCENDENTAL
 
@@ -237,6 +244,36 @@ def _widest_bytes(kernel: Kernel) -> int:
 _WIDE_FLOATS = frozenset({"f32", "f64", "tf32"})
 
 
+def _broadcasts(kernel: Kernel) -> bool:
+    """Whether one of ``kernel``'s several inputs is broadcast to its result (TBE's
+    broadcast schedule, which runs such ops on one buffer)."""
+    inputs = [r for r in kernel.inputs if r is not None]
+    if len(inputs) < 2 or not kernel.outputs:
+        return False
+    out = _elements(kernel.outputs[0].shape)
+    return any(_elements(r.shape) < out for r in inputs)
+
+
+def _program(kernel: Kernel, op: str) -> str:
+    """The name of the vector program ``kernel`` runs: a softmax over an axis other than
+    the last reduces across rows."""
+    if op == "softmax" and kernel.inputs and kernel.inputs[0] is not None:
+        rank = len(kernel.inputs[0].shape)
+        axis = _int_attribute(kernel.attributes or {}, "axis", -1)
+        if (axis + rank if axis < 0 else axis) < rank - 1:
+            return "softmax_non_last"
+    return op
+
+
+def _compute_dtype(kernel: Kernel) -> str:
+    """The element type a vector kernel's instructions work on: its first input's (a
+    comparison's i1 result or a cast's target is not), else its first output's."""
+    for r in (*kernel.inputs, *kernel.outputs):
+        if r is not None:
+            return r.dtype
+    return "f32"
+
+
 def _str_attribute(attributes: dict[str, Any] | None, name: str, default: str) -> str:
     value = attributes.get(name) if attributes else None
     text = getattr(value, "value", value)
@@ -327,6 +364,10 @@ class CostModel:
         self.matmul_share = v["matmul_efficiency"] / cube_eff
         #: the vector unit's lanes at the share vector kernels sustain of them
         self.vector_rate = mhz * v["vector_flops_per_cycle"] * v["vector_efficiency"]
+        #: vector kernels costed by the cycles of the instructions they issue
+        #: (:mod:`geir.backends.vector_programs`), at ``vector_efficiency`` of them
+        self.api_cycles = bool(v["vector_api_cycles"])
+        self.vector_efficiency = v["vector_efficiency"]
         self.core_bw = mhz * v["core_ddr_bytes_per_cycle"]
         self.core_l2_bw = mhz * v["core_l2_bytes_per_cycle"]
         #: the DRAM bandwidth streaming kernels sustain (all cores together)
@@ -553,6 +594,10 @@ class CostModel:
             else:
                 activations += nbytes
         activations += out_bytes if written < 0 else written
+        if op == "softmax" and kernel.inputs and kernel.inputs[0] is not None:
+            x = kernel.inputs[0]
+            activations += softmax_workspace_bytes(x.shape, _int_attribute(attributes or {}, "axis", -1),
+                                                   element_bytes(x.dtype))
         if op in RECURRENT_OPS and (recurrence := _recurrence(kernel)) is not None:
             # each step loads R again (the step's MatMul leaves nothing in L1): from L2 while all
             # of it fits there, from DRAM otherwise
@@ -592,12 +637,30 @@ class CostModel:
         cube = projection.work * projection.imbalance / (projection.units * self.sustained_cube_rate(kernel, op))
         activations, others = RECURRENT_OPS[op]
         gate_flops = batch * hidden * (activations * TRANSCENDENTAL + others)
-        return cube + steps * (gate_flops / (units * self._vector_rate(kernel)) + 2.0 * self.core_sync)
+        return cube + steps * (self._flops_us(kernel, gate_flops) / units + 2.0 * self.core_sync)
 
-    def _vector_rate(self, kernel: Kernel) -> float:
-        """The vector unit's rate on ``kernel``'s elements: its lanes hold half as many
-        32-bit elements as 16-bit ones."""
-        return self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5
+    def _flops_us(self, kernel: Kernel, flops: float) -> float:
+        """Microseconds one core's vector unit takes for ``flops`` of ``kernel``'s cost
+        hints: as many Adds in the type it computes in where the device's vector APIs are
+        costed, else at the lanes' rate, which holds half as many 32-bit elements as 16-bit
+        ones."""
+        if self.api_cycles:
+            return flops * flop_cycles(_compute_dtype(kernel)) / (self.mhz * self.vector_efficiency)
+        return flops / (self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5)
+
+    def _vector_us(self, kernel: Kernel, op: str, tiling: Tiling) -> float:
+        """Microseconds a vector kernel's busiest core computes: the instructions its CANN
+        kernel issues per element (:func:`~geir.backends.vector_programs.cycles_per_element`)
+        where the device's vector APIs are costed and the op has a program, else its cost
+        hint's FLOPs (:meth:`_flops_us`), as for a kernel built by hand without inputs."""
+        share = tiling.imbalance / tiling.units
+        if self.api_cycles and kernel.outputs and kernel.inputs:
+            out = _elements(kernel.outputs[0].shape)
+            read = sum(_elements(r.shape) for r in kernel.inputs if r is not None)
+            cycles = cycles_per_element(_program(kernel, op), _compute_dtype(kernel), read / out if out else 1.0)
+            if cycles is not None:
+                return cycles * out * share / (self.mhz * self.vector_efficiency)
+        return self._flops_us(kernel, tiling.work) * share
 
     def kernel(self, kernel: Kernel) -> TaskCost:
         """Pool, units and duration of ``kernel``."""
@@ -624,12 +687,11 @@ class CostModel:
                 if op in RECURRENT_OPS:
                     compute += self._recurrence_rest(kernel, op, pool, units, (dram, l2))
                 if fused > 0:
-                    vector = fused / (units * self._vector_rate(kernel))
+                    vector = self._flops_us(kernel, fused) / units
                     if vector > compute:
                         compute = vector
             else:
-                rate = self._vector_rate(kernel)
-                compute = tiling.work * tiling.imbalance / (units * rate) + fused / (units * rate)
+                compute = self._vector_us(kernel, op, tiling) + self._flops_us(kernel, fused) / units
             bw = units * self.core_bw
             if bw > self.hbm_bw:
                 bw = self.hbm_bw
@@ -637,7 +699,16 @@ class CostModel:
             if l2 > 0:
                 memory += l2 / (units * self.core_l2_bw)
             overhead = self.kernel_overhead
-            busy = compute if compute > memory else memory
+            if self.api_cycles and op not in CUBE_OPS:
+                # the vector pipelines' heads: the first load and the last store overlap nothing
+                largest = max((r.nbytes for r in kernel.inputs if r is not None), default=0)
+                overhead += pipeline_head_cycles(units, largest / units) / self.mhz
+            single = op not in CUBE_OPS and (_program(kernel, op) in SINGLE_BUFFERED or _broadcasts(kernel))
+            if self.api_cycles and single:
+                # one buffer: a tile's load, compute and store follow one another
+                busy = compute + memory
+            else:
+                busy = compute if compute > memory else memory
             if op in CUBE_OPS and self.pipeline_fill > 0:
                 # Double-buffered blocks: a block's loads overlap the previous block's
                 # multiplications, but not the first block's, and nothing overlaps the

@@ -94,8 +94,10 @@ PARAMS: dict[str, ParamSpec] = {
     "cube_efficiency": ParamSpec(float, 1e-9, "the fraction of the cube's peak a core sustains on aligned tiles"),
     "matmul_efficiency": ParamSpec(float, 1e-9, "the fraction of the cube's peak MatMul, GEMM and batch MatMul "
                                                 "sustain on aligned tiles", default_from="cube_efficiency"),
+    "vector_api_cycles": ParamSpec(bool, 0, "vector kernels cost the cycles of the vector instructions they issue "
+                                            "per element (the 910B's table); false: vector_flops_per_cycle"),
     "vector_efficiency": ParamSpec(float, 1e-9, "the fraction of vector_flops_per_cycle a core's vector kernels "
-                                                "sustain"),
+                                                "sustain (of the instructions' rate where vector_api_cycles)"),
     "cube_align": ParamSpec(int, 1, "M, N and K of a cube op are padded to this (the cube's fractal)"),
     "channel_align": ParamSpec(int, 1, "a convolution's channels are padded to this (C0 of the 5-D layout)"),
     "cube_min_block": ParamSpec(int, 1, "the smallest output block (each side) a cube kernel's tiling gives a core"),

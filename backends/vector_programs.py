@@ -1,0 +1,186 @@
+"""What a 910B's vector kernels issue per element, and the cycles it costs.
+
+A vector kernel's compute is the sequence of vector instructions its CANN
+implementation issues for each element, each at its own rate. The rates are
+Huawei's: the linear cycle models ``cycles = k x elements + b`` of the Ascend C
+vector APIs on the 910B's vector cores (hicann/ge
+``compiler/graph/optimize/autofuse/att/gen_model_info/api_perf_register/v1/perf_param_v1.cpp``,
+the non-regbase table the graph compiler's auto-fusion plans with). A
+transcendental function is not four adds: an Exp costs 1.5 Adds, a Div 2.2, and
+an f16 Exp or Div no less than an f32 one.
+
+The sequences (:data:`PROGRAMS`) follow the kernels the 910B runs: the TBE
+implementations CANN 8.1 ships for it (``opp/built-in/op_impl/ai_core/tbe/impl/dynamic``:
+``exp.py``, ``sigmoid.py``, ``gelu.py``, ``mish.py``, ``softmax_v2.py``,
+``maximum.py``, in the impl mode their binaries default to on the 910B) and
+hicann/ops-nn's Ascend C ``norm/rms_norm``. The 910B's vector unit has no bf16
+arithmetic, nor 8-bit maximum: those compute in f32 (f16) between casts. A
+kernel's fixed cost adds its pipelines' heads, from the same table: the op's
+head, the first load's (larger from 25,000 bytes up and with more cores), the
+last store's and the vector pipe's.
+
+An op without a sequence here counts one Add per FLOP of its cost hint, in the
+width it computes in. Not modelled: 64-bit integers (the 910B emulates them with
+32-bit instructions whose sequence is not public; counted as two 32-bit Adds
+per FLOP), the reordering inside transposes (vnchwconv, absent from the table),
+and the per-row reductions' fixed costs.
+"""
+
+from __future__ import annotations
+
+__all__ = ["API_CYCLES", "PROGRAMS", "SINGLE_BUFFERED", "TO_F32", "cycles_per_element", "flop_cycles",
+           "pipeline_head_cycles", "softmax_workspace_bytes"]
+
+#: cycles per element of each vector API on one 910B vector core, (16-bit, 32-bit):
+#: the ``k`` of perf_param_v1.cpp's ``float16tofloat16`` and ``float32tofloat32`` models
+API_CYCLES: dict[str, tuple[float, float]] = {
+    "add": (0.0103, 0.0206),
+    "sub": (0.0107, 0.0213),
+    "mul": (0.0110, 0.0206),
+    "adds": (0.0071, 0.0141),
+    "muls": (0.0071, 0.0142),
+    "max": (0.0111, 0.0215),
+    "min": (0.0111, 0.0215),
+    "relu": (0.0077, 0.0154),
+    "abs": (0.0077, 0.0147),
+    "exp": (0.0311, 0.0307),
+    "div": (0.0460, 0.0454),
+    "sqrt": (0.0312, 0.0313),
+    "rsqrt": (0.0071, 0.0143),
+    "reciprocal": (0.0078, 0.0146),
+    "compare_scalar": (0.0084, 0.0160),
+    "select": (0.0118, 0.0229),
+    "copy": (0.0078, 0.0157),
+    "whole_reduce_max": (0.0547, 0.1094),
+    "whole_reduce_sum": (0.0547, 0.1094),
+}
+#: the table's Cast models: f16 to f32, f32 to f16, u8 to f16, f16 to u8
+CAST_UP, CAST_DOWN, CAST_FROM_8, CAST_TO_8 = 0.0147, 0.0087, 0.0102, 0.0083
+
+#: a program's marker: the 16-bit input is cast to f32 here (bf16 from the start)
+TO_F32 = "to_f32"
+
+#: per op, the vector APIs one element passes through, in order
+PROGRAMS: dict[str, tuple[str, ...]] = {
+    # exp.py: vexp in f16 (high_performance, the 910B binary's default)
+    "exp": ("exp",),
+    # sigmoid.py, high_precision on the 910B: 1 / (1 + exp(-x)) in f32, vdiv (the 910B keeps inf/nan)
+    "sigmoid": (TO_F32, "muls", "exp", "adds", "div"),
+    # gelu.py gelu_compute_v2 (no vtanh on the 910B): x / (1 + exp(-1.5958 (x + 0.044715 x^3))) in f32
+    "gelu": (TO_F32, "mul", "mul", "muls", "add", "muls", "exp", "adds", "div"),
+    # mish.py, high_performance: x tanh(softplus x) by exps on both signs of x, selected
+    "mish": (TO_F32, "compare_scalar", "muls", "muls", "exp", "exp", "muls", "muls", "adds", "add", "adds", "div",
+             "select", "compare_scalar", "muls", "exp", "muls", "exp", "add", "adds", "div", "select", "add", "mul"),
+    # softmax_v2.py: max and subtract in the input's type, then exp, sum and divide in f32,
+    # the max and the sum broadcast back along the row
+    "softmax": ("whole_reduce_max", "sub", TO_F32, "exp", "whole_reduce_sum", "div", "copy", "copy"),
+    # over an axis other than the last, the reductions are elementwise max and add across
+    # the reduced rows (the norm schedule's dichotomy reduce), not reductions along a row
+    "softmax_non_last": ("max", "sub", TO_F32, "exp", "add", "div", "copy", "copy"),
+    # ops-nn rms_norm (MERGE_N / NORMAL): x^2, its sum, rstd broadcast, x * rstd * gamma, in f32
+    "rms_normalization": (TO_F32, "mul", "add", "copy", "mul", "mul"),
+    # maximum.py and the arithmetic ops: one instruction
+    "max": ("max",),
+    "min": ("min",),
+    "add": ("add",),
+    "sub": ("sub",),
+    "mul": ("mul",),
+    "div": ("div",),
+    "relu": ("relu",),
+    "abs": ("abs",),
+    "sqrt": ("sqrt",),
+    "reciprocal": ("reciprocal",),
+}
+
+#: ops whose 910B kernels load, compute and store one tile after another on one buffer:
+#: ops-nn rms_norm (``BUFFER_NUM = 1``) and the TBE norm schedule's binaries (softmax_v2's
+#: tiling key sets no double buffer)
+SINGLE_BUFFERED = frozenset({"softmax", "softmax_non_last", "rms_normalization"})
+
+_SIXTEEN = frozenset({"f16", "bf16"})
+_EIGHT = frozenset({"i8", "ui8", "u8"})
+
+
+def _width(dtype: str) -> int:
+    """0 for the 16-bit column of :data:`API_CYCLES`, 1 for the 32-bit one."""
+    return 0 if dtype == "f16" else 1
+
+
+def cycles_per_element(op: str, dtype: str, inputs_per_output: float = 1.0) -> float | None:
+    """Cycles per output element of ``op`` on elements of ``dtype`` (None: no program;
+    see :func:`flop_cycles`). ``inputs_per_output`` is the input elements read per
+    output element, each cast on the way in when the op computes in a wider type."""
+    program = PROGRAMS.get(op)
+    if program is None or dtype in ("i64", "ui64", "f64"):
+        return None
+    if dtype in _EIGHT:
+        # no 8-bit arithmetic: through f16 and back
+        if TO_F32 in program:
+            return None
+        return inputs_per_output * CAST_FROM_8 + sum(API_CYCLES[a][0] for a in program) + CAST_TO_8
+    wide = _width(dtype) if dtype != "bf16" else 1
+    cycles = 0.0
+    cast = dtype == "bf16"
+    if cast:
+        cycles += inputs_per_output * CAST_UP
+    for api in program:
+        if api == TO_F32:
+            if dtype == "f16":
+                cycles += CAST_UP
+                cast = True
+            wide = 1
+            continue
+        cycles += API_CYCLES[api][wide]
+    if cast:
+        cycles += CAST_DOWN
+    return cycles
+
+
+def flop_cycles(dtype: str) -> float:
+    """Cycles one FLOP of a cost hint costs, counted as one Add in ``dtype``'s width."""
+    add = API_CYCLES["add"]
+    if dtype in _SIXTEEN or dtype in _EIGHT:
+        return add[0]
+    if dtype in ("i64", "ui64", "f64"):
+        return 2.0 * add[1]
+    return add[1]
+
+
+def pipeline_head_cycles(units: int, largest_load_bytes: float) -> float:
+    """A vector kernel's pipeline heads on ``units`` cores whose largest load is
+    ``largest_load_bytes`` per core: the op's, the first load's, the last store's and
+    the vector pipe's (perf_param_v1.cpp ``GetMTE2PipeHead``, ``kMte3PipeHeadcost``,
+    ``kVecheadcost``, ``GetOpHeadCost``)."""
+    if largest_load_bytes >= 25000:
+        load = 32.72 * units + 1575.03
+    else:
+        load = 15.89 * units + 882.09
+    return 300.0 + load + 497.36 + 37.37
+
+
+
+#: elements of one UB tile of TBE's norm schedule: 192 KiB over about four f32 nodes
+#: living at once (assumed: the compiled kernels' node count is not public)
+NORM_UB_ELEMENTS = 12288
+
+
+def softmax_workspace_bytes(shape: tuple[int, ...], axis: int, element_bytes: int) -> float:
+    """Bytes a softmax over ``axis`` of ``shape`` moves beyond reading its input and
+    writing its result once. TBE's norm schedule keeps a reduction over a non-last axis
+    in UB only when the reduced axis times eight 32-byte blocks of the inner axes fits
+    a tile (canndev ``norm.cc``: ``reduce_align_product * nlast_common_product >
+    common_max_ub_count``); otherwise it runs in workspace mode: the input is read a
+    second time, and the f32 exponentials are written to global memory and read twice."""
+    rank = len(shape)
+    axis = axis + rank if axis < 0 else axis
+    if rank == 0 or not 0 <= axis < rank - 1:
+        return 0.0
+    inner = 1
+    for d in shape[axis + 1:]:
+        inner *= d
+    if shape[axis] * min(inner, 8 * 32 // element_bytes) <= NORM_UB_ELEMENTS:
+        return 0.0
+    elements = 1
+    for d in shape:
+        elements *= d
+    return float(elements * (element_bytes + 3 * 4))

@@ -1,0 +1,135 @@
+"""A 910B vector kernel's compute is the cycles of the instructions its CANN kernel
+issues per element (Huawei's per-API table), its fixed cost adds the pipelines'
+heads, and norm kernels run on one buffer."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from geir.backends.cost_model import CostModel
+from geir.backends.device_profile import load_profile
+from geir.backends.task_list import ARENA, Kernel, TensorRef
+from geir.backends.vector_programs import (API_CYCLES, CAST_DOWN, CAST_FROM_8, CAST_TO_8, CAST_UP, PROGRAMS,
+                                           SINGLE_BUFFERED, TO_F32, cycles_per_element, flop_cycles,
+                                           pipeline_head_cycles, softmax_workspace_bytes)
+
+
+def _kernel(op: str, shapes: list[tuple[int, ...]], dtype: str, out: tuple[int, ...] | None = None,
+            **attributes: object) -> Kernel:
+    """One ``ge.{op}`` kernel on arena tensors, its cost hint four FLOPs an element."""
+    inputs = [TensorRef(ARENA, 0, s, dtype) for s in shapes]
+    result = TensorRef(ARENA, 0, out or shapes[0], dtype)
+    return Kernel(f"ge.{op}", "AICore", inputs=inputs, outputs=[result], attributes=dict(attributes),
+                  flops=4.0 * math.prod(result.shape))
+
+
+def test_every_program_step_is_an_api_of_the_table() -> None:
+    for op, program in PROGRAMS.items():
+        for step in program:
+            assert step == TO_F32 or step in API_CYCLES, (op, step)
+
+
+def test_an_f32_program_sums_its_apis_at_the_32_bit_rate() -> None:
+    assert cycles_per_element("gelu", "f32") == pytest.approx(
+        sum(API_CYCLES[a][1] for a in PROGRAMS["gelu"] if a != TO_F32))
+
+
+@given(st.sampled_from(sorted(PROGRAMS)))
+def test_bf16_computes_in_f32_between_casts(op: str) -> None:
+    """The 910B's vector unit has no bf16 arithmetic: each input element is cast up,
+    the f32 program runs, the result is cast down."""
+    assert cycles_per_element(op, "bf16", 2.0) == pytest.approx(
+        cycles_per_element(op, "f32") + 2.0 * CAST_UP + CAST_DOWN)
+
+
+@given(st.sampled_from(sorted(op for op, p in PROGRAMS.items() if TO_F32 in p)))
+def test_f16_is_cast_where_the_kernel_moves_to_f32(op: str) -> None:
+    program = PROGRAMS[op]
+    cut = program.index(TO_F32)
+    before = sum(API_CYCLES[a][0] for a in program[:cut])
+    after = sum(API_CYCLES[a][1] for a in program[cut + 1:])
+    assert cycles_per_element(op, "f16") == pytest.approx(before + CAST_UP + after + CAST_DOWN)
+
+
+def test_a_transcendental_costs_as_the_table_says_not_four_adds() -> None:
+    # an f16 Exp is no faster per element than an f32 one
+    assert cycles_per_element("exp", "f16") == pytest.approx(0.0311)
+    assert cycles_per_element("exp", "f32") == pytest.approx(0.0307)
+    assert cycles_per_element("exp", "f16") != pytest.approx(4 * API_CYCLES["add"][0])
+
+
+def test_eight_bit_maximum_goes_through_f16() -> None:
+    assert cycles_per_element("max", "i8", 2.0) == pytest.approx(2 * CAST_FROM_8 + API_CYCLES["max"][0] + CAST_TO_8)
+
+
+def test_ops_without_a_program_or_64_bit_fall_back_to_flops() -> None:
+    assert cycles_per_element("layer_normalization", "f16") is None
+    assert cycles_per_element("max", "i64") is None
+    assert flop_cycles("f16") == API_CYCLES["add"][0]
+    assert flop_cycles("bf16") == API_CYCLES["add"][0]
+    assert flop_cycles("f32") == API_CYCLES["add"][1]
+    assert flop_cycles("i64") == 2 * API_CYCLES["add"][1]
+
+
+def test_pipeline_heads_grow_with_cores_and_large_loads() -> None:
+    small, large = pipeline_head_cycles(48, 1024), pipeline_head_cycles(48, 25000)
+    assert small == pytest.approx(300 + 15.89 * 48 + 882.09 + 497.36 + 37.37)
+    assert large == pytest.approx(300 + 32.72 * 48 + 1575.03 + 497.36 + 37.37)
+    assert pipeline_head_cycles(1, 25000) < large
+
+
+@pytest.mark.parametrize("shape, axis, spill", [
+    ((4096, 4096), -1, False),  # the last axis: rows in UB
+    ((8, 64, 32), 1, False),  # 64 x 8 blocks of f32 fit a tile
+    ((127, 257, 1023), -2, True),  # 257 rows x 128 f16 lanes do not
+    ((367, 373, 379), 1, True),
+])
+def test_softmax_over_a_non_last_axis_spills_to_a_workspace(shape: tuple[int, ...], axis: int, spill: bool) -> None:
+    nbytes = 2 if shape[0] == 127 else 4
+    extra = softmax_workspace_bytes(shape, axis, nbytes)
+    # read the input again, write the f32 exponentials once and read them twice
+    assert extra == (math.prod(shape) * (nbytes + 12) if spill else 0.0)
+
+
+def test_the_910b2_costs_a_vector_kernel_by_its_instructions() -> None:
+    profile = load_profile("910B2")
+    cost = CostModel(profile)
+    n = 48 * 65536
+    k = _kernel("sigmoid", [(n,)], "f16")
+    c = cost.kernel(k)
+    assert c.units == 48
+    expected = cycles_per_element("sigmoid", "f16") * n / 48 / (1800 * profile.values["vector_efficiency"])
+    assert c.compute_us == pytest.approx(expected)
+    assert c.overhead_us == pytest.approx(
+        profile.values["kernel_overhead_us"] + pipeline_head_cycles(48, 2 * n / 48) / 1800)
+
+
+def test_a_device_without_the_table_keeps_the_lanes_rate() -> None:
+    profile = load_profile("310P3")
+    k = _kernel("sigmoid", [(8 * 65536,)], "f16")
+    c = CostModel(profile).kernel(k)
+    rate = profile.values["clock_mhz"] * profile.values["vector_flops_per_cycle"] * profile.values["vector_efficiency"]
+    assert c.compute_us == pytest.approx(k.flops / (c.units * rate))
+    assert c.overhead_us == profile.values["kernel_overhead_us"]
+
+
+@pytest.mark.parametrize("op, shapes, out, attributes", [
+    ("rms_normalization", [(4096, 768), (768,)], (4096, 768), {}),
+    ("softmax", [(4096, 1024)], None, {"axis": -1}),
+    ("max", [(2049, 513), (1, 513)], (2049, 513), {}),
+])
+def test_single_buffered_kernels_add_compute_and_memory(op: str, shapes: list[tuple[int, ...]],
+                                                         out: tuple[int, ...] | None, attributes: dict) -> None:
+    """Norm kernels and broadcasts run one tile's load, compute and store in turn."""
+    c = CostModel(load_profile("910B2")).kernel(_kernel(op, shapes, "f16", out, **attributes))
+    assert c.duration_us == pytest.approx(c.overhead_us + c.compute_us + c.memory_us)
+    assert op in SINGLE_BUFFERED or len(shapes) > 1
+
+
+def test_an_elementwise_kernel_overlaps_compute_and_memory() -> None:
+    c = CostModel(load_profile("910B2")).kernel(_kernel("add", [(1 << 20,), (1 << 20,)], "f16"))
+    assert c.duration_us == pytest.approx(c.overhead_us + max(c.compute_us, c.memory_us))
