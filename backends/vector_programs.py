@@ -98,12 +98,12 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
 SINGLE_BUFFERED = frozenset({"softmax", "softmax_non_last", "rms_normalization"})
 
 _SIXTEEN = frozenset({"f16", "bf16"})
-_EIGHT = frozenset({"i8", "ui8", "u8"})
+_EIGHT = frozenset({"i8", "ui8"})
 
 
 def _width(dtype: str) -> int:
     """0 for the 16-bit column of :data:`API_CYCLES`, 1 for the 32-bit one."""
-    return 0 if dtype == "f16" else 1
+    return 0 if dtype in ("f16", "i16", "ui16") else 1
 
 
 def cycles_per_element(op: str, dtype: str, inputs_per_output: float = 1.0) -> float | None:
@@ -156,7 +156,6 @@ def pipeline_head_cycles(units: int, largest_load_bytes: float) -> float:
     else:
         load = 15.89 * units + 882.09
     return 300.0 + load + 497.36 + 37.37
-
 
 
 #: elements of one UB tile of TBE's norm schedule: 192 KiB over about four f32 nodes

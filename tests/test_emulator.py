@@ -742,7 +742,8 @@ def test_correct_multi_stream_schedule_is_clean_and_equals_serial(dag: tuple[int
     for name, value in expected.items():
         np.testing.assert_allclose(r.outputs[name], value, rtol=1e-6)
         np.testing.assert_array_equal(r.outputs[name], s.outputs[name])
-    assert r.report["lower_bound_us"] <= r.report["makespan_us"] + 1e-6
+    # the report rounds each to the nanosecond: 17.3165 and 17.3164999... differ by one
+    assert r.report["lower_bound_us"] <= r.report["makespan_us"] + 1e-3
 
 
 @SETTINGS
@@ -808,8 +809,9 @@ def test_bounds_hold(dag: tuple[int, int, int], mode: str) -> None:
     preds, stream, is_out = _random_dag(seed, n, nstreams)
     tl, _ = _build(preds, stream, is_out, nstreams)
     rep = timing(tl, mode=mode).report
-    assert rep["critical_path_us"] <= rep["lower_bound_us"] + 1e-6
-    assert rep["lower_bound_us"] <= rep["makespan_us"] + 1e-6
+    # the report rounds each figure to the nanosecond
+    assert rep["critical_path_us"] <= rep["lower_bound_us"] + 1e-3
+    assert rep["lower_bound_us"] <= rep["makespan_us"] + 1e-3
     for e in rep["engines"].values():
         assert e["busy_us"] <= rep["makespan_us"] + 1e-6 and e["utilization"] <= 1 + 1e-9
     if mode == "host":

@@ -187,3 +187,20 @@ ge.graph @main(%x: tensor<*xf32>) -> tensor<*xf32> {
     graph = next(op for op in module.body.ops if op.name == "ge.graph")
     bound = graph_lower_bound(ScheduleProblem.build(OpGraph.build(graph), 8, "910B2"))
     assert bound.bound_us > 0
+
+
+def test_an_omitted_optional_input_costs_what_the_lowering_charges() -> None:
+    """A resize whose roi and scales are omitted (``ge.none``) reads only its image
+    and sizes: the problem's kernel is the lowering's, so the bound stays below the
+    makespan (an omitted input taken as an f32 scalar halved the vector rate)."""
+    x, y = "tensor<1x256x16x16xf16>", "tensor<1x256x128x128xf16>"
+    text = (f'ge.graph @main(%x: {x} {{ge.name = "x"}}) -> ({y} {{ge.name = "y"}}) {{\n'
+            "  %none = ge.none : () -> none\n"
+            "  %sizes = ge.const {value = dense<[1, 256, 128, 128]> : tensor<4xi64>} : () -> tensor<4xi64>\n"
+            f'  %y = ge.resize %x, %none, %none, %sizes {{mode = "linear"}} : ({x}, none, none, tensor<4xi64>) -> {y}\n'
+            f"  ge.return %y : ({y}) -> ()\n}}\n")
+    problem = _problem(text, 1)
+    (resize,) = [k for k in problem.kernels if k.op == "ge.resize"]
+    assert [r is None for r in resize.inputs] == [False, True, True, False]
+    single = evaluate(problem, StreamPlan([0] * problem.n, list(range(problem.n)))).makespan_us
+    assert graph_lower_bound(problem).bound_us <= single + TOL_US

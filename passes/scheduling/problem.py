@@ -39,7 +39,11 @@ def _ref(t: object, space: str = ARENA) -> TensorRef:
     return TensorRef(space, 0, (), "f32")
 
 
-def _operand_ref(v: Value) -> TensorRef:
+def _operand_ref(v: Value) -> TensorRef | None:
+    """The ref of operand ``v``: none for an omitted optional input (a ``ge.none``
+    value), as the lowering gives it."""
+    if isinstance(v, OpResult) and v.op.name == "ge.none":
+        return None
     weight = isinstance(v, OpResult) and v.op.name in CONSTANT_OPS
     return _ref(v.type, WEIGHTS if weight else ARENA)
 
