@@ -648,16 +648,17 @@ class CostModel:
             return flops * flop_cycles(_compute_dtype(kernel)) / (self.mhz * self.vector_efficiency)
         return flops / (self.vector_rate if _widest_bytes(kernel) <= 2 else self.vector_rate * 0.5)
 
-    def _vector_us(self, kernel: Kernel, op: str, tiling: Tiling) -> float:
+    def _vector_us(self, kernel: Kernel, program: str, tiling: Tiling) -> float:
         """Microseconds a vector kernel's busiest core computes: the instructions its CANN
-        kernel issues per element (:func:`~geir.backends.vector_programs.cycles_per_element`)
-        where the device's vector APIs are costed and the op has a program, else its cost
+        kernel issues per element for ``program`` (:func:`_program`;
+        :func:`~geir.backends.vector_programs.cycles_per_element`) where the device's
+        vector APIs are costed and the program is known, else its cost
         hint's FLOPs (:meth:`_flops_us`), as for a kernel built by hand without inputs."""
         share = tiling.imbalance / tiling.units
         if self.api_cycles and kernel.outputs and kernel.inputs:
             out = _elements(kernel.outputs[0].shape)
             read = sum(_elements(r.shape) for r in kernel.inputs if r is not None)
-            cycles = cycles_per_element(_program(kernel, op), _compute_dtype(kernel), read / out if out else 1.0)
+            cycles = cycles_per_element(program, _compute_dtype(kernel), read / out if out else 1.0)
             if cycles is not None:
                 return cycles * out * share / (self.mhz * self.vector_efficiency)
         return self._flops_us(kernel, tiling.work) * share
@@ -691,7 +692,8 @@ class CostModel:
                     if vector > compute:
                         compute = vector
             else:
-                compute = self._vector_us(kernel, op, tiling) + self._flops_us(kernel, fused) / units
+                program = _program(kernel, op)
+                compute = self._vector_us(kernel, program, tiling) + self._flops_us(kernel, fused) / units
             bw = units * self.core_bw
             if bw > self.hbm_bw:
                 bw = self.hbm_bw
@@ -699,16 +701,14 @@ class CostModel:
             if l2 > 0:
                 memory += l2 / (units * self.core_l2_bw)
             overhead = self.kernel_overhead
+            busy = compute if compute > memory else memory
             if self.api_cycles and op not in CUBE_OPS:
                 # the vector pipelines' heads: the first load and the last store overlap nothing
                 largest = max((r.nbytes for r in kernel.inputs if r is not None), default=0)
                 overhead += pipeline_head_cycles(units, largest / units) / self.mhz
-            single = op not in CUBE_OPS and (_program(kernel, op) in SINGLE_BUFFERED or _broadcasts(kernel))
-            if self.api_cycles and single:
-                # one buffer: a tile's load, compute and store follow one another
-                busy = compute + memory
-            else:
-                busy = compute if compute > memory else memory
+                if program in SINGLE_BUFFERED or _broadcasts(kernel):
+                    # one buffer: a tile's load, compute and store follow one another
+                    busy = compute + memory
             if op in CUBE_OPS and self.pipeline_fill > 0:
                 # Double-buffered blocks: a block's loads overlap the previous block's
                 # multiplications, but not the first block's, and nothing overlaps the
