@@ -133,3 +133,15 @@ def test_single_buffered_kernels_add_compute_and_memory(op: str, shapes: list[tu
 def test_an_elementwise_kernel_overlaps_compute_and_memory() -> None:
     c = CostModel(load_profile("910B2")).kernel(_kernel("add", [(1 << 20,), (1 << 20,)], "f16"))
     assert c.duration_us == pytest.approx(c.overhead_us + max(c.compute_us, c.memory_us))
+
+
+def test_a_softmax_over_another_axis_reduces_across_rows() -> None:
+    """Over a non-last axis the reductions are elementwise Max and Add, not row reductions."""
+    profile = load_profile("910B2")
+    n = 48 * 64 * 1024
+    over_rows = CostModel(profile).kernel(_kernel("softmax", [(48, 64, 1024)], "f16", axis=1))
+    along = CostModel(profile).kernel(_kernel("softmax", [(48, 64, 1024)], "f16", axis=-1))
+    scale = n / 48 / (1800 * profile.values["vector_efficiency"])
+    assert over_rows.compute_us == pytest.approx(cycles_per_element("softmax_non_last", "f16") * scale)
+    assert along.compute_us == pytest.approx(cycles_per_element("softmax", "f16") * scale)
+    assert over_rows.compute_us < along.compute_us
