@@ -640,7 +640,7 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
         inputs = random_inputs(graph_signature(module), settings.seed)
         seed = settings.seed
     options = _emulator_options(settings)
-    precision_mode = _apply_precision_mode(module, settings)
+    precision_mode, mode_warnings = _apply_precision_mode(module, settings)
     from geir.backends.kernels.underflow import first_overflow, located, watch_underflow
     driver = HostDriver(module, options)
     with watch_underflow() as watch, _noting_random_inputs(seed):
@@ -670,8 +670,8 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     if len(launches) > 20:
         lines.append(f"  ... {len(launches) - 20} more launches\n")
     lines.append(f"findings        {', '.join(found) or 'none'}\n")
-    return RunReport(fields, "".join(lines), outputs, None, [], seed, dict(inputs), underflow, watch.overflowed,
-                     first_overflow(watch, kernels))
+    return RunReport(fields, "".join(lines), outputs, None, mode_warnings, seed, dict(inputs), underflow,
+                     watch.overflowed, first_overflow(watch, kernels))
 
 
 def _computes_in_f32(module: Module) -> bool:
@@ -684,18 +684,19 @@ def _computes_in_f32(module: Module) -> bool:
                                                                 for a in b.arguments)))
 
 
-def _apply_precision_mode(module: Module, settings: RunSettings) -> str | None:
+def _apply_precision_mode(module: Module, settings: RunSettings) -> tuple[str | None, list[Diagnostic]]:
     """Run the ``precision-mode`` pass alone on a graph that runs without a
     pipeline (interpreted, host-driven) when a precision mode is asked for,
-    so it computes in the types that mode gives; the mode, or None."""
+    so it computes in the types that mode gives; the mode (or None) and the
+    pass's warnings."""
     if settings.precision_mode is None or not any(op.name == "ge.graph" for op in module.body.ops):
-        return None
+        return None, []
     _require_precision_mode_pass()
     from geir.passes.pass_manager import PassManager
     from geir.passes.precision_mode import PrecisionMode
-    PassManager([PrecisionMode(settings.precision_mode, settings.device)],
-                allow_unregistered=settings.allow_unregistered).run(module)
-    return settings.precision_mode
+    ctx = PassManager([PrecisionMode(settings.precision_mode, settings.device)],
+                      allow_unregistered=settings.allow_unregistered).run(module)
+    return settings.precision_mode, [d for d in ctx.diagnostics if d.severity == "warning"]
 
 
 @attrs.define
@@ -718,6 +719,8 @@ class Interpreted:
     f16_first_overflow: tuple[str, Any] | None = None
     #: whether the model as loaded computes in f32 anywhere
     model_f32: bool = True
+    #: the precision-mode pass's warnings (constants it flushed to zero in f16)
+    warnings: list[Diagnostic] = attrs.Factory(list)
 
 
 def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted:
@@ -734,7 +737,7 @@ def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted
     from geir.passes.lower_to_tasks import loc_text
     module = prepared.module
     model_f32 = _computes_in_f32(module)
-    mode = _apply_precision_mode(module, settings)
+    mode, mode_warnings = _apply_precision_mode(module, settings)
     inputs, seed = prepared.inputs, None
     if inputs is None:
         inputs, seed = random_inputs(graph_signature(module), settings.seed), settings.seed
@@ -743,7 +746,7 @@ def interpret_prepared(prepared: Prepared, settings: RunSettings) -> Interpreted
         outputs = interpreter.run(inputs)
     ops = [(op.attributes, loc_text(op.location)) for op in interpreter.graph.walk()]
     return Interpreted(outputs, dict(inputs), seed, mode, located(watch, ops), watch.overflowed,
-                       first_overflow(watch, ops), model_f32)
+                       first_overflow(watch, ops), model_f32, mode_warnings)
 
 
 def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list[Diagnostic]:
@@ -752,7 +755,8 @@ def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list
     precision mode the model computed under (when one was applied and f16 is
     to blame) and the mode that keeps f32."""
     from geir.backends.device_profile import load_profile
-    from geir.report import keep_f32_hint, non_finite_warnings, underflow_warnings
+    from geir.passes.precision_mode import PrecisionMode
+    from geir.report import UNDERFLOW_SHARE, keep_f32_hint, non_finite_warnings, underflow_warnings
     if report.outputs is None:
         return []
     profile = load_profile(settings.device, list(settings.device_params))
@@ -765,7 +769,10 @@ def run_warnings(report: RunReport | Interpreted, settings: RunSettings) -> list
     keep_f32 = keep_f32_hint(profile.name, profile.cube_fp32)
     # random floats make a fine image or embedding; a mask, an index or a length is an integer
     integers = any(a.dtype.kind in "iub" for a in (report.input_arrays or {}).values())
+    # what f16 flushed and the warnings show: an op's results, or a constant the precision mode converted
+    flushed = (any(count.share >= UNDERFLOW_SHARE for _, count in report.f16_underflow)
+               or any(d.origin == PrecisionMode.name for d in report.warnings))
     return (non_finite_warnings(report.outputs, mode, keep_f32, report.f16_overflowed,
                                 report.random_seed if integers else None, report.f16_first_overflow,
-                                report.model_f32)
+                                report.model_f32, flushed)
             + underflow_warnings(report.f16_underflow, mode, keep_f32, report.model_f32))

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from geir.backends.emulator import EmulationResult
 
 __all__ = ["Report", "RunReport", "output_summary", "findings", "format_outputs", "non_finite_outputs",
-           "non_finite_warnings", "underflow_warnings", "keep_f32_hint", "UNDERFLOW_SHARE", "UNDERFLOW_WARNINGS",
-           "F32_PRECISION_MODES"]
+           "non_finite_warnings", "underflow_warnings", "underflow_message", "f16_mode_suffix", "keep_f32_hint",
+           "UNDERFLOW_SHARE", "UNDERFLOW_WARNINGS", "F32_PRECISION_MODES"]
 
 
 def output_summary(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
@@ -69,13 +69,16 @@ def keep_f32_hint(device: str | None = None, cube_fp32: bool = True) -> str:
 def non_finite_warnings(outputs: dict[str, np.ndarray], precision_mode: str | None,
                         keep_f32: str | None = None, f16_overflowed: int | None = None,
                         random_seed: int | None = None, first_overflow: tuple[str, Any] | None = None,
-                        model_f32: bool = True) -> list[Any]:
+                        model_f32: bool = True, f16_flushed: bool = False) -> list[Any]:
     """A warning (a ``Diagnostic``) per output holding non-finite values.
     Under a mode that computes in f16 (``precision_mode``: the one the run
     used) it blames f16, saying its largest value and the mode that keeps f32
     (``keep_f32``, :func:`keep_f32_hint` of the run's device), unless the run
     was watched and no op's f16 result overflowed where f32 stays finite
-    (``f16_overflowed`` 0): then the model makes them in f32 too. A model
+    (``f16_overflowed`` 0): then the model makes them in f32 too, unless f16
+    flushed values to zero that f32 holds (``f16_flushed``: an op's results or
+    a constant, each warned at where it happens), which a division or a
+    logarithm turns into NaN or infinity. A model
     with no f32 of its own (``model_f32`` false) computes in f16 whatever the
     mode: no mode keeps f32 for it. ``first_overflow``, the first op whose f16
     results overflowed (``(loc, Underflow)``), gets a note at that op. Inputs
@@ -87,7 +90,12 @@ def non_finite_warnings(outputs: dict[str, np.ndarray], precision_mode: str | No
     for name, bad in non_finite_outputs(outputs).items():
         message = f"output '{name}' holds {bad} non-finite value(s) of {outputs[name].size}"
         f16 = not model_f32 or precision_mode is not None and precision_mode not in F32_PRECISION_MODES
-        if f16 and f16_overflowed == 0:
+        if f16 and f16_overflowed == 0 and f16_flushed and model_f32:
+            # 0 / 0 is NaN and log(0) is -inf: a divisor or an epsilon f16 flushed makes them
+            message += (f": no op overflowed f16 under --precision-mode {precision_mode}, but f16 flushed values "
+                        f"to zero that f32 holds (each warned at its op), and a division or a logarithm makes NaN "
+                        f"or infinity of a zero; {keep_f32 or keep_f32_hint()}")
+        elif f16 and f16_overflowed == 0:
             message += (f": no op overflowed f16 under --precision-mode {precision_mode}; the model makes them in "
                         "f32 too" if model_f32 else ": no op overflowed f16; its ops make them in f32 too")
         elif f16:
@@ -124,6 +132,21 @@ UNDERFLOW_SHARE = 0.1
 UNDERFLOW_WARNINGS = 5
 
 
+def underflow_message(count: Any) -> str:
+    """What an op (or a constant) lost to f16, ``count`` its
+    :class:`~geir.backends.kernels.underflow.Underflow`: the values not zero
+    in f32 that are zero in f16, their share, and f16's smallest value."""
+    from geir.backends.kernels.underflow import F16_SMALLEST
+    return (f"'{count.op}' op: {count.flushed} of its {count.nonzero} value(s) not zero in f32 are flushed "
+            f"to zero in f16 ({count.share:.1%}; f16's smallest value is {F16_SMALLEST:.1e})")
+
+
+def f16_mode_suffix(precision_mode: str, keep_f32: str | None = None) -> str:
+    """The end of a warning that blames f16: the mode the model ran under and
+    the mode that keeps f32 (``keep_f32``, :func:`keep_f32_hint` of the device)."""
+    return f": under --precision-mode {precision_mode} the model computes in f16; {keep_f32 or keep_f32_hint()}"
+
+
 def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | None,
                        keep_f32: str | None = None, model_f32: bool = True) -> list[Any]:
     """A warning (a ``Diagnostic`` at the op) per op whose f16 results flushed
@@ -134,20 +157,16 @@ def underflow_warnings(underflows: list[tuple[str, Any]], precision_mode: str | 
     flushed (:class:`~geir.backends.kernels.underflow.Underflow`);
     ``precision_mode`` is the one the run used; a model with no f32 of its
     own (``model_f32`` false) computes in f16 whatever the mode."""
-    from geir.backends.kernels.underflow import F16_SMALLEST
     from geir.diagnostics import Diagnostic, location_from_text
     suffix = ""
     if not model_f32:
         suffix = ": the model computes in f16 itself"
     elif precision_mode is not None and precision_mode not in F32_PRECISION_MODES:
-        suffix = (f": under --precision-mode {precision_mode} the model computes in f16; "
-                  f"{keep_f32 or keep_f32_hint()}")
+        suffix = f16_mode_suffix(precision_mode, keep_f32)
     flagged = [(loc, count) for loc, count in underflows if count.share >= UNDERFLOW_SHARE]
     warnings = []
     for loc, count in flagged[:UNDERFLOW_WARNINGS]:
-        message = (f"'{count.op}' op: {count.flushed} of its {count.nonzero} value(s) not zero in f32 are flushed "
-                   f"to zero in f16 ({count.share:.1%}; f16's smallest value is {F16_SMALLEST:.1e})")
-        warnings.append(Diagnostic("warning", message + suffix, location_from_text(loc)))
+        warnings.append(Diagnostic("warning", underflow_message(count) + suffix, location_from_text(loc)))
     if len(flagged) > UNDERFLOW_WARNINGS:
         warnings.append(Diagnostic("warning", f"{len(flagged) - UNDERFLOW_WARNINGS} more op(s) flush at least "
                                               f"{UNDERFLOW_SHARE:.0%} of their values to zero in f16"))

@@ -29,13 +29,18 @@ f16 ops, before a graph output (the graph's signature keeps its types, as an
 ATC model keeps its input and output types), and between f32-kept and f16 ops.
 Each value is converted once, right after it is defined; constants and weights
 are converted themselves (their data cast with numpy; weights without data
-change type only). Without ``mode`` the pass uses the device profile's
+change type only). A constant that loses at least
+:data:`~geir.report.UNDERFLOW_SHARE` of its non-zero values to f16 (an
+epsilon of 1e-12 becomes 0, and ``x / max(|x|, eps)`` of a zero row becomes
+NaN) gets a warning at it, for the first few such constants; the rest are
+counted. Without ``mode`` the pass uses the device profile's
 ``default_precision_mode``.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import attrs
@@ -45,6 +50,7 @@ from geir.attributes import (Attribute, DenseElementsAttr, DenseResourceAttr, Re
                              splat_view)
 from geir.backends.cost_model import CUBE_OPS, INT8_CUBE_OPS, normalize_engine
 from geir.backends.device_profile import PRECISION_MODES, DeviceProfile, load_profile
+from geir.backends.kernels.underflow import F16_ROUNDING, Underflow, count_flushed
 from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
@@ -52,11 +58,13 @@ from geir.opdef import Attrs, InferContext, InferError
 from geir.operation import Block, BlockArgument, Operation, OpResult, Value
 from geir.passes.assign_engines import engine_for
 from geir.passes.pass_base import ModulePass, PassContext
+from geir.report import UNDERFLOW_SHARE, UNDERFLOW_WARNINGS, f16_mode_suffix, keep_f32_hint, underflow_message
 from geir.rewriter import InsertionPoint, Rewriter
 from geir.types import ElementType, FloatType, TensorType, Type
 from geir.verifier import types_compatible
 
-__all__ = ["PrecisionMode", "MIX_WHITE_LIST", "MIX_BLACK_LIST", "FLOAT_CUBE_OPS", "resolve_mode", "converted_constant"]
+__all__ = ["PrecisionMode", "MIX_WHITE_LIST", "MIX_BLACK_LIST", "FLOAT_CUBE_OPS", "resolve_mode", "converted_constant",
+           "flushed_to_zero"]
 
 F16, F32 = FloatType("f16"), FloatType("f32")
 
@@ -126,6 +134,8 @@ class _Retype:
     operand_types: list[Type]
     result_types: list[Type]
     attributes: dict[str, Attribute]
+    #: what converting the op's own value to f16 flushed to zero (a filled tensor's fill)
+    flushed: Underflow | None = None
 
 
 def _swap(t: Type, source: ElementType, target: ElementType) -> Type:
@@ -167,12 +177,16 @@ def _retype(op: Operation, source: ElementType, target: ElementType) -> _Retype 
                             or isinstance(named, TypeAttr) and named.value is source):
         attributes[key] = TypeAttr(target)
     value = attributes.get("value")
+    flushed = None
     if op.name == "ge.constant_of_shape" and isinstance(value, DenseElementsAttr) \
             and value.type.element_type is source:
         # a filled tensor (how ONNX's light models spell their weights) is a constant ATC folds and converts
         result_types = [_swap(r.type, source, target) for r in op.results]
+        fill = np.asarray(value.array)
+        converted = converted_constant(fill, target.numpy_dtype)
         attributes["value"] = DenseElementsAttr(_swap(value.type, source, target),  # type: ignore[arg-type]
-                                                converted_constant(np.asarray(value.array), target.numpy_dtype))
+                                                converted)
+        flushed = flushed_to_zero(op.name, fill, converted)
     ctx = InferContext(operand_types, Attrs(attributes, od.attributes), op.operands, result_types)
     try:
         inferred = list(od.infer(ctx))
@@ -180,7 +194,7 @@ def _retype(op: Operation, source: ElementType, target: ElementType) -> _Retype 
         return None
     if len(inferred) != len(result_types) or not all(types_compatible(i, r) for i, r in zip(inferred, result_types)):
         return None
-    return _Retype(operand_types, result_types, attributes)
+    return _Retype(operand_types, result_types, attributes, flushed)
 
 
 @attrs.define
@@ -205,6 +219,7 @@ class PrecisionMode(ModulePass):
         profile = load_profile(self.device)
         cube_fp32 = profile.cube_fp32
         errors: list[Diagnostic] = []
+        flushed: list[tuple[Operation, Underflow]] = []
         for graph in module.graphs():
             block = graph.regions[0].blocks[0]
             if mode == "must_keep_origin_dtype":
@@ -212,9 +227,19 @@ class PrecisionMode(ModulePass):
                 continue
             changes = self._decide(block, mode, cube_fp32, profile.soc)
             if changes:
-                _rewrite(module, block, changes)
+                flushed += _rewrite(module, block, changes)
         if errors:
             raise DiagnosticError(errors)
+        # An epsilon below f16's smallest value becomes 0 on the host, as GE converts it; a division
+        # by it, or a maximum with it, then makes NaN or infinity that f32 does not.
+        suffix = f16_mode_suffix(mode, keep_f32_hint(profile.name, cube_fp32))
+        flagged = [(op, count) for op, count in flushed if count.share >= UNDERFLOW_SHARE]
+        for op, count in flagged[:UNDERFLOW_WARNINGS]:
+            ctx.warning(op, underflow_message(count) + suffix)
+        if len(flagged) > UNDERFLOW_WARNINGS:
+            ctx.diagnostics.append(Diagnostic(
+                "warning", f"{len(flagged) - UNDERFLOW_WARNINGS} more constant(s) flush at least "
+                           f"{UNDERFLOW_SHARE:.0%} of their values to zero in f16", origin=ctx.current_pass))
 
     def _decide(self, block: Block, mode: str, cube_fp32: bool, soc: str) -> dict[Operation, _Retype]:
         """The ops of ``block`` that change type, in block order (``soc``: the chip,
@@ -279,9 +304,10 @@ def _unsupported_f32_cube(block: Block, profile: DeviceProfile) -> list[Diagnost
             if op.name in FLOAT_CUBE_OPS and _has_float(op, F32) and _is_aicore(op, profile.soc)]
 
 
-def _rewrite(module: Module, block: Block, changes: dict[Operation, _Retype]) -> None:
+def _rewrite(module: Module, block: Block, changes: dict[Operation, _Retype]) -> list[tuple[Operation, Underflow]]:
     """Apply ``changes`` to ``block`` and convert every value where a reader
-    needs it in another type."""
+    needs it in another type; the constants whose conversion to f16 flushed
+    values to zero, each with what it flushed."""
     # What each reader of the block needs: the new types of a changed op, the
     # types as written for every other op (nested regions included).
     needs: list[tuple[Operation, list[Type]]] = []
@@ -307,6 +333,8 @@ def _rewrite(module: Module, block: Block, changes: dict[Operation, _Retype]) ->
     for const in converter.replaced_constants:
         if not any(r.uses for r in const.results):
             converter.rewriter.erase_op(const)
+    filled = [(op, change.flushed) for op, change in changes.items() if change.flushed is not None]
+    return filled + converter.flushed
 
 
 class _Converter:
@@ -319,6 +347,8 @@ class _Converter:
         self.rewriter = Rewriter()
         self.made: dict[tuple[int, Type], Value] = {}
         self.replaced_constants: list[Operation] = []
+        #: the converted constants that lost values to f16, with what they lost
+        self.flushed: list[tuple[Operation, Underflow]] = []
         # where the casts of the graph's inputs go: before the first op, in argument order
         self.first = next(iter(block.ops), None)
         self.after_args: Operation | None = None
@@ -358,11 +388,18 @@ class _Converter:
         """``const`` with its data converted to ``to`` (type only when it has no data)."""
         attr = const.attributes.get("value")
         new: Attribute
+        flushed = None
         if isinstance(attr, DenseElementsAttr):
-            new = DenseElementsAttr(to, converted_constant(np.asarray(attr.array), to.element_type.numpy_dtype))
+            source = np.asarray(attr.array)
+            converted = converted_constant(source, to.element_type.numpy_dtype)
+            new = DenseElementsAttr(to, converted)
+            flushed = flushed_to_zero(const.name, source, converted)
         elif isinstance(attr, DenseResourceAttr) and attr.blob.data is not None:
-            data = ResourceBlob.bytes_of(converted_constant(attr.to_numpy(), to.element_type.numpy_dtype))
+            source = attr.to_numpy()
+            converted = converted_constant(source, to.element_type.numpy_dtype)
+            data = ResourceBlob.bytes_of(converted)
             new = DenseResourceAttr(to, self.module.add_resource(f"{attr.blob.name}_{to.element_type}", data))
+            flushed = flushed_to_zero(const.name, source, converted)
         elif isinstance(attr, DenseResourceAttr):
             new = DenseResourceAttr(to, attr.blob)
         else:
@@ -372,7 +409,42 @@ class _Converter:
                                          location=const.location)
         converted.results[0].name_hint = const.results[0].name_hint
         self.replaced_constants.append(const)
+        if flushed is not None:
+            self.flushed.append((converted, flushed))
         return converted.results[0]
+
+
+def flushed_to_zero(op: str, source: np.ndarray, converted: np.ndarray) -> Underflow | None:
+    """What converting a constant ``source`` to f16 (``converted``) flushed, by
+    the rule an op's f16 results are held to
+    (:func:`~geir.backends.kernels.underflow.count_flushed`): its values not
+    zero that are zero in f16 and not negligible beside its largest; None when
+    it flushed none (or is not a conversion to f16)."""
+    if converted.dtype != np.float16 or source.dtype.kind != "f" or source.dtype.itemsize <= 2:
+        return None
+    if is_splat_view(source):  # one value, repeated: count it once per element
+        flushed, nonzero = count_flushed(source[(0,) * source.ndim].reshape(1),
+                                         converted[(0,) * converted.ndim].reshape(1))
+        return Underflow(op, flushed * source.size, nonzero * source.size, int(source.size)) if flushed else None
+    # A model's weights hold millions of values and a few below f16's floor: look only at the zeros
+    # of the result, and count the non-zero values only when some flushed value counts.
+    # f16's zeros by their bits (+0 and -0): numpy compares f16 values several times slower
+    zero = (np.ascontiguousarray(converted).view(np.uint16) & 0x7FFF) == 0
+    lost = np.abs(source[zero]) if zero.any() else source[:0]
+    lost = lost[lost != 0]
+    if not lost.size:
+        return None
+    # negligible beside the constant's largest: decided by its first values, most often
+    head = np.abs(source.reshape(-1)[:4096])
+    if float(head.max()) * F16_ROUNDING > float(lost.max()):
+        return None
+    largest = max(abs(float(source.max())), abs(float(source.min())))
+    if not math.isfinite(largest):
+        flushed, nonzero = count_flushed(source, converted)
+    else:
+        flushed = int(np.count_nonzero(lost >= F16_ROUNDING * largest))
+        nonzero = int(np.count_nonzero(source)) if flushed else 0
+    return Underflow(op, flushed, nonzero, int(source.size)) if flushed else None
 
 
 def converted_constant(data: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -363,3 +363,87 @@ def test_the_first_op_to_overflow_f16_is_noted_where_it_is(path: str) -> None:
     [note] = warning.notes  # the inputs were given: no note about random ones
     assert note.message == f"the first op to overflow f16: 'ge.mul' op, {count.overflowed} value(s)"
     assert (note.file_position.line, note.file_position.col) == (4, 8)
+
+
+def test_a_non_finite_output_blames_f16_when_it_flushed_values_though_nothing_overflowed() -> None:
+    """0 / 0 is NaN: a divisor or an epsilon f16 flushed to zero makes NaN that
+    f32 does not, with no op overflowing."""
+    from geir.report import non_finite_warnings
+
+    outputs = {"y": np.array([np.nan, 1.0], np.float32)}
+    [d] = non_finite_warnings(outputs, "force_fp16", f16_overflowed=0, f16_flushed=True)
+    assert "the model makes them in f32 too" not in d.message
+    assert "f16 flushed values to zero that f32 holds" in d.message
+    assert d.message.endswith("--precision-mode must_keep_origin_dtype keeps the model's f32")
+    # under a mode that keeps f32, f16 flushed nothing the run could blame
+    [kept] = non_finite_warnings(outputs, "must_keep_origin_dtype", f16_overflowed=0, f16_flushed=True)
+    assert kept.message == "output 'y" "' holds 1 non-finite value(s) of 2"
+
+
+# values across f16's range and below its floor (as f32 holds them)
+finite_f32 = st.floats(-1e3, 1e3) | st.floats(-1e-6, 1e-6)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(finite_f32, min_size=1, max_size=64))
+def test_a_constant_flushes_exactly_its_values_not_zero_in_f32_and_zero_in_f16(values: list[float]) -> None:
+    from geir.passes.precision_mode import converted_constant, flushed_to_zero
+
+    source = np.array(values, np.float32)
+    converted = converted_constant(source, np.dtype(np.float16))
+    count = flushed_to_zero("ge.const", source, converted)
+    # zero in f16, and at least what f16 rounds off the constant's largest value
+    largest = float(np.abs(source).max())
+    lost = int(np.count_nonzero((source != 0) & (source.astype(np.float16) == 0)
+                                & (np.abs(source) >= 2.0 ** -11 * largest)))
+    if lost == 0:
+        assert count is None
+    else:
+        assert count is not None
+        assert (count.flushed, count.nonzero, count.size) == (lost, int(np.count_nonzero(source)), source.size)
+
+
+def test_a_splat_constant_counts_its_value_once_per_element() -> None:
+    from geir.attributes import splat_view
+    from geir.passes.precision_mode import converted_constant, flushed_to_zero
+
+    source = splat_view(np.array([1e-12], np.float32), (3, 4))
+    count = flushed_to_zero("ge.const", source, converted_constant(source, np.dtype(np.float16)))
+    assert count is not None and (count.flushed, count.nonzero, count.size) == (12, 12, 12)
+
+
+def _epsilons_graph(values: list[str]) -> Module:
+    """``y = x + c_0 + c_1 + ...``, one f32 constant per value."""
+    lines, last = [], "%x"
+    for k, v in enumerate(values):
+        lines.append(f"  %c{k} = ge.const {{value = dense<{v}> : {T}}} : () -> {T}")
+        lines.append(f"  %s{k} = ge.add {last}, %c{k} : ({T}, {T}) -> {T}")
+        last = f"%s{k}"
+    return parse_module(f'ge.graph @main(%x: {T} {{ge.name = "x"}}) -> ({T} {{ge.name = "y"}}) {{\n'
+                        + "\n".join(lines) + f"\n  ge.return {last} : ({T}) -> ()\n}}\n", "eps.mlir")
+
+
+def test_the_precision_mode_warns_at_the_first_constants_it_flushes_and_counts_the_others() -> None:
+    from geir.passes.pass_manager import PassManager
+    module = _epsilons_graph(["1.0e-12"] * (UNDERFLOW_WARNINGS + 2))
+    ctx = PassManager([PrecisionMode("force_fp16", "310P3")]).run(module)
+    warnings = [d for d in ctx.diagnostics if d.severity == "warning"]
+    assert len(warnings) == UNDERFLOW_WARNINGS + 1
+    assert all(d.origin == "precision-mode" for d in warnings)
+    for k, d in enumerate(warnings[:UNDERFLOW_WARNINGS]):
+        assert d.message.startswith(f"'ge.const' op: {N} of its {N} value(s) not zero in f32 are flushed to zero")
+        assert d.message.endswith(keep_f32_hint("310P3", cube_fp32=False))
+        assert d.file_position is not None and d.file_position.line == 2 * k + 2
+    assert warnings[-1].message == "2 more constant(s) flush at least 10% of their values to zero in f16"
+
+
+def test_a_constant_that_loses_a_thin_tail_or_negligible_values_to_f16_or_keeps_f32_is_not_warned() -> None:
+    # 1 of 200 values below f16's floor: under the share, as an op's would be
+    tail = "[" + ", ".join(["3.0e-8"] + ["1.0e-5"] * (N - 1)) + "]"
+    # a bias whose flushed values are below what f16 rounds off its largest (a BN running mean's 5e-9 beside 0.09)
+    negligible = "[" + ", ".join(["5.0e-9", "0.09"] * (N // 2)) + "]"
+    for mode, values in (("force_fp16", [tail]), ("force_fp16", [negligible]),
+                         ("must_keep_origin_dtype", ["1.0e-12"]), ("allow_fp32_to_fp16", ["1.0e-12"])):
+        ctx = PassContext()
+        PrecisionMode(mode, "910B2").run(_epsilons_graph(values), ctx)
+        assert ctx.diagnostics == [], mode

@@ -156,9 +156,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _print_warnings(report, settings: "RunSettings", sources: Any = None) -> None:  # type: ignore[no-untyped-def]
-    """Print the run's warnings (:func:`~geir.backends.run_model.run_warnings`)
-    with the source line of each op."""
+    """Print the passes' warnings, then the run's
+    (:func:`~geir.backends.run_model.run_warnings`), with the source line of
+    each op."""
     from geir.backends.run_model import run_warnings
+    for d in report.warnings:
+        sys.stderr.write(d.format(sources))
     for d in run_warnings(report, settings):
         sys.stderr.write(f"ge-run: {d.format(sources)}")
 

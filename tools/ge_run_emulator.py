@@ -53,8 +53,6 @@ def write_run(report: RunReport, args: argparse.Namespace) -> int:
     name (``-o``, ``--trace``, ``--timeline``, ``--memory-timeline``); the exit
     code (see the module doc)."""
     from geir.backends.io_bindings import save_outputs
-    for d in report.warnings:
-        sys.stderr.write(d.format())
     if report.random_seed is not None:
         sys.stderr.write(f"ge-run: random inputs, seed {report.random_seed}\n")
     result = report.result
