@@ -4,7 +4,8 @@ A module built with random weights (nothing pretrained is downloaded) gets small
 seeded noise on every floating-point parameter and non-trivial running
 statistics on every batch norm, so the exporter folds batch norms into distinct
 weights and merges no initializers that happen to be equal in a fresh net. It
-is exported with torch's TorchScript exporter at opset 17 with constant folding,
+is exported with torch's TorchScript exporter at opset 17 with constant folding
+(without, for a table measured as PyTorch runs the model: its batch norms stay),
 in eval mode and fp32, with the symbolic dims the caller names (``batch``,
 ``seq``), and its weights are then moved to an external file that is deleted:
 every initializer keeps its name, type and shape, none of its bytes
@@ -36,9 +37,11 @@ def perturb(module: Any) -> None:
 
 
 def export_graph_only(module: Any, args: tuple[Any, ...], path: str, input_names: Sequence[str],
-                      output_names: Sequence[str], dynamic_axes: dict[str, dict[int, str]]) -> str:
+                      output_names: Sequence[str], dynamic_axes: dict[str, dict[int, str]],
+                      fold_batch_norm: bool = True) -> str:
     """Export ``module`` (perturbed, in eval mode) at ``args`` to ``path`` without its
-    weights' bytes; the path written."""
+    weights' bytes; the path written. ``fold_batch_norm`` false keeps every batch norm
+    a node of its own (no constant folding), as PyTorch runs it on a GPU."""
     import onnx
     import torch
     module = module.eval()
@@ -47,7 +50,8 @@ def export_graph_only(module: Any, args: tuple[Any, ...], path: str, input_names
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(module, args, full, input_names=list(input_names), output_names=list(output_names),
-                          dynamic_axes=dynamic_axes, opset_version=17, do_constant_folding=True, dynamo=False)
+                          dynamic_axes=dynamic_axes, opset_version=17, do_constant_folding=fold_batch_norm,
+                          dynamo=False)
     model = onnx.load(full)
     onnx.checker.check_model(model)
     weights = os.path.basename(path)[:-len(".onnx")] + ".weights"
@@ -58,13 +62,13 @@ def export_graph_only(module: Any, args: tuple[Any, ...], path: str, input_names
     return path
 
 
-def image_exporter(build: Callable[[], Any], size: int) -> Callable[[str], str]:
+def image_exporter(build: Callable[[], Any], size: int, fold_batch_norm: bool = True) -> Callable[[str], str]:
     """An exporter of the image model ``build`` makes, on a ``size`` x ``size`` RGB
     ``image`` of symbolic ``batch``, to its ``class`` output."""
     def export(path: str) -> str:
         import torch
         return export_graph_only(build(), (torch.randn(1, 3, size, size),), path, ["image"], ["class"],
-                                 {"image": {0: "batch"}, "class": {0: "batch"}})
+                                 {"image": {0: "batch"}, "class": {0: "batch"}}, fold_batch_norm)
     return export
 
 

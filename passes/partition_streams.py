@@ -10,6 +10,8 @@ The strategy (``strategy=``) decides; see :mod:`geir.passes.scheduling.strategie
   for N = ``max-streams``, what a GE user tuning it gets;
 * ``chain-cover`` — Nimble's minimum chain cover of the transitive reduction,
   merged by load to ``max-streams``;
+* ``opara`` — Opara's greedy chains (each op continues its first producer's
+  stream not yet continued, else opens one), merged the same way;
 * ``cost`` — list scheduling on the emulator's cost model, the fastest of a
   small portfolio (always including the single stream) as the emulator
   measures it;
@@ -99,11 +101,12 @@ class PartitionStreams(ModulePass):
 
     name = "partition-streams"
     summary = ("give every op a stream (strategies: single, ge, ge-parallel, ge-cv, ge-load-balance, "
-               "ge-main-stream, ge-weighted-load-balance, chain-cover, cost, optimal, or a registered one)")
+               "ge-main-stream, ge-weighted-load-balance, chain-cover, opara, cost, optimal, or a registered one)")
 
     max_streams: int = option(DEFAULT_MAX_STREAMS, "most streams for unlabelled ops (GE's kDefaultMaxStreamNum)")
     strategy: str = option("cost", "single | ge | ge-parallel | ge-cv | ge-load-balance | ge-main-stream | "
-                                   "ge-weighted-load-balance | chain-cover | cost | optimal | a registered strategy")
+                                   "ge-weighted-load-balance | chain-cover | opara | cost | optimal | "
+                                   "a registered strategy")
     device: str = option("910B2", "device profile the costs come from (a name or a JSON path)")
     time_limit: float = option(10.0, "seconds the optimal strategy may search")
     mode: str = option("sink", "runtime the cost strategy judges plans in: sink (v1 task sink) or host (v2: a "

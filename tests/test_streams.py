@@ -22,7 +22,7 @@ from geir.passes.scheduling.op_graph import OpGraph
 from geir.passes.scheduling.sync_plan import plan_sync
 from scheduling_graphs import dags, random_dag_text
 
-HEURISTICS = ("single", "ge", "chain-cover", "cost")
+HEURISTICS = ("single", "ge", "chain-cover", "opara", "cost")
 X = np.random.default_rng(0).standard_normal((4, 64)).astype(np.float32)
 
 
@@ -76,7 +76,7 @@ def test_optimal_schedules_run_race_free(dag: tuple[int, int], max_streams: int)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(dags(3, 12), st.sampled_from(("chain-cover", "cost", "ge")), st.integers(2, 6))
+@given(dags(3, 12), st.sampled_from(("chain-cover", "opara", "cost", "ge")), st.integers(2, 6))
 def test_every_kept_wait_is_needed(dag: tuple[int, int], strategy: str, max_streams: int) -> None:
     """Deleting any one wait (its record too) makes the emulator see a race or a wrong output."""
     text = random_dag_text(*dag)

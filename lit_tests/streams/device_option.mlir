@@ -11,7 +11,7 @@
 // CHECK: races                       0
 // CHECK: remark: cost: chose
 // UNKNOWN: error: unknown device 'nope'
-// UNKNOWN-NEXT: note: known devices: 310P3, 910A, 910B2, 910B4, A100, V100
+// UNKNOWN-NEXT: note: known devices: 310P3, 910A, 910B2, 910B4, A100, RTX2080S, V100
 // EVENTS: device_option.mlir:16:1: error: insert-events: the graph needs 2 event ids, more than the device's 1
 ge.graph @diamond(%x: tensor<1x64x56x56xf16>) -> tensor<1x64x56x56xf16> {
   %a = ge.relu %x : (tensor<1x64x56x56xf16>) -> tensor<1x64x56x56xf16>

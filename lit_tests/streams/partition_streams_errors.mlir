@@ -6,7 +6,7 @@
 // RUN: not ge-opt %s --partition-streams='iterations=0' -o /dev/null 2>&1 | filecheck %s --check-prefix=ITER
 // RUN: not ge-opt %s --partition-streams='mode=cloud' -o /dev/null 2>&1 | filecheck %s --check-prefix=MODE
 
-// STRAT: error: partition-streams: unknown strategy 'fastest'; strategies: single, ge, ge-parallel, ge-cv, ge-load-balance, ge-main-stream, ge-weighted-load-balance, chain-cover, cost, optimal
+// STRAT: error: partition-streams: unknown strategy 'fastest'; strategies: single, ge, ge-parallel, ge-cv, ge-load-balance, ge-main-stream, ge-weighted-load-balance, chain-cover, opara, cost, optimal
 // MAX: error: partition-streams: max-streams must be at least 1, got 0
 // MODE: error: partition-streams: mode must be sink or host, got 'cloud'
 // ITER: error: partition-streams: iterations must be at least 1, got 0

@@ -34,6 +34,7 @@ STRATEGIES: dict[str, str] = {
     "ge-main-stream": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_main_stream",
     "ge-weighted-load-balance": "geir.passes.scheduling.strategies.ge_auto_multistream:plan_weighted_load_balance",
     "chain-cover": "geir.passes.scheduling.strategies.chain_cover:plan",
+    "opara": "geir.passes.scheduling.strategies.opara:plan",
     "cost": "geir.passes.scheduling.strategies.list_scheduling:plan",
     "optimal": "geir.passes.scheduling.strategies.cp_sat:plan",
 }

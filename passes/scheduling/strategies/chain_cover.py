@@ -24,7 +24,7 @@ from geir.passes.scheduling.matching import maximum_matching
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan, label_streams
 
-__all__ = ["plan", "chains"]
+__all__ = ["plan", "chains", "plan_chains"]
 
 
 def chains(problem: ScheduleProblem) -> list[list[int]]:
@@ -57,9 +57,16 @@ def chains(problem: ScheduleProblem) -> list[list[int]]:
 
 def plan(problem: ScheduleProblem, time_limit_s: float = 0.0) -> StreamPlan:
     """Chains of a minimum path cover, merged by load onto at most ``max-streams`` streams."""
+    return plan_chains(problem, chains(problem), "chain-cover")
+
+
+def plan_chains(problem: ScheduleProblem, cover: list[list[int]], name: str) -> StreamPlan:
+    """``cover`` (node-disjoint chains of the unlabelled nodes, each in order) on
+    streams: the longest chain by the cost model's durations to the least-loaded
+    of at most ``max-streams`` streams, and so on; each stream issues its nodes
+    in block order. ``name`` heads the plan's note."""
     labels, first_free = label_streams(problem)
     streams = [labels[lb] if lb is not None else -1 for lb in problem.labels]
-    cover = chains(problem)
     budget = max(1, problem.max_streams)
     dur = problem.durations
     loads = sorted(((sum(dur[i] for i in c), k) for k, c in enumerate(cover)), reverse=True)
@@ -69,6 +76,6 @@ def plan(problem: ScheduleProblem, time_limit_s: float = 0.0) -> StreamPlan:
         stream_load[s] += load
         for i in cover[k]:
             streams[i] = first_free + s
-    notes = [f"chain-cover: {len(cover)} chains"
+    notes = [f"{name}: {len(cover)} chains"
              + (f" merged by load onto {len(stream_load)} streams" if len(cover) > budget else "")]
     return StreamPlan(streams, list(range(problem.n)), notes).normalized()
