@@ -20,8 +20,8 @@ V100's, which ``bench/calibration.py`` took from IOS's measurements.
 
 Not modelled: torch.cat's copy kernels (geir lays a concat's inputs back to back
 and runs no kernel for it, as GE does: 9 in GoogLeNet, 11 in Inception-v3);
-Opara's resource-aware launch order (each stream issues in block order). Never
-asserts.
+Opara's resource-aware launch order (each stream issues in block order), which
+the paper credits with up to 29% of GoogLeNet's latency. Never asserts.
 """
 
 from __future__ import annotations
