@@ -37,7 +37,9 @@ a precision mode that computes in f16 (the device's default, ``force_fp16``) it
 adds that ``--precision-mode must_keep_origin_dtype`` keeps the model's f32.
 So does an op whose f16 results flush to zero a share of the values that are
 not zero in f32 (f16 underflow, :data:`geir.report.UNDERFLOW_SHARE`), warned
-at the op with the count (the first few such ops, then how many more).
+at the op with the count (the first few such ops, then how many more), and so
+is a constant the precision mode flushes (``precision-mode`` warns at it, and
+an output it makes NaN is blamed on f16). The passes' warnings come first.
 ``--interpret`` and host-driven runs warn the same way; they run the graph as
 written, after the ``precision-mode`` pass alone when ``--precision-mode`` is given.
 
