@@ -436,7 +436,8 @@ def flushed_to_zero(op: str, source: np.ndarray, converted: np.ndarray) -> Under
         return None
     # negligible beside the constant's largest: decided by its first values, most often
     head = np.abs(source.reshape(-1)[:4096])
-    if float(head.max()) * F16_ROUNDING > float(lost.max()):
+    head = head[np.isfinite(head)]
+    if head.size and float(head.max()) * F16_ROUNDING > float(lost.max()):
         return None
     largest = max(abs(float(source.max())), abs(float(source.min())))
     if not math.isfinite(largest):
