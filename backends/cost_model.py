@@ -122,8 +122,8 @@ from typing import Any, NamedTuple
 from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes
-from geir.backends.vector_programs import (SINGLE_BUFFERED, cycles_per_element, flop_cycles, pipeline_head_cycles,
-                                          softmax_workspace_bytes)
+from geir.backends.vector_programs import (SINGLE_BUFFERED, cycles_per_element, flop_cycles, non_last_axis,
+                                          pipeline_head_cycles, softmax_workspace_bytes)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.dialects.ge_cost import TRANSCENDENTAL
 
@@ -257,11 +257,9 @@ def _broadcasts(kernel: Kernel) -> bool:
 def _program(kernel: Kernel, op: str) -> str:
     """The name of the vector program ``kernel`` runs: a softmax over an axis other than
     the last reduces across rows."""
-    if op == "softmax" and kernel.inputs and kernel.inputs[0] is not None:
-        rank = len(kernel.inputs[0].shape)
-        axis = _int_attribute(kernel.attributes or {}, "axis", -1)
-        if (axis + rank if axis < 0 else axis) < rank - 1:
-            return "softmax_non_last"
+    if op == "softmax" and kernel.inputs and kernel.inputs[0] is not None \
+            and non_last_axis(kernel.inputs[0].shape, _int_attribute(kernel.attributes or {}, "axis", -1)) is not None:
+        return "softmax_non_last"
     return op
 
 

@@ -29,7 +29,7 @@ and the per-row reductions' fixed costs.
 from __future__ import annotations
 
 __all__ = ["API_CYCLES", "PROGRAMS", "SINGLE_BUFFERED", "TO_F32", "cycles_per_element", "flop_cycles",
-           "pipeline_head_cycles", "softmax_workspace_bytes"]
+           "non_last_axis", "pipeline_head_cycles", "softmax_workspace_bytes"]
 
 #: cycles per element of each vector API on one 910B vector core, (16-bit, 32-bit):
 #: the ``k`` of perf_param_v1.cpp's ``float16tofloat16`` and ``float32tofloat32`` models
@@ -163,6 +163,14 @@ def pipeline_head_cycles(units: int, largest_load_bytes: float) -> float:
 NORM_UB_ELEMENTS = 12288
 
 
+def non_last_axis(shape: tuple[int, ...], axis: int) -> int | None:
+    """``axis`` of ``shape`` counted from the front when it is not the last one (a
+    softmax over it reduces across rows), else None."""
+    rank = len(shape)
+    axis = axis + rank if axis < 0 else axis
+    return axis if 0 <= axis < rank - 1 else None
+
+
 def softmax_workspace_bytes(shape: tuple[int, ...], axis: int, element_bytes: int) -> float:
     """Bytes a softmax over ``axis`` of ``shape`` moves beyond reading its input and
     writing its result once. TBE's norm schedule keeps a reduction over a non-last axis
@@ -170,10 +178,10 @@ def softmax_workspace_bytes(shape: tuple[int, ...], axis: int, element_bytes: in
     a tile (canndev ``norm.cc``: ``reduce_align_product * nlast_common_product >
     common_max_ub_count``); otherwise it runs in workspace mode: the input is read a
     second time, and the f32 exponentials are written to global memory and read twice."""
-    rank = len(shape)
-    axis = axis + rank if axis < 0 else axis
-    if rank == 0 or not 0 <= axis < rank - 1:
+    reduced = non_last_axis(shape, axis)
+    if reduced is None:
         return 0.0
+    axis = reduced
     inner = 1
     for d in shape[axis + 1:]:
         inner *= d
