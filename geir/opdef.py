@@ -145,8 +145,9 @@ class InferContext:
         self.result_types = result_types
 
     @classmethod
-    def for_op(cls, op: Any) -> "InferContext":
-        od = op.definition
+    def for_op(cls, op: Any, od: "OpDef | None" = None) -> "InferContext":
+        """The context of ``op`` (``od``: its definition, when the caller has it)."""
+        od = od if od is not None else op.definition
         defs = od.attributes if od is not None else {}
         return cls([v.type for v in op.operands], Attrs(op.attributes, defs), op.operands,
                    [r.type for r in op.results])
@@ -189,11 +190,17 @@ class OpDef:
     #: the ONNX op type whose semantics this op has (kernels are keyed by it)
     onnx_op: str | None = None
 
-    def operand_range(self) -> tuple[int, int | None]:
-        """(min, max) operand count; max is None when variadic."""
+    #: (min, max) operand count, max None when variadic: the verifier asks for every op
+    _operand_range: tuple[int, int | None] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
         lo = sum(1 for o in self.operands if o.kind == SINGLE)
         hi: int | None = None if any(o.kind == VARIADIC for o in self.operands) else len(self.operands)
-        return lo, hi
+        object.__setattr__(self, "_operand_range", (lo, hi))
+
+    def operand_range(self) -> tuple[int, int | None]:
+        """(min, max) operand count; max is None when variadic."""
+        return self._operand_range
 
     def has_trait(self, trait: str) -> bool:
         return trait in self.traits

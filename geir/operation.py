@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from geir.attributes import UNKNOWN_LOC, Attribute, FileLineColLoc, Location
+from geir.dialect_registry import lookup_op
 from geir.types import Type
 
 if TYPE_CHECKING:
@@ -155,7 +156,6 @@ class Operation:
     @property
     def definition(self) -> "OpDef | None":
         """This op's declaration, or None for an unregistered op."""
-        from geir.dialect_registry import lookup_op
         return lookup_op(self.name)
 
     @property

@@ -148,7 +148,7 @@ def _verify_result_types(op: Operation, od: OpDef, c: _Collector) -> None:
     assert od.infer is not None
     if any(not isinstance(v.type, Type) for v in op.operands):
         return
-    inferred = list(od.infer(InferContext.for_op(op)))
+    inferred = list(od.infer(InferContext.for_op(op, od)))
     if len(inferred) != len(op.results):
         c.error(op, f"infers {len(inferred)} results, but declares {len(op.results)}")
         return

@@ -17,7 +17,7 @@ config.test_exec_root = os.path.join(config.test_source_root, "Output")
 # The tools live next to the interpreter running lit (the project's venv).
 bin_dir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
-for var in ("HOME", "TMPDIR", "PYTHONPATH"):
+for var in ("HOME", "TMPDIR", "PYTHONPATH", "OPENBLAS_NUM_THREADS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
