@@ -68,6 +68,11 @@ class Diagnostic:
     def file_position(self) -> FileLineColLoc | None:
         return _file_position(self.location)
 
+    @property
+    def points_nowhere(self) -> bool:
+        """No location to print (a command-line or option problem)."""
+        return self.location is None or isinstance(self.location, UnknownLoc)
+
     def format(self, sources: SourceManager | None = None) -> str:
         """The message with its source line and caret, then its notes."""
         parts = [self._format_one(sources)]
@@ -77,7 +82,7 @@ class Diagnostic:
     def _format_one(self, sources: SourceManager | None) -> str:
         pos = self.file_position
         if pos is None:
-            where = f"{_describe(self.location)}: " if self.location is not None and not isinstance(self.location, UnknownLoc) else ""
+            where = "" if self.points_nowhere else f"{_describe(self.location)}: "
             return f"{where}{self.severity}: {self.message}\n"
         text = f"{pos.file}:{pos.line}:{pos.col}: {self.severity}: {self.message}\n"
         line = sources.line(pos.file, pos.line) if sources is not None else None
@@ -119,13 +124,16 @@ class DiagnosticError(Exception):
         self.source_files: list[SourceFile] = list(source_files)
         super().__init__(self.diagnostics[0].message if self.diagnostics else "error")
 
-    def format(self, sources: SourceManager | None = None) -> str:
+    def format(self, sources: SourceManager | None = None, tool: str = "") -> str:
+        """Each diagnostic with its source line and caret; ``tool`` names the
+        command before those that point nowhere (``ge-run: error: ...``)."""
         if self.source_files:
             merged = SourceManager(dict(sources.files) if sources is not None else {})
             for f in self.source_files:
                 merged.files.setdefault(f.name, f)
             sources = merged
-        return "".join(d.format(sources) for d in self.diagnostics)
+        return "".join(f"{tool}: {d.format(sources)}" if tool and d.points_nowhere else d.format(sources)
+                       for d in self.diagnostics)
 
 
 def op_position(op: "Operation") -> Location:

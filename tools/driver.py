@@ -90,7 +90,7 @@ def run_guarded(body: Callable[[], int], tool: str, debug: bool = False) -> int:
     try:
         return body()
     except DiagnosticError as e:
-        sys.stderr.write(e.format())
+        sys.stderr.write(e.format(tool=tool))
         return 1
     except FileNotFoundError as e:
         sys.stderr.write(f"{tool}: error: cannot open '{e.filename}': no such file\n")

@@ -156,9 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                 # An error inside a model file: show its line too.
                 with open(pos.file, encoding="utf-8", errors="replace") as f:
                     sources.add(SourceFile(pos.file, f.read()))
-            # Prefix errors that name no file with the tool's name, as the other drivers do.
-            text = e.format(sources)
-            sys.stderr.write(text if e.diagnostics[0].location is not None else f"ge-bench: {text}")
+            sys.stderr.write(e.format(sources, "ge-bench"))
             return 1
     return run_guarded(body, "ge-bench", args.debug)
 

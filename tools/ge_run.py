@@ -151,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
                 return code
         report = run_prepared(prepared, settings)
     except DiagnosticError as e:
-        sys.stderr.write(e.format(sources))  # with the source line and caret of each op at fault
+        sys.stderr.write(e.format(sources, "ge-run"))  # with the source line and caret of each op at fault
         return 1
     _print_warnings(report, settings, sources)
     return print_report(report, args)

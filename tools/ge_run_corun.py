@@ -135,7 +135,7 @@ def run_several(args: argparse.Namespace) -> int:
                 sources = SourceManager()
                 if text is not None:
                     sources.add(SourceFile(name, text))
-                sys.stderr.write(e.format(sources))
+                sys.stderr.write(e.format(sources, "ge-run"))
                 return 1
     try:
         from geir.backends.scenarios.co_run import co_run

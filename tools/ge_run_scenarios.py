@@ -194,7 +194,7 @@ def _main(args: argparse.Namespace) -> int:
             raise _error("no scenario asked for: give --iterations N or --devices N (or several inputs)")
         return code
     except DiagnosticError as e:
-        sys.stderr.write(e.format(sources))
+        sys.stderr.write(e.format(sources, "ge-run"))
         return 1
 
 
