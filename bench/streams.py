@@ -48,7 +48,7 @@ from geir.tools.bench.models import light_models  # noqa: E402
 from geir.tools.bench.sweep_config import PREPARATIONS, Configuration  # noqa: E402
 
 STRATEGIES = ("single", "ge", "ge-parallel", "ge-cv", "ge-load-balance", "ge-main-stream", "ge-weighted-load-balance",
-              "chain-cover", "cost")
+              "chain-cover", "opara", "cost")
 #: GE's automatic multi-stream modes (ge.autoMultistreamParallelMode, N = max-streams)
 GE_AUTO_MODES = ("ge-cv", "ge-load-balance", "ge-main-stream", "ge-weighted-load-balance")
 OPTIMAL_LIMIT = 200
@@ -144,7 +144,7 @@ def scaling(device: str) -> None:
     print(f"  t(100k) / t(10k) = {times[100_000] / times[10_000]:.2f}")
 
 
-def plot(rows: list[dict[str, Any]], path: str) -> None:
+def plot(rows: list[dict[str, Any]], path: str, device: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -158,8 +158,8 @@ def plot(rows: list[dict[str, Any]], path: str) -> None:
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(rows))], [r["model"] for r in rows], rotation=30, ha="right")
     ax.set_ylabel("speed-up over single stream")
-    ax.set_title("partition-streams strategies on the emulated 910B2")
-    ax.legend(fontsize=8)
+    ax.set_title(f"partition-streams strategies on the emulated {device}")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, not over them
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     print(f"wrote {path}")
@@ -192,7 +192,7 @@ def main() -> int:
         print("\nScaling:")
         scaling(args.device)
     if args.plot:
-        plot(rows, args.plot)
+        plot(rows, args.plot, args.device)
     return 0
 
 
