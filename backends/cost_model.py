@@ -122,8 +122,8 @@ from typing import Any, NamedTuple
 from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes
-from geir.backends.vector_programs import (SINGLE_BUFFERED, cycles_per_element, flop_cycles, non_last_axis,
-                                          pipeline_head_cycles, softmax_workspace_bytes)
+from geir.backends.vector_programs import (SINGLE_BUFFERED, cycles_per_element, flop_cycles, mte_cycles,
+                                          non_last_axis, pipeline_head_cycles, softmax_workspace_bytes)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.dialects.ge_cost import TRANSCENDENTAL
 
@@ -252,6 +252,20 @@ def _broadcasts(kernel: Kernel) -> bool:
         return False
     out = _elements(kernel.outputs[0].shape)
     return any(_elements(r.shape) < out for r in inputs)
+
+
+def _moves_last_axis(kernel: Kernel) -> bool:
+    """Whether a transpose's last axis of more than one element ends elsewhere (its
+    ``perm``; ONNX's default reverses the axes)."""
+    source = kernel.inputs[0] if kernel.inputs else None
+    if source is None:
+        return False
+    shape = source.shape
+    perm = _ints_attribute(kernel.attributes, "perm") or tuple(reversed(range(len(shape))))
+    if sorted(perm) != list(range(len(shape))):
+        return False
+    kept = [p for p in perm if shape[p] != 1]
+    return bool(kept) and kept[-1] != max(kept)
 
 
 def _program(kernel: Kernel, op: str) -> str:
@@ -699,12 +713,21 @@ class CostModel:
             if l2 > 0:
                 memory += l2 / (units * self.core_l2_bw)
             overhead = self.kernel_overhead
+            single_buffered = False
+            if self.api_cycles and op == "transpose" and _moves_last_axis(kernel):
+                # TBE's Transpose: one buffer, each core's tiles loaded and stored in turn
+                # at its own transfer rates, whatever memory serves them
+                share = tiling.imbalance / units
+                moved = mte_cycles(units, sum(r.nbytes for r in kernel.inputs if r is not None) * share,
+                                   sum(r.nbytes for r in kernel.outputs) * share) / self.mhz
+                memory = moved if moved > memory else memory
+                single_buffered = True
             busy = compute if compute > memory else memory
             if self.api_cycles and op not in CUBE_OPS:
                 # the vector pipelines' heads: the first load and the last store overlap nothing
                 largest = max((r.nbytes for r in kernel.inputs if r is not None), default=0)
                 overhead += pipeline_head_cycles(units, largest / units) / self.mhz
-                if program in SINGLE_BUFFERED or _broadcasts(kernel):
+                if single_buffered or program in SINGLE_BUFFERED or _broadcasts(kernel):
                     # one buffer: a tile's load, compute and store follow one another
                     busy = compute + memory
             if op in CUBE_OPS and self.pipeline_fill > 0:

@@ -20,7 +20,10 @@ head, the first load's (larger from 25,000 bytes up and with more cores), the
 last store's and the vector pipe's.
 
 An op without a sequence here counts one Add per FLOP of its cost hint, in the
-width it computes in. Not modelled: 64-bit integers (the 910B emulates them with
+width it computes in. A transpose that moves the last axis runs TBE's Transpose,
+which keeps one buffer (``transpose.py``: no ``thread_num``): each tile's load and
+store follow one another at the same table's per-core transfer rates
+(:func:`mte_cycles`). Not modelled: 64-bit integers (the 910B emulates them with
 32-bit instructions whose sequence is not public; counted as two 32-bit Adds
 per FLOP), the reordering inside transposes (vnchwconv, absent from the table),
 and the per-row reductions' fixed costs.
@@ -29,7 +32,7 @@ and the per-row reductions' fixed costs.
 from __future__ import annotations
 
 __all__ = ["API_CYCLES", "PROGRAMS", "SINGLE_BUFFERED", "TO_F32", "cycles_per_element", "flop_cycles",
-           "non_last_axis", "pipeline_head_cycles", "softmax_workspace_bytes"]
+           "mte_cycles", "non_last_axis", "pipeline_head_cycles", "softmax_workspace_bytes"]
 
 #: cycles per element of each vector API on one 910B vector core, (16-bit, 32-bit):
 #: the ``k`` of perf_param_v1.cpp's ``float16tofloat16`` and ``float32tofloat32`` models
@@ -156,6 +159,21 @@ def pipeline_head_cycles(units: int, largest_load_bytes: float) -> float:
     else:
         load = 15.89 * units + 882.09
     return 300.0 + load + 497.36 + 37.37
+
+
+def mte_cycles(units: int, load_bytes: float, store_bytes: float) -> float:
+    """Cycles one of ``units`` cores takes to load ``load_bytes`` from global memory
+    into UB and then store ``store_bytes`` back, one after the other: perf_param_v1.cpp's
+    ``Load`` (``LoadSmallBlk`` under 25,000 bytes a load) and ``Store`` models, each
+    ``bytes / (a + b / block_dim)`` cycles (``LoadStoreFunc`` in
+    ``api_perf_utils.cpp``); a core moves about 10 bytes a cycle each way, not the 32
+    of the platform config's ``ddr_rate``."""
+    if load_bytes >= 25000:
+        load_rate = 9.9074 + 15.8960 / units
+    else:
+        load_rate = 7.9052 + 7.3100 / units
+    store_rate = 9.96 + 3.79 / units
+    return load_bytes / load_rate + store_bytes / store_rate
 
 
 #: elements of one UB tile of TBE's norm schedule: 192 KiB over about four f32 nodes

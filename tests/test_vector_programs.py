@@ -1,6 +1,7 @@
 """A 910B vector kernel's compute is the cycles of the instructions its CANN kernel
 issues per element (Huawei's per-API table), its fixed cost adds the pipelines'
-heads, and norm kernels run on one buffer."""
+heads, norm kernels run on one buffer, and a transpose that moves the last axis
+loads and stores each tile in turn at a core's own transfer rates."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from geir.backends.device_profile import load_profile
 from geir.backends.task_list import ARENA, Kernel, TensorRef
 from geir.backends.vector_programs import (API_CYCLES, CAST_DOWN, CAST_FROM_8, CAST_TO_8, CAST_UP, PROGRAMS,
                                            SINGLE_BUFFERED, TO_F32, cycles_per_element, flop_cycles,
-                                           pipeline_head_cycles, softmax_workspace_bytes)
+                                           mte_cycles, pipeline_head_cycles, softmax_workspace_bytes)
 
 
 def _kernel(op: str, shapes: list[tuple[int, ...]], dtype: str, out: tuple[int, ...] | None = None,
@@ -145,3 +146,59 @@ def test_a_softmax_over_another_axis_reduces_across_rows() -> None:
     assert over_rows.compute_us == pytest.approx(cycles_per_element("softmax_non_last", "f16") * scale)
     assert along.compute_us == pytest.approx(cycles_per_element("softmax", "f16") * scale)
     assert over_rows.compute_us < along.compute_us
+
+
+def test_a_core_moves_about_ten_bytes_a_cycle_each_way() -> None:
+    # perf_param_v1.cpp: Load a=9.9074 b=15.8960 (LoadSmallBlk 7.9052, 7.31 under 25,000
+    # bytes), Store a=9.96 b=3.79, each bytes / (a + b / block_dim)
+    assert mte_cycles(48, 1e6, 0.0) == pytest.approx(1e6 / (9.9074 + 15.8960 / 48))
+    assert mte_cycles(48, 0.0, 1e6) == pytest.approx(1e6 / (9.96 + 3.79 / 48))
+    assert mte_cycles(1, 24999.0, 0.0) == pytest.approx(24999.0 / (7.9052 + 7.31))
+
+
+def _transpose(shape: tuple[int, ...], perm: tuple[int, ...], dtype: str = "f32") -> Kernel:
+    return _kernel("transpose", [shape], dtype, tuple(shape[p] for p in perm), perm=list(perm))
+
+
+def test_a_transpose_moving_the_last_axis_loads_and_stores_in_turn() -> None:
+    """TBE's Transpose keeps one buffer: each core's bytes in, then out, at its own
+    rates (bench/fidelity_910b2.py holds the result against CANN's kernels)."""
+    profile = load_profile("910B2")
+    c = CostModel(profile).kernel(_transpose((2048, 2048), (1, 0)))
+    share = 2048 * 2048 * 4 / 48
+    assert c.units == 48
+    assert c.memory_us == pytest.approx(mte_cycles(48, share, share) / 1800)
+    assert c.duration_us == pytest.approx(c.overhead_us + c.compute_us + c.memory_us)
+
+
+def test_a_transpose_keeping_the_last_axis_is_a_double_buffered_copy() -> None:
+    c = CostModel(load_profile("910B2")).kernel(_transpose((64, 512, 2048), (1, 0, 2)))
+    assert c.duration_us == pytest.approx(c.overhead_us + max(c.compute_us, c.memory_us))
+    assert c.memory_us < mte_cycles(c.units, 64 * 512 * 2048 * 4 / c.units, 64 * 512 * 2048 * 4 / c.units) / 1800
+
+
+def test_a_device_without_the_table_prices_every_transpose_alike() -> None:
+    cost = CostModel(load_profile("310P3"))
+    moving = cost.kernel(_transpose((2048, 2048), (1, 0), "f16"))
+    keeping = cost.kernel(_transpose((2048, 1, 2048), (1, 0, 2), "f16"))
+    assert moving.duration_us == pytest.approx(keeping.duration_us)
+
+
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=5).flatmap(
+    lambda dims: st.tuples(st.just(tuple(dims)), st.permutations(range(len(dims))))))
+def test_only_a_transpose_whose_last_long_axis_ends_elsewhere_loads_and_stores_in_turn(
+        case: tuple[tuple[int, ...], list[int]]) -> None:
+    """Axes of one element move nothing: the rule looks at the last axis of more than
+    one element, before and after."""
+    shape, perm = case
+    kernel = _transpose(tuple(d * 64 for d in shape), tuple(perm))  # no axis of one element
+    moves = perm[-1] != len(shape) - 1
+    c = CostModel(load_profile("910B2")).kernel(kernel)
+    in_turn = c.duration_us == pytest.approx(c.overhead_us + c.compute_us + c.memory_us)
+    overlapped = c.duration_us == pytest.approx(c.overhead_us + max(c.compute_us, c.memory_us))
+    assert in_turn if moves else overlapped
+    squeezed = _transpose(tuple(1 if a == perm[-1] else d * 64 for a, d in enumerate(shape)), tuple(perm))
+    kept = [p for p in perm if squeezed.inputs[0].shape[p] != 1]
+    unit = CostModel(load_profile("910B2")).kernel(squeezed)
+    if kept and kept[-1] == max(kept):  # its last long axis stays last
+        assert unit.duration_us == pytest.approx(unit.overhead_us + max(unit.compute_us, unit.memory_us))
