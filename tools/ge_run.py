@@ -160,12 +160,12 @@ def _run(args: argparse.Namespace) -> int:
 def _print_warnings(report, settings: "RunSettings", sources: Any = None) -> None:  # type: ignore[no-untyped-def]
     """Print the passes' warnings, then the run's
     (:func:`~geir.backends.run_model.run_warnings`), with the source line of
-    each op."""
+    each op; one that points at no op names the tool."""
     from geir.backends.run_model import run_warnings
     for d in report.warnings:
         sys.stderr.write(d.format(sources))
     for d in run_warnings(report, settings):
-        sys.stderr.write(f"ge-run: {d.format(sources)}")
+        sys.stderr.write(f"ge-run: {d.format(sources)}" if d.points_nowhere else d.format(sources))
 
 
 def _scenario_or_sweep(module, args: argparse.Namespace, settings) -> int | None:  # type: ignore[no-untyped-def]

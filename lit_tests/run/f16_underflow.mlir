@@ -21,7 +21,7 @@
 // NOJSON: "makespan_us"
 // NOJSON-NOT: "f16_underflow":
 // ONE: {{^}}1{{$}}
-// F16: ge-run: {{.*}}f16_underflow.mlir:[[# @LINE + 12]]:13: warning: 'ge.mul' op: {{[0-9]+}} of its {{[0-9]+}} value(s) not zero in f32 are flushed to zero in f16 ({{[0-9.]+}}%; f16's smallest value is 6.0e-08): under --precision-mode force_fp16 the model computes in f16; --precision-mode must_keep_origin_dtype keeps the model's f32
+// F16: {{^}}{{.*}}f16_underflow.mlir:[[# @LINE + 12]]:13: warning: 'ge.mul' op: {{[0-9]+}} of its {{[0-9]+}} value(s) not zero in f32 are flushed to zero in f16 ({{[0-9.]+}}%; f16's smallest value is 6.0e-08): under --precision-mode force_fp16 the model computes in f16; --precision-mode must_keep_origin_dtype keeps the model's f32
 // F16-NEXT: %tiny = ge.mul %small, %c
 // F16-NEXT: ^
 // F16: tiny: float32[4, 64] mean=
