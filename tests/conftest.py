@@ -13,8 +13,8 @@ import pytest  # noqa: E402
 
 #: the longest files, collected first: with one file per core (``--dist loadfile``)
 #: they then start at once instead of running alone at the end
-LONGEST_FIRST = ("test_lit.py", "test_more_310p3_data.py", "test_onnx_conformance.py", "test_deep_graphs.py", "test_main_job_models.py",
-                 "test_roundtrip.py")
+LONGEST_FIRST = ("test_lit.py", "test_more_310p3_data.py", "test_onnx_conformance.py", "test_deep_graphs.py",
+                 "test_main_job_models.py", "test_roundtrip.py")
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -185,20 +185,23 @@ def test_a_device_without_the_table_prices_every_transpose_alike() -> None:
 
 
 @given(st.lists(st.integers(1, 5), min_size=1, max_size=5).flatmap(
-    lambda dims: st.tuples(st.just(tuple(dims)), st.permutations(range(len(dims))))))
+    lambda dims: st.tuples(st.just(tuple(dims)), st.permutations(range(len(dims))),
+                           st.integers(0, len(dims)), st.integers(0, len(dims)))))
 def test_only_a_transpose_whose_last_long_axis_ends_elsewhere_loads_and_stores_in_turn(
-        case: tuple[tuple[int, ...], list[int]]) -> None:
-    """Axes of one element move nothing: the rule looks at the last axis of more than
-    one element, before and after."""
-    shape, perm = case
-    kernel = _transpose(tuple(d * 64 for d in shape), tuple(perm))  # no axis of one element
-    moves = perm[-1] != len(shape) - 1
-    c = CostModel(load_profile("910B2")).kernel(kernel)
-    in_turn = c.duration_us == pytest.approx(c.overhead_us + c.compute_us + c.memory_us)
-    overlapped = c.duration_us == pytest.approx(c.overhead_us + max(c.compute_us, c.memory_us))
-    assert in_turn if moves else overlapped
-    squeezed = _transpose(tuple(1 if a == perm[-1] else d * 64 for a, d in enumerate(shape)), tuple(perm))
-    kept = [p for p in perm if squeezed.inputs[0].shape[p] != 1]
-    unit = CostModel(load_profile("910B2")).kernel(squeezed)
-    if kept and kept[-1] == max(kept):  # its last long axis stays last
-        assert unit.duration_us == pytest.approx(unit.overhead_us + max(unit.compute_us, unit.memory_us))
+        case: tuple[tuple[int, ...], list[int], int, int]) -> None:
+    """The last axis moving puts a transpose on one buffer; an axis of one element
+    moves nothing, wherever it stands before and after."""
+    dims, perm, at, to = case
+    shape = tuple(d * 64 for d in dims)
+    cost = CostModel(load_profile("910B2"))
+    c = cost.kernel(_transpose(shape, tuple(perm)))
+    if perm[-1] != len(shape) - 1:
+        assert c.duration_us == pytest.approx(c.overhead_us + c.compute_us + c.memory_us)
+    else:
+        assert c.duration_us == pytest.approx(c.overhead_us + max(c.compute_us, c.memory_us))
+    # the same transpose with an axis of one element inserted at ``at`` of the input,
+    # which the permutation puts at ``to`` of the result
+    wider = shape[:at] + (1,) + shape[at:]
+    moved = [p + (p >= at) for p in perm]
+    wider_perm = tuple(moved[:to] + [at] + moved[to:])
+    assert cost.kernel(_transpose(wider, wider_perm)).duration_us == pytest.approx(c.duration_us)
