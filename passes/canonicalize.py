@@ -229,11 +229,20 @@ def _constant_value_of(op: Operation) -> np.ndarray | None:
 
 
 def _foldable(op: Operation) -> bool:
-    """Whether ``op`` may become a constant: pure, one result, no regions, some
-    operands, not a constant already, and without ``_do_not_constant_folding``."""
+    """Whether ``op`` may become a constant: pure, one result read (a training-mode
+    batch norm's running statistics unread, as when it standardises a weight), no
+    regions, some operands, not a constant already, and without
+    ``_do_not_constant_folding``."""
     od = op.definition
-    return (od is not None and od.has_trait("pure") and len(op.results) == 1 and not op.regions
+    return (od is not None and od.has_trait("pure") and not any(r.uses for r in op.results[1:]) and not op.regions
             and bool(op.operands) and op.name not in CONSTANT_OPS and DO_NOT_FOLD not in op.attributes)
+
+
+def _replace_by_constant(rewriter: Rewriter, op: Operation, const: Operation) -> None:
+    """``op``'s first result becomes ``const``'s; the others are unread, and ``op`` goes."""
+    const.results[0].name_hint = op.results[0].name_hint
+    rewriter.replace_all_uses_with(op.results[0], const.results[0])
+    rewriter.erase_op(op)
 
 
 def _constant_of_shape_value(op: Operation) -> np.ndarray | None:
@@ -255,7 +264,7 @@ def _constant_of_shape_value(op: Operation) -> np.ndarray | None:
 
 def fold_op(op: Operation, limit: int | None = FOLD_LIMIT,
             float_limit: int | None = FLOAT_FOLD_LIMIT) -> np.ndarray | None:
-    """The value of a pure one-result op known at compile time, else None:
+    """The value of a pure op's one read result known at compile time, else None:
     constant operands (run through the op's kernel), or static dims read through
     ``ge.shape`` / ``ge.size`` / a gather or slice of a shape. ``limit`` folds
     only results of at most that many elements, ``float_limit`` float results
@@ -366,8 +375,7 @@ class FoldKnownValue(RewritePattern):
         rewriter.set_insertion_point(InsertionPoint.before(op))
         const = rewriter.create("ge.const", (), [t], {"value": constant_attr(self.module, value, t, op)},
                                 location=op.location)
-        const.results[0].name_hint = op.results[0].name_hint
-        rewriter.replace_op(op, [const.results[0]])
+        _replace_by_constant(rewriter, op, const)
         return True
 
 
@@ -398,8 +406,7 @@ class FoldAbsentValue(RewritePattern):
         blob = self.module.add_resource(f"{absent[0].blob.name}_folded", None)
         rewriter.set_insertion_point(InsertionPoint.before(op))
         const = rewriter.create("ge.const", (), [rt], {"value": DenseResourceAttr(rt, blob)}, location=op.location)
-        const.results[0].name_hint = op.results[0].name_hint
-        rewriter.replace_op(op, [const.results[0]])
+        _replace_by_constant(rewriter, op, const)
         return True
 
 

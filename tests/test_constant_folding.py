@@ -182,3 +182,41 @@ def test_a_splat_view_is_the_same_constant_as_its_values(value: float, shape: li
     converted = converted_constant(view, np.dtype(np.float16))
     assert not any(converted.strides) or converted.size <= 1
     np.testing.assert_array_equal(converted, converted_constant(full, np.dtype(np.float16)))
+
+
+def standardised_weight_conv(out_channels: int, in_channels: int, k: int) -> onnx.ModelProto:
+    """x -> Conv(w') with w' the weight standardised as timm's ScaledStdConv
+    exports it (NF-ResNet): BatchNormalization in training mode over the weight
+    reshaped to [1, out, in*k*k], its running statistics read by nothing."""
+    rng = np.random.default_rng(out_channels * 100 + in_channels * 10 + k)
+    fan = in_channels * k * k
+    w = rng.standard_normal((out_channels, in_channels, k, k)).astype(np.float32)
+    init = [numpy_helper.from_array(w, "w"),
+            numpy_helper.from_array(np.array([1, out_channels, fan], np.int64), "rows"),
+            numpy_helper.from_array(np.array(w.shape, np.int64), "back"),
+            numpy_helper.from_array(rng.uniform(0.5, 2.0, out_channels).astype(np.float32), "gain"),
+            numpy_helper.from_array(np.zeros(out_channels, np.float32), "zero"),
+            numpy_helper.from_array(np.ones(out_channels, np.float32), "one")]
+    nodes = [helper.make_node("Reshape", ["w", "rows"], ["wr"]),
+             helper.make_node("BatchNormalization", ["wr", "gain", "zero", "zero", "one"], ["ws", "rm", "rv"],
+                              epsilon=1e-5, momentum=1.0, training_mode=1),
+             helper.make_node("Reshape", ["ws", "back"], ["wk"]),
+             helper.make_node("Conv", ["x", "wk"], ["y"], pads=[k // 2] * 4)]
+    graph = helper.make_graph(nodes, "std_conv", [helper.make_tensor_value_info("x", F, [1, in_channels, 6, 6])],
+                              [helper.make_tensor_value_info("y", F, [1, out_channels, 6, 6])], init)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
+
+
+@settings(max_examples=15, deadline=None)
+@given(out_channels=st.integers(1, 8), in_channels=st.integers(1, 4), k=st.sampled_from([1, 3]))
+def test_a_standardised_weight_folds_to_what_onnx_reference_computes(out_channels: int, in_channels: int,
+                                                                    k: int) -> None:
+    """The batch norm standardising a weight is computed once, at compile time: no
+    kernel but the convolution is left, and the output is onnx.reference's."""
+    model = standardised_weight_conv(out_channels, in_channels, k)
+    module = geir.import_onnx(model)
+    geir.run_pipeline(module, "canonicalize")
+    assert [o for o in _ops(module) if o not in CONSTANT_OPS] == ["ge.conv2d", "ge.return"]
+    x = np.random.default_rng(k).standard_normal((1, in_channels, 6, 6)).astype(np.float32)
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_allclose(interpret(module, {"x": x})["y"], expected, rtol=1e-4, atol=1e-4)

@@ -71,3 +71,41 @@ ge.graph @absent_weights() -> tensor<4x8xf32> {
   %g = ge.gather %t, %i {axis = 0 : i64} : (tensor<512x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
   ge.return %g : (tensor<4x8xf32>) -> ()
 }
+
+// -----
+
+// A weight standardised by a training-mode batch norm over constants (timm's
+// ScaledStdConv, NF-ResNet's convolutions) folds: its running statistics are
+// read by nothing, so the one result read becomes a constant and no kernel
+// standardises the weight on every run. fold-limit=64 leaves its 192 elements.
+// CHECK-LABEL: ge.graph @standardised_weight
+// CHECK-NEXT:    %w = ge.const {value = dense_resource<{{folded.*}}> : tensor<1x8x24xf32>}
+// CHECK-NEXT:    ge.return %w
+// LIMIT-LABEL: ge.graph @standardised_weight
+// LIMIT:         ge.batch_norm
+ge.graph @standardised_weight() -> tensor<1x8x24xf32> {
+  %v = ge.const {value = dense<[[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0]]]> : tensor<1x8x24xf32>} : () -> tensor<1x8x24xf32>
+  %g = ge.const {value = dense<1.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %b = ge.const {value = dense<0.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %m = ge.const {value = dense<0.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %s = ge.const {value = dense<1.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %w, %rm, %rv = ge.batch_norm %v, %g, %b, %m, %s {epsilon = 1.0e-05 : f32, momentum = 1.0 : f32, training_mode = 1 : i64} : (tensor<1x8x24xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x24xf32>, tensor<8xf32>, tensor<8xf32>)
+  ge.return %w : (tensor<1x8x24xf32>) -> ()
+}
+
+// -----
+
+// Its running statistics read, the batch norm stays: folding gives one result.
+// CHECK-LABEL: ge.graph @statistics_read
+// CHECK:         ge.batch_norm
+// LIMIT-LABEL: ge.graph @statistics_read
+// LIMIT:         ge.batch_norm
+ge.graph @statistics_read(%x: tensor<1x8x24xf32>) -> (tensor<1x8x24xf32>, tensor<8xf32>) {
+  %g = ge.const {value = dense<1.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %b = ge.const {value = dense<0.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %m = ge.const {value = dense<0.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %s = ge.const {value = dense<1.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %v = ge.const {value = dense<2.0> : tensor<1x8x24xf32>} : () -> tensor<1x8x24xf32>
+  %w, %rm, %rv = ge.batch_norm %v, %g, %b, %m, %s {epsilon = 1.0e-05 : f32, momentum = 1.0 : f32, training_mode = 1 : i64} : (tensor<1x8x24xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x24xf32>, tensor<8xf32>, tensor<8xf32>)
+  ge.return %w, %rm : (tensor<1x8x24xf32>, tensor<8xf32>) -> ()
+}
