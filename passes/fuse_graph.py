@@ -25,6 +25,15 @@ patterns here:
   dilation or a non-float input. GE's coefficient tensor has the output's full
   shape; here it is ``1 x 1 x Ho x Wo`` and broadcast, the same numbers.
 
+* **A Transpose into its MatMul** (GE's ``BatchMatMulFusionPass``, on by
+  default): a Transpose that swaps only the last two axes (its leading axes in
+  place), read by nothing but one operand of a ``ge.matmul`` or
+  ``ge.batch_matmul``, f16, bf16 or f32, goes; the MatMul reads its input
+  with ``transA`` / ``transB`` (GE's ``adj_x1`` / ``adj_x2``) toggled, as the
+  cube loads a transposed operand without a kernel that writes one.
+  Attention's ``q @ k.transpose(-2, -1)`` loses its transpose this way; a
+  permute of heads (``[0, 2, 1, 3]``, ``[0, 2, 3, 1]``) does not match.
+
 Remarks say what was fused (``ge-opt -Rpass=fuse-graph``).
 """
 
@@ -45,7 +54,7 @@ from geir.patterns import RewritePattern, apply_patterns_greedily
 from geir.rewriter import Rewriter
 from geir.types import TensorType
 
-__all__ = ["AvgPoolFusion", "FuseGraph", "GeluFusion", "GeluTanhFusion"]
+__all__ = ["AvgPoolFusion", "FuseGraph", "GeluFusion", "GeluTanhFusion", "TransposeMatMulFusion"]
 
 #: relative tolerance when matching a pattern's constants (they may be f16)
 _RTOL = 1e-3
@@ -274,14 +283,57 @@ class AvgPoolFusion(RewritePattern):
         return True
 
 
+#: the element types BatchMatMulFusionPass fuses a Transpose of
+_TRANSPOSE_FUSED_TYPES = frozenset({"f16", "bf16", "f32"})
+_MATMULS = frozenset({"ge.matmul", "ge.batch_matmul"})
+
+
+def _swaps_last_two(transpose: Operation) -> bool:
+    """Whether ``transpose`` swaps its input's last two axes and keeps the others."""
+    source = transpose.operands[0].type
+    rank = source.rank if isinstance(source, TensorType) else None
+    if rank is None or rank < 2:
+        return False
+    perm = transpose.get_attr("perm")
+    perm = list(range(rank))[::-1] if not perm else [int(p) for p in perm]  # ONNX's default reverses
+    return perm == [*range(rank - 2), rank - 1, rank - 2]
+
+
+@attrs.define
+class TransposeMatMulFusion(RewritePattern):
+    """A MatMul operand that is a Transpose of the last two axes, read by nothing
+    else, is its input read transposed (GE's ``BatchMatMulFusionPass``)."""
+
+    ctx: PassContext
+
+    def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
+        if op.name not in _MATMULS:
+            return False
+        for index, flag in ((0, "transA"), (1, "transB")):
+            transpose = _producer(op.operands[index], "ge.transpose")
+            if (transpose is None or len(transpose.results[0].uses) != 1 or not _swaps_last_two(transpose)
+                    or str(getattr(transpose.results[0].type, "element_type", "")) not in _TRANSPOSE_FUSED_TYPES):
+                continue
+            rewriter.set_operand(op, index, transpose.operands[0])
+            if op.get_attr(flag, 0):
+                rewriter.remove_attribute(op, flag)  # transposed twice: read as it is
+            else:
+                rewriter.set_attribute(op, flag, IntegerAttr(1))
+            rewriter.erase_op(transpose)
+            self.ctx.remark(op, f"fused the transpose of operand #{index} (its last two axes) into the MatMul: {flag}")
+            return True
+        return False
+
+
 @attrs.define
 class FuseGraph(ModulePass):
     name = "fuse-graph"
     summary = ("GE's graph fusion: rewrite op-by-op spellings of an activation into the one op CANN runs (GELU, "
                "erf and tanh forms); "
-               "average pooling as a depthwise convolution on the cube")
+               "average pooling as a depthwise convolution on the cube; a last-two-axes transpose into its MatMul")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         for graph in module.graphs():
             apply_patterns_greedily(list(graph.regions[0].blocks[0].ops),
-                                    [GeluFusion(ctx), GeluTanhFusion(ctx), AvgPoolFusion(ctx)])
+                                    [GeluFusion(ctx), GeluTanhFusion(ctx), AvgPoolFusion(ctx),
+                                     TransposeMatMulFusion(ctx)])

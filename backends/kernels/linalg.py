@@ -20,8 +20,13 @@ def _work_dtype(dtype: np.dtype) -> np.dtype:
 
 @register("MatMul")
 def matmul(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
-    """MatMul with numpy-matmul semantics (batch broadcasting, 1-D promotion)."""
+    """MatMul with numpy-matmul semantics (batch broadcasting, 1-D promotion); ``transA``
+    / ``transB`` swap the last two axes of an operand of rank 2 or more first."""
     a, b = inputs
+    if attrs.get("transA", 0) and a.ndim >= 2:
+        a = np.swapaxes(a, -1, -2)
+    if attrs.get("transB", 0) and b.ndim >= 2:
+        b = np.swapaxes(b, -1, -2)
     work = _work_dtype(a.dtype)
     return [np.asarray(np.matmul(a.astype(work, copy=False), b.astype(work, copy=False))).astype(a.dtype)]
 

@@ -114,6 +114,11 @@ def _attrs(*pairs: tuple[str, float | int | str]) -> tuple[AttrDef, ...]:
     return tuple(AttrDef(name, kinds[type(default)], default) for name, default in pairs)
 
 
+#: a MatMul's operand read with its last two axes swapped, as GE's BatchMatMulFusionPass
+#: sets when it removes the Transpose before it
+MATMUL_ATTRS = _attrs(("transA", 0), ("transB", 0))
+
+
 # ================================================================ graph level
 
 DIALECT.define(
@@ -145,12 +150,14 @@ DIALECT.define(
     traits=PURE, infer=infer.infer_conv_transpose, engine=AICORE, cost=cost.conv_transpose_cost,
     summary="Transposed (fractionally strided) convolution.")
 DIALECT.define(
-    "matmul", onnx_op="MatMul", operands=("A", "B"), traits=PURE, infer=infer.infer_matmul, engine=AICORE,
-    cost=cost.matmul_cost, summary="numpy matmul: 1-D operands promoted, batch dims broadcast.")
+    "matmul", onnx_op="MatMul", operands=("A", "B"), attributes=MATMUL_ATTRS, traits=PURE,
+    infer=infer.infer_matmul, engine=AICORE, cost=cost.matmul_cost,
+    summary="numpy matmul: 1-D operands promoted, batch dims broadcast; transA / transB swap the last two "
+            "axes of A / B first (GE's transpose_x1 / x2).")
 DIALECT.define(
-    "batch_matmul", onnx_op="MatMul", operands=("A", "B"), traits=PURE, infer=infer.infer_matmul,
-    verify=infer.verify_batch_matmul, engine=AICORE, cost=cost.matmul_cost,
-    summary="MatMul of rank >= 3 operands (GE's BatchMatMul).")
+    "batch_matmul", onnx_op="MatMul", operands=("A", "B"), attributes=MATMUL_ATTRS, traits=PURE,
+    infer=infer.infer_matmul, verify=infer.verify_batch_matmul, engine=AICORE, cost=cost.matmul_cost,
+    summary="MatMul of rank >= 3 operands (GE's BatchMatMul; transA / transB: its adj_x1 / adj_x2).")
 DIALECT.define(
     "gemm", onnx_op="Gemm", operands=("A", "B", "C?"),
     attributes=_attrs(("alpha", 1.0), ("beta", 1.0), ("transA", 0), ("transB", 0)), traits=PURE,

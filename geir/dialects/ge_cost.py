@@ -113,7 +113,7 @@ def _contraction(t: Type | None, transposed: bool = False) -> int:
 
 def matmul_cost(ctx: InferContext, results: Sequence[Type]) -> Cost:
     """``2 * batch * M * N * K``: two FLOPs per output element per contracted element."""
-    k = _contraction(_first(ctx.operand_types))
+    k = _contraction(_first(ctx.operand_types), bool(ctx.attrs.get("transA", 0)))
     return Cost(2.0 * elements(_first(results)) * k, io_bytes(ctx, results))
 
 

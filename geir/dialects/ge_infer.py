@@ -490,10 +490,19 @@ def matmul_shape(a: Shape | None, b: Shape | None) -> Shape | None:
     return batch + ((a2[-2],) if len(a) > 1 else ()) + ((b2[-1],) if len(b) > 1 else ())
 
 
+def swap_last_two(shape: tuple[int | None, ...] | None) -> tuple[int | None, ...] | None:
+    """``shape`` with its last two axes swapped (unchanged below rank 2)."""
+    if shape is None or len(shape) < 2:
+        return shape
+    return (*shape[:-2], shape[-1], shape[-2])
+
+
 def infer_matmul(ctx: InferContext) -> list[Type]:
     a, b = operand(ctx, 0, "A"), operand(ctx, 1, "B")
     et = require_same_element([a, b], ["A", "B"])
-    return [TensorType(matmul_shape(a.shape, b.shape), et)]
+    sa = swap_last_two(a.shape) if ctx.attrs["transA"] else a.shape
+    sb = swap_last_two(b.shape) if ctx.attrs["transB"] else b.shape
+    return [TensorType(matmul_shape(sa, sb), et)]
 
 
 def verify_batch_matmul(op: Any) -> None:
