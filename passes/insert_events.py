@@ -17,7 +17,11 @@ sets them; absent means stream 0), each stream issuing its ops in block order:
    device profile's ``max_events``;
 4. a stream with more tasks than the device allows (``max_tasks_per_stream``,
    2013 on 910B) is split, each part chained to the next by an event — GE's
-   ``SplitStreamAndRefreshTaskDef``.
+   ``SplitStreamAndRefreshTaskDef``. A part counts the end-of-graph task and the
+   output copies ``lower-to-tasks`` will append to it: one for a value its ops
+   compute that the graph returns again, and on stream 0 one for each returned
+   input or constant (a value a task computes, returned once, is written in
+   place and needs none).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from geir.attributes import IntegerAttr
 from geir.backends.device_profile import load_profile
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
-from geir.operation import Operation
+from geir.operation import Operation, OpResult
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.passes.scheduling.op_graph import SYNC_OPS, OpGraph, first_sync_op, is_node
 from geir.passes.scheduling.sync_plan import plan_sync
@@ -100,10 +104,8 @@ class InsertEvents(ModulePass):
             ctx.remark(graph, f"insert-events: {sync.cross_edges} cross-stream dependencies; GE's rule inserts "
                               f"{ge_count} events, kept {len(sync.events)} after transitive reduction, "
                               f"using {sync.num_ids} event ids")
-        terminator = og.block.last_op
-        returned = len(terminator.operands) if terminator is not None else 0
-        # each stream also holds its end-of-graph task and maybe output copies
-        split = _split_streams(graph, limit - 1 - returned, sync.num_ids, rewriter)
+        copies, loose = _output_copies(og.block.last_op)
+        split = _split_streams(graph, limit, copies, loose, sync.num_ids, rewriter)
         if split:
             ctx.remark(graph, f"insert-events: split {split} stream(s) longer than {limit} tasks, each part "
                               "chained to the next by an event")
@@ -115,33 +117,62 @@ def _sync_op(name: str, event: int, stream: int, anchor: Operation) -> Operation
     return op
 
 
-def _split_streams(graph: Operation, capacity: int, first_event: int, rewriter: Rewriter) -> int:
-    """Split every stream holding more than ``capacity`` tasks; returns how many
-    streams were split. A part ends with a record its continuation waits for."""
+def _output_copies(terminator: Operation | None) -> tuple[dict[Operation, int], int]:
+    """The copies ``lower-to-tasks`` appends for the values ``terminator`` returns:
+    per op, those of its results returned again (they go on its stream), and how
+    many returned inputs or constants go on stream 0. A value a task computes,
+    returned once, is written in place."""
+    per_op: dict[Operation, int] = {}
+    loose = 0
+    written: set[OpResult] = set()
+    for value in terminator.operands if terminator is not None else ():
+        producer = value.op if isinstance(value, OpResult) else None
+        if producer is None or not is_node(producer):
+            loose += 1
+        elif value in written:
+            per_op[producer] = per_op.get(producer, 0) + 1
+        else:
+            written.add(value)
+    return per_op, loose
+
+
+def _split_streams(graph: Operation, limit: int, copies: dict[Operation, int], loose: int, first_event: int,
+                   rewriter: Rewriter) -> int:
+    """Split every stream whose tasks, with its end-of-graph task and the output
+    ``copies`` its ops bring (``loose`` more on stream 0), exceed ``limit``; returns
+    how many streams were split. A part ends with a record its continuation waits
+    for. An op whose copies alone exceed a part gets a part of its own."""
     block = graph.regions[0].blocks[0]
-    if capacity < 2:
-        capacity = 2
+    capacity = max(2, limit - 2)  # room for the part's end-of-graph task and closing record
     ops = [op for op in block.ops if is_node(op) or op.name in SYNC_OPS]
     logical = [stream_attr(op) for op in ops]
-    if not ops or max(logical.count(s) for s in set(logical)) <= capacity:
+    if not ops:
+        return 0
+    count: dict[int, int] = {0: loose}
+    for op, s in zip(ops, logical):
+        count[s] = count.get(s, 0) + 1 + copies.get(op, 0)
+    if max(count.values()) <= capacity + 1:
         return 0
     next_stream = max(logical) + 1
     physical: dict[int, int] = {}
-    count: dict[int, int] = {}
+    count = {0: loose}
+    opened: set[int] = set()
     split: set[int] = set()
     event = first_event
     for op, s in zip(ops, logical):
         cur = physical.setdefault(s, s)
-        if count.get(s, 0) >= capacity:
+        weight = 1 + copies.get(op, 0)
+        if s in opened and count.get(s, 0) + weight > capacity:
             new = next_stream
             next_stream += 1
             rewriter.insert_before(op, _sync_op("ge.record_event", event, cur, op))
             rewriter.insert_before(op, _sync_op("ge.wait_event", event, new, op))
             event += 1
             physical[s] = cur = new
-            count[s] = 1
+            count[s] = 1  # the wait
             split.add(s)
-        count[s] = count.get(s, 0) + 1
+        count[s] = count.get(s, 0) + weight
+        opened.add(s)
         if cur != s:
             op.attributes["stream"] = IntegerAttr(cur)
     return len(split)

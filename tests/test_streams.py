@@ -173,6 +173,48 @@ def test_long_streams_are_split_and_chained() -> None:
     _assert_clean_and_equal(*_run(module), _expected(text))
 
 
+def _returning_chain(n: int, returned: list[int]) -> str:
+    """A chain of ``n`` relus returning ``returned``: -1 the input, i the i-th op's
+    result (repeats allowed: the second return of a value is a copy)."""
+    t = "tensor<4x64xf32>"
+    lines = [f"ge.graph @main(%x: {t} {{ge.name = \"x\"}}) -> ({', '.join([t] * len(returned))}) {{"]
+    prev = "%x"
+    for i in range(n):
+        lines.append(f"  %v{i} = ge.relu {prev} : ({t}) -> {t}")
+        prev = f"%v{i}"
+    values = ", ".join("%x" if r < 0 else f"%v{r}" for r in returned)
+    lines.append(f"  ge.return {values} : ({', '.join([t] * len(returned))}) -> ()")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 40), limit=st.integers(4, 16), data=st.data())
+def test_split_streams_hold_their_copies_and_no_more_parts_than_needed(n: int, limit: int,
+                                                                       data: st.DataObject) -> None:
+    """Lowered, every stream holds at most ``max-tasks-per-stream`` tasks, its output
+    copies and end-of-graph task included (when the copies that land on one op's
+    stream fit a part), and a chain takes no more parts than its tasks need."""
+    returned = data.draw(st.lists(st.integers(-1, n - 1), min_size=1, max_size=8))
+    text = _returning_chain(n, returned)
+    module = parse_module(text, "outputs.mlir")
+    PassManager(parse_pipeline(f"partition-streams{{strategy=single}},insert-events{{max-tasks-per-stream={limit}}},"
+                               "lower-to-tasks")).run(module)
+    task_list = task_list_from_module(module)
+    sizes = [len(stream.tasks) for stream in task_list.streams]
+    # a part holds limit - 2 of ops and their copies (its end-of-graph task and closing
+    # record aside), a part after the first one fewer (its wait): parts of two, as
+    # when every returned value took room on every part, would need more
+    room = max(2, limit - 2)
+    heaviest = 1 + max((returned.count(i) - 1 for i in range(n) if i in returned), default=0)
+    weight = n + returned.count(-1) + sum(returned.count(i) - 1 for i in range(n) if i in returned)
+    if max(1, returned.count(-1)) + heaviest <= room:  # the copies one op brings fit a part after its wait
+        assert max(sizes) <= limit, sizes
+    assert len(sizes) <= 1 + -(-max(0, weight - room) // max(1, room - heaviest)), sizes
+    result = emulate(task_list, {"x": X}, EmulatorOptions(progress=False))
+    _assert_clean_and_equal(result.report, result.outputs, _expected(text))
+
+
 @pytest.mark.parametrize("strategy", HEURISTICS + ("optimal",))
 def test_labels_share_a_stream(strategy: str) -> None:
     text = random_dag_text(10, 7, engines=False, labels=2)
