@@ -190,7 +190,7 @@ def _converted_default(attr: onnx.defs.OpSchema.Attribute) -> Any:
 
 #: attributes GE's graph fusion sets that no ONNX opset has (BatchMatMulFusionPass's
 #: transposed operands)
-GE_FUSION_ATTRIBUTES = {"matmul": {"transA", "transB"}}
+GE_FUSION_ATTRIBUTES = {"ge.matmul": {"transA", "transB"}}
 
 
 def test_operands_and_attributes_follow_onnx_schemas():
