@@ -126,6 +126,7 @@ from geir.backends.vector_programs import (SINGLE_BUFFERED, cycles_per_element, 
                                           non_last_axis, pipeline_head_cycles, softmax_workspace_bytes)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.dialects.ge_cost import TRANSCENDENTAL
+from geir.dialects.ge_infer import transpose_perm
 
 __all__ = ["CostModel", "TaskCost", "POOLS", "NO_TASK_OPS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA",
            "GE_LOCAL", "CUBE_OPS", "COST_ATTRIBUTES", "normalize_engine"]
@@ -261,7 +262,7 @@ def _moves_last_axis(kernel: Kernel) -> bool:
     if source is None:
         return False
     shape = source.shape
-    perm = _ints_attribute(kernel.attributes, "perm") or tuple(reversed(range(len(shape))))
+    perm = transpose_perm(_ints_attribute(kernel.attributes, "perm") or None, len(shape))  # () when absent
     if sorted(perm) != list(range(len(shape))):
         return False
     kept = [p for p in perm if shape[p] != 1]

@@ -47,6 +47,7 @@ import numpy as np
 from geir.attributes import ArrayAttr, Attribute, DenseElementsAttr, IntegerAttr, StringAttr
 from geir.backends.kernels.window import SAME_PADDINGS, Window, window_counts, window_for
 from geir.constants import constant_value
+from geir.dialects.ge_infer import transpose_perm
 from geir.module import Module
 from geir.operation import Operation, OpResult, Value
 from geir.passes.pass_base import ModulePass, PassContext
@@ -294,9 +295,7 @@ def _swaps_last_two(transpose: Operation) -> bool:
     rank = source.rank if isinstance(source, TensorType) else None
     if rank is None or rank < 2:
         return False
-    perm = transpose.get_attr("perm")
-    perm = list(range(rank))[::-1] if not perm else [int(p) for p in perm]  # ONNX's default reverses
-    return perm == [*range(rank - 2), rank - 1, rank - 2]
+    return transpose_perm(transpose.get_attr("perm"), rank) == [*range(rank - 2), rank - 1, rank - 2]
 
 
 @attrs.define

@@ -911,14 +911,18 @@ def infer_flatten(ctx: InferContext) -> list[Type]:
     return [x.with_shape((product(x.shape[:axis]), product(x.shape[axis:])))]
 
 
+def transpose_perm(perm: Sequence[int] | None, rank: int) -> list[int]:
+    """A transpose's permutation of ``rank`` axes: ``perm``, or ONNX's default, the
+    axes reversed, when it is not given."""
+    return [int(p) for p in perm] if perm is not None else list(range(rank))[::-1]
+
+
 def infer_transpose(ctx: InferContext) -> list[Type]:
     x = operand(ctx, 0, "data")
     if x.shape is None:
         return [x]
     rank = len(x.shape)
-    perm = ctx.attrs.get("perm")
-    if perm is None:
-        perm = list(range(rank))[::-1]
+    perm = transpose_perm(ctx.attrs.get("perm"), rank)
     if sorted(perm) != list(range(rank)):
         raise InferError(f"attribute 'perm' = {perm} is not a permutation of 0..{rank - 1}")
     return [x.with_shape([x.shape[p] for p in perm])]
