@@ -122,8 +122,9 @@ from typing import Any, NamedTuple
 from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes
-from geir.backends.vector_programs import (SINGLE_BUFFERED, cycles_per_element, flop_cycles, mte_cycles,
-                                          non_last_axis, pipeline_head_cycles, softmax_workspace_bytes)
+from geir.backends.vector_programs import (SINGLE_BUFFERED, RmsNormTiling, cycles_per_element, flop_cycles,
+                                          mte_cycles, non_last_axis, pipeline_head_cycles, rms_norm_tiling,
+                                          softmax_workspace_bytes)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.dialects.ge_cost import TRANSCENDENTAL
 from geir.dialects.ge_infer import transpose_perm
@@ -267,6 +268,14 @@ def _moves_last_axis(kernel: Kernel) -> bool:
         return False
     kept = [p for p in perm if shape[p] != 1]
     return bool(kept) and kept[-1] != max(kept)
+
+
+def _rms_norm_rows(kernel: Kernel) -> int:
+    """Rows of an RMS normalisation: the elements of its input's axes before ``axis``."""
+    shape = kernel.inputs[0].shape
+    axis = _int_attribute(kernel.attributes or {}, "axis", -1)
+    axis = axis + len(shape) if axis < 0 else axis
+    return _elements(shape[:axis])
 
 
 def _program(kernel: Kernel, op: str) -> str:
@@ -452,10 +461,22 @@ class CostModel:
                 rows = _elements(kernel.outputs[0].shape)
                 if rows < t.units:
                     t = rows_tiling(rows, t.work, t.units)
+            rms = self._rms_norm(kernel, op, pool)
+            if rms is not None:
+                t = Tiling(rms.units, t.work, rms.rows_per_core * rms.units / max(1, _rms_norm_rows(kernel)))
         if kernel.block_dim > 1:
             # the same blocks over the cores it is given
             return Tiling(min(kernel.block_dim, cap), t.work, 1.0, t.blocks)
         return t
+
+    def _rms_norm(self, kernel: Kernel, op: str, pool: str) -> RmsNormTiling | None:
+        """ops-nn's RmsNorm tiling of ``kernel`` where the device's vector APIs are costed
+        (:func:`~geir.backends.vector_programs.rms_norm_tiling`), else None."""
+        if op != "rms_normalization" or not self.api_cycles or not kernel.inputs or kernel.inputs[0] is None:
+            return None
+        x = kernel.inputs[0]
+        rows = _rms_norm_rows(kernel)
+        return rms_norm_tiling(rows, _elements(x.shape) // max(1, rows), x.dtype, self._cores(kernel, pool))
 
     def _cores(self, kernel: Kernel, pool: str) -> int:
         """The units of ``pool`` ``kernel`` may use: all of them, or as many as its
@@ -607,6 +628,9 @@ class CostModel:
             else:
                 activations += nbytes
         activations += out_bytes if written < 0 else written
+        rms = self._rms_norm(kernel, op, self.pool_of(kernel))
+        if rms is not None and rms.reads > 1 and kernel.inputs[0] is not None:
+            activations += (rms.reads - 1) * kernel.inputs[0].nbytes
         if op == "softmax" and kernel.inputs and kernel.inputs[0] is not None:
             x = kernel.inputs[0]
             activations += softmax_workspace_bytes(x.shape, _int_attribute(attributes or {}, "axis", -1),
@@ -706,7 +730,12 @@ class CostModel:
                         compute = vector
             else:
                 program = _program(kernel, op)
+                rms = self._rms_norm(kernel, op, pool)
+                if rms is not None:
+                    program = rms.program
                 compute = self._vector_us(kernel, program, tiling) + self._flops_us(kernel, fused) / units
+                if rms is not None:
+                    compute += rms.head_cycles / self.mhz
             bw = units * self.core_bw
             if bw > self.hbm_bw:
                 bw = self.hbm_bw

@@ -23,16 +23,25 @@ An op without a sequence here counts one Add per FLOP of its cost hint, in the
 width it computes in. A transpose that moves the last axis runs TBE's Transpose,
 which keeps one buffer (``transpose.py``: no ``thread_num``): each tile's load and
 store follow one another at the same table's per-core transfer rates
-(:func:`mte_cycles`). Not modelled: 64-bit integers (the 910B emulates them with
-32-bit instructions whose sequence is not public; counted as two 32-bit Adds
-per FLOP), the reordering inside transposes (vnchwconv, absent from the table),
-and the per-row reductions' fixed costs.
+(:func:`mte_cycles`). RmsNorm follows ops-nn's tiling (:func:`rms_norm_tiling`):
+its instructions wait on one another behind pipe barriers, so each pays the
+table's fixed cycles (``b``) once per row, or once per tile of merged short rows.
+Not modelled: 64-bit integers (the 910B emulates them with 32-bit instructions
+whose sequence is not public; counted as two 32-bit Adds per FLOP), the
+reordering inside transposes (vnchwconv, absent from the table), and the scalar
+unit's share of RmsNorm (a row's ``1 / sqrt`` and the vector-scalar handshakes
+around it, which the table does not price).
 """
 
 from __future__ import annotations
 
-__all__ = ["API_CYCLES", "PROGRAMS", "SINGLE_BUFFERED", "TO_F32", "cycles_per_element", "flop_cycles",
-           "mte_cycles", "non_last_axis", "pipeline_head_cycles", "softmax_workspace_bytes"]
+import math
+
+import attrs
+
+__all__ = ["API_CYCLES", "API_HEAD_CYCLES", "PROGRAMS", "RmsNormTiling", "SINGLE_BUFFERED", "TO_F32",
+           "cycles_per_element", "flop_cycles", "mte_cycles", "non_last_axis", "pipeline_head_cycles",
+           "rms_norm_tiling", "softmax_workspace_bytes"]
 
 #: cycles per element of each vector API on one 910B vector core, (16-bit, 32-bit):
 #: the ``k`` of perf_param_v1.cpp's ``float16tofloat16`` and ``float32tofloat32`` models
@@ -62,6 +71,9 @@ CAST_UP, CAST_DOWN, CAST_FROM_8, CAST_TO_8 = 0.0147, 0.0087, 0.0102, 0.0083
 
 #: a program's marker: the 16-bit input is cast to f32 here (bf16 from the start)
 TO_F32 = "to_f32"
+#: a program's marker: a 16-bit operand of the same size (rms_norm's gamma) is cast to f32
+#: here; nothing for 32-bit inputs
+GAMMA_TO_F32 = "gamma_to_f32"
 
 #: per op, the vector APIs one element passes through, in order
 PROGRAMS: dict[str, tuple[str, ...]] = {
@@ -80,8 +92,12 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
     # over an axis other than the last, the reductions are elementwise max and add across
     # the reduced rows (the norm schedule's dichotomy reduce), not reductions along a row
     "softmax_non_last": ("max", "sub", TO_F32, "exp", "add", "div", "copy", "copy"),
-    # ops-nn rms_norm (MERGE_N / NORMAL): x^2, its sum, rstd broadcast, x * rstd * gamma, in f32
+    # ops-nn rms_norm, MERGE_N (several short rows a tile): x^2, its sum, rstd broadcast
+    # along each row, x * rstd * gamma, in f32
     "rms_normalization": (TO_F32, "mul", "add", "copy", "mul", "mul"),
+    # ops-nn rms_norm, NORMAL and SPLIT_D (a row, or a slice of one, at a time): x^2, its
+    # sum, x times the scalar rstd, gamma cast to f32 with every row, times gamma
+    "rms_normalization_row": (TO_F32, "mul", "add", "muls", GAMMA_TO_F32, "mul"),
     # maximum.py and the arithmetic ops: one instruction
     "max": ("max",),
     "min": ("min",),
@@ -98,7 +114,7 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
 #: ops whose 910B kernels load, compute and store one tile after another on one buffer:
 #: ops-nn rms_norm (``BUFFER_NUM = 1``) and the TBE norm schedule's binaries (softmax_v2's
 #: tiling key sets no double buffer)
-SINGLE_BUFFERED = frozenset({"softmax", "softmax_non_last", "rms_normalization"})
+SINGLE_BUFFERED = frozenset({"softmax", "softmax_non_last", "rms_normalization", "rms_normalization_row"})
 
 _SIXTEEN = frozenset({"f16", "bf16"})
 _EIGHT = frozenset({"i8", "ui8"})
@@ -127,6 +143,10 @@ def cycles_per_element(op: str, dtype: str, inputs_per_output: float = 1.0) -> f
     if cast:
         cycles += inputs_per_output * CAST_UP
     for api in program:
+        if api == GAMMA_TO_F32:
+            if dtype in _SIXTEEN:
+                cycles += CAST_UP
+            continue
         if api == TO_F32:
             if dtype == "f16":
                 cycles += CAST_UP
@@ -209,3 +229,99 @@ def softmax_workspace_bytes(shape: tuple[int, ...], axis: int, element_bytes: in
     for d in shape:
         elements *= d
     return float(elements * (element_bytes + 3 * 4))
+
+
+#: the fixed cycles ``b`` of the vector APIs' models in perf_param_v1.cpp, 32-bit column
+#: (rms_norm computes in f32), ``cast_up`` and ``cast_down`` its f16-to-f32 and f32-to-f16
+#: Cast; ``broadcast`` is assumed to be Brcb's (Ascend C's BroadCast is not in the table)
+API_HEAD_CYCLES: dict[str, float] = {
+    "add": 23.2225, "adds": 22.0936, "mul": 23.2291, "muls": 23.0966, "div": 29.0892, "sqrt": 28.9961,
+    "duplicate": 16.9965, "whole_reduce_sum": 32.0029, "broadcast": 13.0732,
+    "cast_up": 20.1204, "cast_down": 20.4393,
+}
+#: the ``h`` of the table's Load and Store models: what a DataCopy in or out costs before its bytes
+LOAD_HEAD_CYCLES, STORE_HEAD_CYCLES = 27.01, 12.09
+
+#: a 910B vector core's UB (Ascend910B2.ini ``ub_size``) less the 1 KiB rms_norm's tiling keeps back
+RMS_NORM_UB_BYTES = 196608 - 1024
+#: elements of x a NORMAL row may hold before the tiling splits it (``UB_FACTOR_B16``, ``UB_FACTOR_B32``)
+_RMS_NORM_UB_FACTOR = {2: 12288, 4: 10240}
+#: a MERGE_N row's UB bytes per aligned column and per row (``numColAlignWeight``, 260)
+_MERGE_N_BYTES_PER_COLUMN, _MERGE_N_BYTES_PER_ROW = 16, 260
+#: elements one vector instruction repeat covers in f32, and the most repeats it takes
+_REPEAT_F32, _MAX_REPEATS = 64, 255
+
+
+@attrs.frozen
+class RmsNormTiling:
+    """How ops-nn's ``rms_norm`` tiling runs an x of ``rows`` rows of ``cols`` on a 910B.
+
+    ``mode`` is its tiling key: ``merge_n`` (several rows a UB tile), ``normal`` (a row at
+    a time) or ``split_d`` (a row too long for UB, in slices, read twice). ``units`` cores
+    each take ``rows_per_core`` whole rows; ``head_cycles`` is what the busiest core's
+    instructions cost before their elements (each API's fixed cycles, in dependent order
+    behind pipe barriers), ``reads`` how often x comes in from global memory."""
+
+    mode: str
+    program: str
+    units: int
+    rows_per_core: int
+    head_cycles: float
+    reads: int
+
+
+def _half_interval_adds(cols: int) -> int:
+    """Adds ``ReduceSumHalfInterval`` issues for a row of ``cols``: the tail beyond the
+    largest power of two, then halving down to one 64-element repeat."""
+    if cols <= _REPEAT_F32:
+        return 0
+    body = 1 << (cols.bit_length() - 1)
+    adds = 1 if cols > body else 0
+    while body > _REPEAT_F32:
+        body //= 2
+        adds += 1
+    return adds
+
+
+def rms_norm_tiling(rows: int, cols: int, dtype: str, cores: int) -> RmsNormTiling:
+    """The 910B path of hicann/ops-nn ``norm/rms_norm`` (``op_host/rms_norm_tiling.cpp``,
+    ``op_kernel/rms_norm.h``, ``rms_norm_merge_n.h``, ``rms_norm_split_d.h``) for x of
+    ``dtype`` with gamma of the same type: rows spread over ``cores`` (``blockFactor =
+    ceil(rows / cores)``); rows whose aligned length is at most 2,000 merge into UB tiles,
+    longer ones go a row at a time, and rows beyond the UB factor in slices."""
+    size = 2 if dtype in _SIXTEEN else 4
+    align = 32 // size
+    col_align = -(-cols // align) * align
+    per_core = -(-rows // max(1, cores))
+    units = -(-rows // per_core)
+    sixteen = size == 2
+    up = API_HEAD_CYCLES["cast_up"] if sixteen else 0.0
+    down = API_HEAD_CYCLES["cast_down"] if sixteen else 0.0
+    h = API_HEAD_CYCLES
+    if col_align <= 2000:
+        tile = max(1, RMS_NORM_UB_BYTES // (col_align * _MERGE_N_BYTES_PER_COLUMN + _MERGE_N_BYTES_PER_ROW))
+        tiles = -(-per_core // tile)
+        # ReduceSumMultiN: a zeroed sum, one Add per 64 columns over every row of the tile
+        # (at most 255 rows an instruction), then one WholeReduceSum
+        adds = -(-cols // _REPEAT_F32) * -(-min(tile, per_core) // _MAX_REPEATS)
+        per_tile = (LOAD_HEAD_CYCLES + up + h["mul"] + h["duplicate"] + adds * h["add"] + h["whole_reduce_sum"]
+                    + h["muls"] + h["adds"] + h["sqrt"] + h["duplicate"] + h["div"] + STORE_HEAD_CYCLES
+                    + h["broadcast"] + h["mul"] + h["mul"] + down + STORE_HEAD_CYCLES)
+        return RmsNormTiling("merge_n", "rms_normalization", units, per_core, tiles * per_tile, 1)
+    reduce = _half_interval_adds(cols) * h["add"] + h["whole_reduce_sum"]
+    if col_align <= _RMS_NORM_UB_FACTOR[size]:
+        # per row: load, cast, square, reduce, scale by rstd, cast gamma, times gamma, cast, store;
+        # rstd stored once per 64 rows
+        per_row = (LOAD_HEAD_CYCLES + up + h["mul"] + reduce + h["muls"] + up + h["mul"] + down
+                   + STORE_HEAD_CYCLES)
+        stores = -(-per_core // _REPEAT_F32) * STORE_HEAD_CYCLES
+        return RmsNormTiling("normal", "rms_normalization_row", units, per_core, per_core * per_row + stores, 1)
+    # SPLIT_D: each slice of a row is loaded, squared and summed; then loaded again, scaled,
+    # multiplied by its slice of gamma (loaded once per 64 rows) and stored
+    slices = math.ceil(cols / _RMS_NORM_UB_FACTOR[size])
+    sum_pass = (LOAD_HEAD_CYCLES + up + h["mul"] + _half_interval_adds(-(-cols // slices)) * h["add"]
+                + h["whole_reduce_sum"])
+    scale_pass = LOAD_HEAD_CYCLES + up + h["muls"] + up + h["mul"] + down + STORE_HEAD_CYCLES
+    gammas = -(-per_core // _REPEAT_F32) * slices * LOAD_HEAD_CYCLES
+    return RmsNormTiling("split_d", "rms_normalization_row", units, per_core,
+                         per_core * slices * (sum_pass + scale_pass) + gammas, 2)

@@ -1,6 +1,7 @@
 """A 910B vector kernel's compute is the cycles of the instructions its CANN kernel
 issues per element (Huawei's per-API table), its fixed cost adds the pipelines'
-heads, norm kernels run on one buffer, and a transpose that moves the last axis
+heads, norm kernels run on one buffer, RmsNorm pays each instruction's fixed cycles
+per row or tile as ops-nn's tiling cuts it, and a transpose that moves the last axis
 loads and stores each tile in turn at a core's own transfer rates."""
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from hypothesis import strategies as st
 from geir.backends.cost_model import CostModel
 from geir.backends.device_profile import load_profile
 from geir.backends.task_list import ARENA, Kernel, TensorRef
-from geir.backends.vector_programs import (API_CYCLES, CAST_DOWN, CAST_FROM_8, CAST_TO_8, CAST_UP, PROGRAMS,
-                                           SINGLE_BUFFERED, TO_F32, cycles_per_element, flop_cycles,
-                                           mte_cycles, pipeline_head_cycles, softmax_workspace_bytes)
+from geir.backends.vector_programs import (API_CYCLES, API_HEAD_CYCLES, CAST_DOWN, CAST_FROM_8, CAST_TO_8,
+                                           CAST_UP, GAMMA_TO_F32, LOAD_HEAD_CYCLES, PROGRAMS, SINGLE_BUFFERED,
+                                           STORE_HEAD_CYCLES, TO_F32, cycles_per_element, flop_cycles,
+                                           mte_cycles, pipeline_head_cycles, rms_norm_tiling,
+                                           softmax_workspace_bytes)
 
 
 def _kernel(op: str, shapes: list[tuple[int, ...]], dtype: str, out: tuple[int, ...] | None = None,
@@ -31,7 +34,7 @@ def _kernel(op: str, shapes: list[tuple[int, ...]], dtype: str, out: tuple[int, 
 def test_every_program_step_is_an_api_of_the_table() -> None:
     for op, program in PROGRAMS.items():
         for step in program:
-            assert step == TO_F32 or step in API_CYCLES, (op, step)
+            assert step in (TO_F32, GAMMA_TO_F32) or step in API_CYCLES, (op, step)
 
 
 def test_an_f32_program_sums_its_apis_at_the_32_bit_rate() -> None:
@@ -43,8 +46,9 @@ def test_an_f32_program_sums_its_apis_at_the_32_bit_rate() -> None:
 def test_bf16_computes_in_f32_between_casts(op: str) -> None:
     """The 910B's vector unit has no bf16 arithmetic: each input element is cast up,
     the f32 program runs, the result is cast down."""
+    gamma = CAST_UP if GAMMA_TO_F32 in PROGRAMS[op] else 0.0
     assert cycles_per_element(op, "bf16", 2.0) == pytest.approx(
-        cycles_per_element(op, "f32") + 2.0 * CAST_UP + CAST_DOWN)
+        cycles_per_element(op, "f32") + 2.0 * CAST_UP + gamma + CAST_DOWN)
 
 
 @given(st.sampled_from(sorted(op for op, p in PROGRAMS.items() if TO_F32 in p)))
@@ -52,7 +56,7 @@ def test_f16_is_cast_where_the_kernel_moves_to_f32(op: str) -> None:
     program = PROGRAMS[op]
     cut = program.index(TO_F32)
     before = sum(API_CYCLES[a][0] for a in program[:cut])
-    after = sum(API_CYCLES[a][1] for a in program[cut + 1:])
+    after = sum(API_CYCLES[a][1] if a != GAMMA_TO_F32 else CAST_UP for a in program[cut + 1:])
     assert cycles_per_element(op, "f16") == pytest.approx(before + CAST_UP + after + CAST_DOWN)
 
 
@@ -205,3 +209,67 @@ def test_only_a_transpose_whose_last_long_axis_ends_elsewhere_loads_and_stores_i
     moved = [p + (p >= at) for p in perm]
     wider_perm = tuple(moved[:to] + [at] + moved[to:])
     assert cost.kernel(_transpose(wider, wider_perm)).duration_us == pytest.approx(c.duration_us)
+
+
+@pytest.mark.parametrize("cols, dtype, mode", [
+    (2000, "f16", "merge_n"), (1993, "f32", "merge_n"), (2001, "f16", "normal"), (2049, "f32", "normal"),
+    (12288, "bf16", "normal"), (12289, "bf16", "split_d"), (10240, "f32", "normal"), (10241, "f32", "split_d"),
+])
+def test_rms_norm_tiles_rows_as_ops_nn_does(cols: int, dtype: str, mode: str) -> None:
+    """rms_norm_tiling.cpp on the 910B: aligned rows of at most 2,000 merge into UB
+    tiles, longer rows go one at a time up to the UB factor (12,288 16-bit or 10,240
+    f32 elements), and longer ones in slices, read twice."""
+    tiling = rms_norm_tiling(4096, cols, dtype, 48)
+    assert tiling.mode == mode
+    assert tiling.reads == (2 if mode == "split_d" else 1)
+    assert tiling.program == ("rms_normalization" if mode == "merge_n" else "rms_normalization_row")
+
+
+def test_a_row_at_a_time_pays_every_instruction_head_per_row() -> None:
+    """A NORMAL row of 2,048 f32 elements: load, square, five halving Adds and a
+    WholeReduceSum, scale by rstd, times gamma, store, each behind a pipe barrier."""
+    h = API_HEAD_CYCLES
+    row = (LOAD_HEAD_CYCLES + h["mul"] + 5 * h["add"] + h["whole_reduce_sum"] + h["muls"] + h["mul"]
+           + STORE_HEAD_CYCLES)
+    tiling = rms_norm_tiling(4096, 2048, "f32", 48)
+    assert (tiling.units, tiling.rows_per_core) == (48, 86)
+    assert tiling.head_cycles == pytest.approx(86 * row + 2 * STORE_HEAD_CYCLES)
+    # 16-bit rows also cast x up, gamma up and the result down
+    casts = 2 * h["cast_up"] + h["cast_down"]
+    assert rms_norm_tiling(4096, 2048, "bf16", 48).head_cycles == pytest.approx(86 * (row + casts)
+                                                                                 + 2 * STORE_HEAD_CYCLES)
+
+
+def test_a_row_at_a_time_scales_by_a_scalar_and_casts_gamma_each_row() -> None:
+    assert cycles_per_element("rms_normalization_row", "f32") == pytest.approx(
+        sum(API_CYCLES[a][1] for a in ("mul", "add", "muls", "mul")))
+    assert cycles_per_element("rms_normalization_row", "bf16", 1.0) == pytest.approx(
+        CAST_UP + sum(API_CYCLES[a][1] for a in ("mul", "add", "muls", "mul")) + CAST_UP + CAST_DOWN)
+
+
+@given(st.integers(1, 100_000), st.integers(1, 20_000), st.sampled_from(["f16", "bf16", "f32"]),
+       st.integers(1, 48))
+def test_rms_norm_gives_each_core_whole_rows(rows: int, cols: int, dtype: str, cores: int) -> None:
+    """Every row on exactly one core, no core idle, never more cores than allowed."""
+    tiling = rms_norm_tiling(rows, cols, dtype, cores)
+    assert 1 <= tiling.units <= min(cores, rows)
+    assert (tiling.units - 1) * tiling.rows_per_core < rows <= tiling.units * tiling.rows_per_core
+    assert tiling.head_cycles > 0
+
+
+def test_the_910b2_prices_short_rows_above_long_ones_of_the_same_elements() -> None:
+    """Per-row heads: 8,192 rows of 2,048 cost more than 4,096 rows of 4,096, where a
+    device priced by lanes alone sees the same work."""
+    many = _kernel("rms_normalization", [(8192, 2048), (2048,)], "f16")
+    few = _kernel("rms_normalization", [(4096, 4096), (4096,)], "f16")
+    b2 = CostModel(load_profile("910B2"))
+    assert b2.kernel(many).compute_us > 1.2 * b2.kernel(few).compute_us
+    p3 = CostModel(load_profile("310P3"))
+    assert p3.kernel(many).compute_us == pytest.approx(p3.kernel(few).compute_us)
+
+
+def test_a_row_split_in_slices_reads_x_twice() -> None:
+    x = _kernel("rms_normalization", [(64, 16384), (16384,)], "f32")
+    dram, l2 = CostModel(load_profile("910B2")).traffic(x)
+    nbytes = 64 * 16384 * 4
+    assert dram + l2 == pytest.approx(3 * nbytes + 16384 * 4)
