@@ -122,9 +122,9 @@ from typing import Any, NamedTuple
 from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
 from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes
-from geir.backends.vector_programs import (SINGLE_BUFFERED, RmsNormTiling, cycles_per_element, flop_cycles,
-                                          mte_cycles, non_last_axis, pipeline_head_cycles, rms_norm_tiling,
-                                          softmax_workspace_bytes)
+from geir.backends.vector_programs import (SINGLE_BUFFERED, RmsNormTiling, cycles_per_element, elewise_tiles,
+                                          flop_cycles, mte_cycles, non_last_axis, pipeline_head_cycles,
+                                          rms_norm_tiling, softmax_workspace_bytes)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.dialects.ge_cost import TRANSCENDENTAL
 from geir.dialects.ge_infer import transpose_perm
@@ -695,9 +695,15 @@ class CostModel:
         if self.api_cycles and kernel.outputs and kernel.inputs:
             out = _elements(kernel.outputs[0].shape)
             read = sum(_elements(r.shape) for r in kernel.inputs if r is not None)
-            cycles = cycles_per_element(program, _compute_dtype(kernel), read / out if out else 1.0)
+            dtype = _compute_dtype(kernel)
+            cycles = cycles_per_element(program, dtype, read / out if out else 1.0)
             if cycles is not None:
-                return cycles * out * share / (self.mhz * self.vector_efficiency)
+                us = cycles * out * share / (self.mhz * self.vector_efficiency)
+                tiles = None if _broadcasts(kernel) else elewise_tiles(program, dtype, out * share)
+                if tiles is not None:
+                    # each UB tile's instructions pay their fixed cycles, at the table's own rate
+                    us += tiles[0] * tiles[1] / self.mhz
+                return us
         return self._flops_us(kernel, tiling.work) * share
 
     def kernel(self, kernel: Kernel) -> TaskCost:

@@ -17,7 +17,9 @@ hicann/ops-nn's Ascend C ``norm/rms_norm``. The 910B's vector unit has no bf16
 arithmetic, nor 8-bit maximum: those compute in f32 (f16) between casts. A
 kernel's fixed cost adds its pipelines' heads, from the same table: the op's
 head, the first load's (larger from 25,000 bytes up and with more cores), the
-last store's and the vector pipe's.
+last store's and the vector pipe's. Every instruction also pays its fixed cycles
+(``b``) once a UB tile: an elementwise kernel's tile is the UB shared among the
+tensors TBE's elementwise schedule keeps alive at once (:func:`elewise_tiles`).
 
 An op without a sequence here counts one Add per FLOP of its cost hint, in the
 width it computes in. A transpose that moves the last axis runs TBE's Transpose,
@@ -35,13 +37,15 @@ around it, which the table does not price).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import attrs
 
-__all__ = ["API_CYCLES", "API_HEAD_CYCLES", "PROGRAMS", "RmsNormTiling", "SINGLE_BUFFERED", "TO_F32",
-           "cycles_per_element", "flop_cycles", "mte_cycles", "non_last_axis", "pipeline_head_cycles",
-           "rms_norm_tiling", "softmax_workspace_bytes"]
+__all__ = ["API_CYCLES", "API_HEAD_CYCLES", "CAST_HEADS", "ELEWISE_GRAPHS", "ELEWISE_HEAD_CYCLES", "GAMMA_TO_F32",
+           "LOAD_HEAD_CYCLES", "PROGRAMS", "RmsNormTiling", "SINGLE_BUFFERED", "STORE_HEAD_CYCLES", "TO_F32",
+           "coexisting_tensors", "cycles_per_element", "elewise_graph", "elewise_tiles", "flop_cycles",
+           "mte_cycles", "non_last_axis", "pipeline_head_cycles", "rms_norm_tiling", "softmax_workspace_bytes"]
 
 #: cycles per element of each vector API on one 910B vector core, (16-bit, 32-bit):
 #: the ``k`` of perf_param_v1.cpp's ``float16tofloat16`` and ``float32tofloat32`` models
@@ -325,3 +329,166 @@ def rms_norm_tiling(rows: int, cols: int, dtype: str, cores: int) -> RmsNormTili
     gammas = -(-per_core // _REPEAT_F32) * slices * LOAD_HEAD_CYCLES
     return RmsNormTiling("split_d", "rms_normalization_row", units, per_core,
                          per_core * slices * (sum_pass + scale_pass) + gammas, 2)
+
+
+#: the fixed cycles ``b`` of the table's models in the width an API computes in,
+#: (16-bit, 32-bit), for the instructions of :data:`ELEWISE_GRAPHS`
+ELEWISE_HEAD_CYCLES: dict[str, tuple[float, float]] = {
+    "add": (22.2173, 23.2225), "sub": (22.1226, 22.1254), "mul": (23.1243, 23.2291), "div": (29.1233, 29.0892),
+    "adds": (22.0938, 22.0936), "muls": (23.1006, 23.0966), "max": (20.1200, 20.1333), "min": (20.1104, 20.1271),
+    "relu": (20.0173, 20.0189), "abs": (20.0153, 20.0592), "exp": (28.0144, 28.0376), "sqrt": (29.0056, 28.9961),
+    "reciprocal": (21.0076, 21.0639), "compare_scalar": (21.9204, 21.9749), "select": (45.9656, 43.9906),
+}
+#: the Cast models' ``b``: f16 to f32, f32 to f16, u8 to f16, f16 to u8
+CAST_HEADS = {"cast_up": 20.1204, "cast_down": 20.4393, "cast_from_8": 46.512, "cast_to_8": 19.9408}
+
+#: per op, the compute graph of the TBE kernel :data:`PROGRAMS` costs, in the type it
+#: computes in: ``(node, API, inputs)`` in the order the compute function builds them,
+#: ``x`` and ``y`` its inputs (``duplicate`` with no input: a constant broadcast into UB
+#: once, which takes a buffer but issues nothing a tile: Sigmoid's measured times leave
+#: no room for a Duplicate an element);
+#: the last node is the result. Casts in and out are added by :func:`elewise_graph`.
+ELEWISE_GRAPHS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
+    "exp": (("r", "exp", ("x",)),),
+    # sigmoid.py: 1 / (1 + exp(-x)), the 1 a broadcast tensor for vdiv
+    "sigmoid": (("neg", "muls", ("x",)), ("e", "exp", ("neg",)), ("s", "adds", ("e",)),
+                ("one", "duplicate", ()), ("r", "div", ("one", "s"))),
+    # gelu.py gelu_compute_v2: x / (1 + exp(-1.5958 (x + 0.044715 x^3)))
+    "gelu": (("sq", "mul", ("x", "x")), ("cube", "mul", ("sq", "x")), ("c", "muls", ("cube",)),
+             ("t", "add", ("x", "c")), ("m", "muls", ("t",)), ("e", "exp", ("m",)), ("s", "adds", ("e",)),
+             ("r", "div", ("x", "s"))),
+    # mish.py, high_performance: x tanh(softplus x) from exps of -x and -2x where x > 0 and
+    # of x and 2x elsewhere, each selected by a bit mask
+    "mish": (("gt", "compare_scalar", ("x",)), ("n1", "muls", ("x",)), ("n2", "muls", ("x",)),
+             ("e1", "exp", ("n1",)), ("e2", "exp", ("n2",)), ("t1", "muls", ("e1",)), ("t2", "muls", ("e2",)),
+             ("a1", "adds", ("t1",)), ("a2", "add", ("t1", "t2")), ("a3", "adds", ("a2",)),
+             ("q1", "div", ("a1", "a3")), ("s1", "select", ("gt", "q1")),
+             ("le", "compare_scalar", ("x",)), ("p2", "muls", ("x",)), ("f1", "exp", ("x",)),
+             ("g1", "muls", ("f1",)), ("f2", "exp", ("p2",)), ("h1", "add", ("g1", "f2")), ("h2", "adds", ("h1",)),
+             ("q2", "div", ("h1", "h2")), ("s2", "select", ("le", "q2")), ("tanh", "add", ("s1", "s2")),
+             ("r", "mul", ("x", "tanh"))),
+    **{op: (("r", op, ("x", "y")),) for op in ("max", "min", "add", "sub", "mul", "div")},
+    **{op: (("r", op, ("x",)),) for op in ("relu", "abs", "sqrt", "reciprocal")},
+}
+#: a TBE elementwise kernel's UB (the 910B's), the block its buffers align to, and the most
+#: elements a tile may hold per element size (canndev ``elewise_v3.cc`` ``SPLIT_FACTORS``)
+ELEWISE_UB_BYTES, ELEWISE_BLOCK_BYTES = 196608, 32
+_SPLIT_FACTORS = {1: 32767, 2: 32767, 4: 16383, 8: 8191}
+_ELEMENT_BYTES = {"f16": 2, "bf16": 2, "i16": 2, "ui16": 2, "f32": 4, "i32": 4, "ui32": 4, "i8": 1, "ui8": 1}
+
+
+def elewise_graph(op: str, dtype: str) -> dict[str, tuple[str, tuple[str, ...]]] | None:
+    """``op``'s compute graph for inputs of ``dtype`` as its kernel runs it: node ->
+    (API, inputs) in build order, with a cast of each input up to f32 where the kernel
+    computes in f32 (bf16 always, f16 where :data:`PROGRAMS` casts) and of the result
+    back, through f16 for 8-bit types; the inputs map to ``("input", ())``. None when
+    the op has no graph or its type is 64-bit."""
+    nodes = ELEWISE_GRAPHS.get(op)
+    if nodes is None or dtype in ("i64", "ui64", "f64"):
+        return None
+    up = down = None
+    if dtype in _EIGHT:
+        up, down = "cast_from_8", "cast_to_8"
+    elif dtype == "bf16" or (dtype == "f16" and TO_F32 in PROGRAMS[op]):
+        up, down = "cast_up", "cast_down"
+    inputs = sorted({i for _, _, ins in nodes for i in ins if i in ("x", "y")})
+    graph: dict[str, tuple[str, tuple[str, ...]]] = {i: ("input", ()) for i in inputs}
+    rename = {}
+    if up is not None:
+        for i in inputs:
+            graph[f"{i}_cast"] = (up, (i,))
+            rename[i] = f"{i}_cast"
+    for name, api, ins in nodes:
+        graph[name] = (api, tuple(rename.get(i, i) for i in ins))
+    if down is not None:
+        graph["result"] = (down, (nodes[-1][0],))
+    return graph
+
+
+def coexisting_tensors(graph: dict[str, tuple[str, tuple[str, ...]]]) -> int:
+    """How many UB tensors TBE's elementwise schedule reserves room for (``elewise_schedule.py``
+    ``_calc_storage_bound``): visiting the result's inputs depth first, each node needs the
+    tensors still awaiting a consumer, plus its own when it cannot reuse an input's buffer
+    (an input loaded from memory, or every input still needed); at least one more when the
+    kernel reads two tensors or more."""
+    result = next(reversed(graph))
+    consumers: dict[str, set[str]] = {n: set() for n in graph}
+    for n, (_, ins) in graph.items():
+        for i in ins:
+            consumers[i].add(n)
+    live: dict[str, set[str]] = {}
+
+    def current(n: str) -> int:
+        ins = graph[n][1]
+        return len(live) + (1 if not ins or set(ins) <= live.keys() else 0)
+
+    def done(n: str) -> None:
+        for i in graph[n][1]:
+            if i in live:
+                live[i].discard(n)
+                if not live[i]:
+                    del live[i]
+        live.setdefault(n, set(consumers[n]))
+
+    def visit(root: str) -> int:
+        # TBE's recursion (_r_coexisting), on an explicit stack
+        stack: list[tuple[str, int, int]] = [(root, 0, 0)]
+        returned = 0
+        while stack:
+            n, k, most = stack.pop()
+            most = max(most, returned)
+            returned = 0
+            if k == 0 and n in live:
+                returned = len(live)
+                continue
+            ins = graph[n][1]
+            if k < len(ins):
+                stack.append((n, k + 1, most))
+                stack.append((ins[k], 0, 0))
+                continue
+            most = max(most, current(n))
+            done(n)
+            returned = most
+        return returned
+
+    quantity = max([visit(i) for i in graph[result][1]] + [current(result)])
+    if sum(1 for api, _ in graph.values() if api == "input") >= 2:
+        quantity += 1
+    return quantity
+
+
+@functools.lru_cache(maxsize=None)
+def _elewise_tile_shape(op: str, dtype: str) -> tuple[int, int, int, float] | None:
+    """(elements a tile holds on one buffer, on each of two, the cap, the fixed cycles a
+    tile's instructions cost) of ``op``'s kernel on ``dtype``: fixed per op and type."""
+    graph = elewise_graph(op, dtype)
+    if graph is None:
+        return None
+    # the widest type a tile holds: f32 once cast up; 8-bit types compute in f16
+    widest = 4 if "x_cast" in graph and graph["x_cast"][0] == "cast_up" else max(2, _ELEMENT_BYTES.get(dtype, 4))
+    quantity = coexisting_tensors(graph)
+    single = (ELEWISE_UB_BYTES // quantity) // ELEWISE_BLOCK_BYTES * ELEWISE_BLOCK_BYTES // widest
+    double = (ELEWISE_UB_BYTES // 2 // quantity) // ELEWISE_BLOCK_BYTES * ELEWISE_BLOCK_BYTES // widest
+    wide = 1 if widest == 4 else 0
+    heads = 0.0
+    for api, ins in graph.values():
+        if not ins:
+            # an input, or a constant broadcast once: it takes UB but no instruction a tile
+            continue
+        heads += CAST_HEADS[api] if api in CAST_HEADS else ELEWISE_HEAD_CYCLES[api][wide]
+    return single, double, _SPLIT_FACTORS[widest], heads
+
+
+def elewise_tiles(op: str, dtype: str, elements_per_core: float) -> tuple[int, float] | None:
+    """(UB tiles, fixed cycles a tile's instructions cost) of ``op``'s TBE elementwise
+    kernel on one core's ``elements_per_core`` elements of ``dtype``: the tile holds
+    the UB over :func:`coexisting_tensors` tensors of the widest type (halved when the
+    core's share needs more than one tile and the kernel double-buffers, at most
+    ``SPLIT_FACTORS``; canndev ``elewise_v3.cc`` ``DoUbTiling``), and every instruction
+    pays its ``b`` once a tile. None without a graph."""
+    shape = _elewise_tile_shape(op, dtype)
+    if shape is None:
+        return None
+    single, double, split, heads = shape
+    limit = min(double, split) if elements_per_core > min(single, split) else min(single, split)
+    return max(1, math.ceil(elements_per_core / limit)), heads

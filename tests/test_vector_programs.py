@@ -1,8 +1,10 @@
 """A 910B vector kernel's compute is the cycles of the instructions its CANN kernel
 issues per element (Huawei's per-API table), its fixed cost adds the pipelines'
-heads, norm kernels run on one buffer, RmsNorm pays each instruction's fixed cycles
-per row or tile as ops-nn's tiling cuts it, and a transpose that moves the last axis
-loads and stores each tile in turn at a core's own transfer rates."""
+heads, every instruction pays its fixed cycles once a UB tile (an elementwise
+kernel's tile sized as TBE's schedule sizes it), norm kernels run on one buffer,
+RmsNorm pays each instruction's fixed cycles per row or tile as ops-nn's tiling cuts
+it, and a transpose that moves the last axis loads and stores each tile in turn at a
+core's own transfer rates."""
 
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ from hypothesis import strategies as st
 from geir.backends.cost_model import CostModel
 from geir.backends.device_profile import load_profile
 from geir.backends.task_list import ARENA, Kernel, TensorRef
-from geir.backends.vector_programs import (API_CYCLES, API_HEAD_CYCLES, CAST_DOWN, CAST_FROM_8, CAST_TO_8,
-                                           CAST_UP, GAMMA_TO_F32, LOAD_HEAD_CYCLES, PROGRAMS, SINGLE_BUFFERED,
-                                           STORE_HEAD_CYCLES, TO_F32, cycles_per_element, flop_cycles,
-                                           mte_cycles, pipeline_head_cycles, rms_norm_tiling,
+from geir.backends.vector_programs import (API_CYCLES, API_HEAD_CYCLES, CAST_DOWN, CAST_FROM_8, CAST_HEADS,
+                                           CAST_TO_8, CAST_UP, ELEWISE_GRAPHS, ELEWISE_HEAD_CYCLES, GAMMA_TO_F32,
+                                           LOAD_HEAD_CYCLES, PROGRAMS, SINGLE_BUFFERED, STORE_HEAD_CYCLES, TO_F32,
+                                           coexisting_tensors, cycles_per_element, elewise_graph, elewise_tiles,
+                                           flop_cycles, mte_cycles, pipeline_head_cycles, rms_norm_tiling,
                                            softmax_workspace_bytes)
 
 
@@ -107,8 +110,9 @@ def test_the_910b2_costs_a_vector_kernel_by_its_instructions() -> None:
     k = _kernel("sigmoid", [(n,)], "f16")
     c = cost.kernel(k)
     assert c.units == 48
+    tiles, heads = elewise_tiles("sigmoid", "f16", n / 48)
     expected = cycles_per_element("sigmoid", "f16") * n / 48 / (1800 * profile.values["vector_efficiency"])
-    assert c.compute_us == pytest.approx(expected)
+    assert c.compute_us == pytest.approx(expected + tiles * heads / 1800)
     assert c.overhead_us == pytest.approx(
         profile.values["kernel_overhead_us"] + pipeline_head_cycles(48, 2 * n / 48) / 1800)
 
@@ -273,3 +277,74 @@ def test_a_row_split_in_slices_reads_x_twice() -> None:
     dram, l2 = CostModel(load_profile("910B2")).traffic(x)
     nbytes = 64 * 16384 * 4
     assert dram + l2 == pytest.approx(3 * nbytes + 16384 * 4)
+
+
+@pytest.mark.parametrize("op", sorted(ELEWISE_GRAPHS))
+def test_an_elementwise_graph_issues_its_programs_instructions(op: str) -> None:
+    """The compute graph that sizes the tiles is the program that prices the elements."""
+    issued = sorted(api for _, api, ins in ELEWISE_GRAPHS[op] if ins)
+    assert issued == sorted(a for a in PROGRAMS[op] if a not in (TO_F32, GAMMA_TO_F32))
+
+
+def _chain(length: int, reads_input_again: bool) -> dict[str, tuple[str, tuple[str, ...]]]:
+    graph: dict[str, tuple[str, tuple[str, ...]]] = {"x": ("input", ())}
+    previous = "x"
+    for i in range(length):
+        graph[f"n{i}"] = ("muls", (previous,))
+        previous = f"n{i}"
+    if reads_input_again:
+        graph["r"] = ("mul", ("x", previous))
+    return graph
+
+
+@given(st.integers(1, 30))
+def test_a_chain_keeps_two_tensors_alive(length: int) -> None:
+    """Each step reads the last one's result and writes a new one (TBE's schedule
+    gives a result its own buffer when its input was loaded or is still needed)."""
+    assert coexisting_tensors(_chain(length, False)) == 2
+
+
+@given(st.integers(1, 30))
+def test_an_input_read_again_at_the_end_stays_alive_throughout(length: int) -> None:
+    assert coexisting_tensors(_chain(length, True)) == 3
+
+
+@pytest.mark.parametrize("op, dtype, tensors", [
+    ("exp", "f32", 2), ("max", "f16", 4), ("gelu", "f32", 3), ("gelu", "bf16", 3), ("mish", "f32", 6),
+])
+def test_tbe_keeps_this_many_tensors_in_ub(op: str, dtype: str, tensors: int) -> None:
+    """Walked as elewise_schedule.py walks them: GELU's x is read by three nodes and
+    the divide, so x and one running result live together with the next; a binary
+    op's two inputs earn one more."""
+    assert coexisting_tensors(elewise_graph(op, dtype)) == tensors
+
+
+def test_a_core_share_that_fits_one_tile_is_not_double_buffered() -> None:
+    # GELU in f32: 192 KiB over three tensors is 16,384 f32 elements (16,383 at most a
+    # tile) in one buffer, 8,192 in each of two once the share needs more than one tile
+    assert elewise_tiles("gelu", "f32", 16383)[0] == 1
+    assert elewise_tiles("gelu", "f32", 16384)[0] == 2
+    assert elewise_tiles("gelu", "f32", 8192 * 10)[0] == 10
+
+
+def test_a_tile_holds_at_most_the_split_factor() -> None:
+    # Exp in f32 over two tensors would hold 24,576 elements; elewise_v3.cc caps it at 16,383
+    assert elewise_tiles("exp", "f32", 16383)[0] == 1
+    assert elewise_tiles("exp", "f32", 16384)[0] == 2
+
+
+def test_a_tile_pays_each_instruction_and_cast_once() -> None:
+    _, heads = elewise_tiles("sigmoid", "f16", 1e6)
+    # muls, exp, adds, div in f32; the broadcast 1 issues nothing a tile
+    expected = sum(ELEWISE_HEAD_CYCLES[a][1] for a in ("muls", "exp", "adds", "div"))
+    assert heads == pytest.approx(expected + CAST_HEADS["cast_up"] + CAST_HEADS["cast_down"])
+    assert elewise_graph("exp", "i64") is None and elewise_tiles("softmax", "f16", 1e6) is None
+
+
+def test_the_910b2_adds_the_tiles_fixed_cycles_to_an_elementwise_kernel() -> None:
+    profile = load_profile("910B2")
+    n = 48 * 65536
+    c = CostModel(profile).kernel(_kernel("mish", [(n,)], "f32"))
+    tiles, heads = elewise_tiles("mish", "f32", n / 48)
+    per_element = cycles_per_element("mish", "f32") * n / 48 / (1800 * profile.values["vector_efficiency"])
+    assert c.compute_us == pytest.approx(per_element + tiles * heads / 1800)
