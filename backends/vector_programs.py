@@ -293,6 +293,7 @@ def rms_norm_tiling(rows: int, cols: int, dtype: str, cores: int) -> RmsNormTili
     ``dtype`` with gamma of the same type: rows spread over ``cores`` (``blockFactor =
     ceil(rows / cores)``); rows whose aligned length is at most 2,000 merge into UB tiles,
     longer ones go a row at a time, and rows beyond the UB factor in slices."""
+    rows, cols = max(1, rows), max(1, cols)
     size = 2 if dtype in _SIXTEEN else 4
     align = 32 // size
     col_align = -(-cols // align) * align
