@@ -42,7 +42,7 @@ import math
 
 import attrs
 
-__all__ = ["API_CYCLES", "API_HEAD_CYCLES", "CAST_HEADS", "ELEWISE_GRAPHS", "ELEWISE_HEAD_CYCLES", "GAMMA_TO_F32",
+__all__ = ["API_CYCLES", "API_HEAD_CYCLES", "CAST_HEADS", "ELEWISE_GRAPHS", "GAMMA_TO_F32",
            "LOAD_HEAD_CYCLES", "PROGRAMS", "RmsNormTiling", "SINGLE_BUFFERED", "STORE_HEAD_CYCLES", "TO_F32",
            "coexisting_tensors", "cycles_per_element", "elewise_graph", "elewise_tiles", "flop_cycles",
            "mte_cycles", "non_last_axis", "pipeline_head_cycles", "rms_norm_tiling", "softmax_workspace_bytes"]
@@ -235,14 +235,17 @@ def softmax_workspace_bytes(shape: tuple[int, ...], axis: int, element_bytes: in
     return float(elements * (element_bytes + 3 * 4))
 
 
-#: the fixed cycles ``b`` of the vector APIs' models in perf_param_v1.cpp, 32-bit column
-#: (rms_norm computes in f32), ``cast_up`` and ``cast_down`` its f16-to-f32 and f32-to-f16
-#: Cast; ``broadcast`` is assumed to be Brcb's (Ascend C's BroadCast is not in the table)
-API_HEAD_CYCLES: dict[str, float] = {
-    "add": 23.2225, "adds": 22.0936, "mul": 23.2291, "muls": 23.0966, "div": 29.0892, "sqrt": 28.9961,
-    "duplicate": 16.9965, "whole_reduce_sum": 32.0029, "broadcast": 13.0732,
-    "cast_up": 20.1204, "cast_down": 20.4393,
+#: the fixed cycles ``b`` of each vector API's model in perf_param_v1.cpp, (16-bit, 32-bit);
+#: ``broadcast`` is assumed to be Brcb's (Ascend C's BroadCast is not in the table)
+API_HEAD_CYCLES: dict[str, tuple[float, float]] = {
+    "add": (22.2173, 23.2225), "sub": (22.1226, 22.1254), "mul": (23.1243, 23.2291), "div": (29.1233, 29.0892),
+    "adds": (22.0938, 22.0936), "muls": (23.1006, 23.0966), "max": (20.1200, 20.1333), "min": (20.1104, 20.1271),
+    "relu": (20.0173, 20.0189), "abs": (20.0153, 20.0592), "exp": (28.0144, 28.0376), "sqrt": (29.0056, 28.9961),
+    "reciprocal": (21.0076, 21.0639), "compare_scalar": (21.9204, 21.9749), "select": (45.9656, 43.9906),
+    "duplicate": (16.9993, 16.9965), "whole_reduce_sum": (35.0021, 32.0029), "broadcast": (13.0572, 13.0732),
 }
+#: the Cast models' ``b``: f16 to f32, f32 to f16, u8 to f16, f16 to u8
+CAST_HEADS = {"cast_up": 20.1204, "cast_down": 20.4393, "cast_from_8": 46.512, "cast_to_8": 19.9408}
 #: the ``h`` of the table's Load and Store models: what a DataCopy in or out costs before its bytes
 LOAD_HEAD_CYCLES, STORE_HEAD_CYCLES = 27.01, 12.09
 
@@ -300,9 +303,10 @@ def rms_norm_tiling(rows: int, cols: int, dtype: str, cores: int) -> RmsNormTili
     per_core = -(-rows // max(1, cores))
     units = -(-rows // per_core)
     sixteen = size == 2
-    up = API_HEAD_CYCLES["cast_up"] if sixteen else 0.0
-    down = API_HEAD_CYCLES["cast_down"] if sixteen else 0.0
-    h = API_HEAD_CYCLES
+    up = CAST_HEADS["cast_up"] if sixteen else 0.0
+    down = CAST_HEADS["cast_down"] if sixteen else 0.0
+    # rms_norm computes in f32
+    h = {api: heads[1] for api, heads in API_HEAD_CYCLES.items()}
     if col_align <= 2000:
         tile = max(1, RMS_NORM_UB_BYTES // (col_align * _MERGE_N_BYTES_PER_COLUMN + _MERGE_N_BYTES_PER_ROW))
         tiles = -(-per_core // tile)
@@ -331,17 +335,6 @@ def rms_norm_tiling(rows: int, cols: int, dtype: str, cores: int) -> RmsNormTili
     return RmsNormTiling("split_d", "rms_normalization_row", units, per_core,
                          per_core * slices * (sum_pass + scale_pass) + gammas, 2)
 
-
-#: the fixed cycles ``b`` of the table's models in the width an API computes in,
-#: (16-bit, 32-bit), for the instructions of :data:`ELEWISE_GRAPHS`
-ELEWISE_HEAD_CYCLES: dict[str, tuple[float, float]] = {
-    "add": (22.2173, 23.2225), "sub": (22.1226, 22.1254), "mul": (23.1243, 23.2291), "div": (29.1233, 29.0892),
-    "adds": (22.0938, 22.0936), "muls": (23.1006, 23.0966), "max": (20.1200, 20.1333), "min": (20.1104, 20.1271),
-    "relu": (20.0173, 20.0189), "abs": (20.0153, 20.0592), "exp": (28.0144, 28.0376), "sqrt": (29.0056, 28.9961),
-    "reciprocal": (21.0076, 21.0639), "compare_scalar": (21.9204, 21.9749), "select": (45.9656, 43.9906),
-}
-#: the Cast models' ``b``: f16 to f32, f32 to f16, u8 to f16, f16 to u8
-CAST_HEADS = {"cast_up": 20.1204, "cast_down": 20.4393, "cast_from_8": 46.512, "cast_to_8": 19.9408}
 
 #: per op, the compute graph of the TBE kernel :data:`PROGRAMS` costs, in the type it
 #: computes in: ``(node, API, inputs)`` in the order the compute function builds them,
@@ -466,7 +459,7 @@ def _elewise_tile_shape(op: str, dtype: str) -> tuple[int, int, int, float] | No
     if graph is None:
         return None
     # the widest type a tile holds: f32 once cast up; 8-bit types compute in f16
-    widest = 4 if "x_cast" in graph and graph["x_cast"][0] == "cast_up" else max(2, _ELEMENT_BYTES.get(dtype, 4))
+    widest = 4 if any(api == "cast_up" for api, _ in graph.values()) else max(2, _ELEMENT_BYTES.get(dtype, 4))
     quantity = coexisting_tensors(graph)
     single = (ELEWISE_UB_BYTES // quantity) // ELEWISE_BLOCK_BYTES * ELEWISE_BLOCK_BYTES // widest
     double = (ELEWISE_UB_BYTES // 2 // quantity) // ELEWISE_BLOCK_BYTES * ELEWISE_BLOCK_BYTES // widest
@@ -476,7 +469,7 @@ def _elewise_tile_shape(op: str, dtype: str) -> tuple[int, int, int, float] | No
         if not ins:
             # an input, or a constant broadcast once: it takes UB but no instruction a tile
             continue
-        heads += CAST_HEADS[api] if api in CAST_HEADS else ELEWISE_HEAD_CYCLES[api][wide]
+        heads += CAST_HEADS[api] if api in CAST_HEADS else API_HEAD_CYCLES[api][wide]
     return single, double, _SPLIT_FACTORS[widest], heads
 
 

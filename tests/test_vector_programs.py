@@ -18,7 +18,7 @@ from geir.backends.cost_model import CostModel
 from geir.backends.device_profile import load_profile
 from geir.backends.task_list import ARENA, Kernel, TensorRef
 from geir.backends.vector_programs import (API_CYCLES, API_HEAD_CYCLES, CAST_DOWN, CAST_FROM_8, CAST_HEADS,
-                                           CAST_TO_8, CAST_UP, ELEWISE_GRAPHS, ELEWISE_HEAD_CYCLES, GAMMA_TO_F32,
+                                           CAST_TO_8, CAST_UP, ELEWISE_GRAPHS, GAMMA_TO_F32,
                                            LOAD_HEAD_CYCLES, PROGRAMS, SINGLE_BUFFERED, STORE_HEAD_CYCLES, TO_F32,
                                            coexisting_tensors, cycles_per_element, elewise_graph, elewise_tiles,
                                            flop_cycles, mte_cycles, pipeline_head_cycles, rms_norm_tiling,
@@ -232,14 +232,14 @@ def test_rms_norm_tiles_rows_as_ops_nn_does(cols: int, dtype: str, mode: str) ->
 def test_a_row_at_a_time_pays_every_instruction_head_per_row() -> None:
     """A NORMAL row of 2,048 f32 elements: load, square, five halving Adds and a
     WholeReduceSum, scale by rstd, times gamma, store, each behind a pipe barrier."""
-    h = API_HEAD_CYCLES
+    h = {api: heads[1] for api, heads in API_HEAD_CYCLES.items()}  # f32
     row = (LOAD_HEAD_CYCLES + h["mul"] + 5 * h["add"] + h["whole_reduce_sum"] + h["muls"] + h["mul"]
            + STORE_HEAD_CYCLES)
     tiling = rms_norm_tiling(4096, 2048, "f32", 48)
     assert (tiling.units, tiling.rows_per_core) == (48, 86)
     assert tiling.head_cycles == pytest.approx(86 * row + 2 * STORE_HEAD_CYCLES)
     # 16-bit rows also cast x up, gamma up and the result down
-    casts = 2 * h["cast_up"] + h["cast_down"]
+    casts = 2 * CAST_HEADS["cast_up"] + CAST_HEADS["cast_down"]
     assert rms_norm_tiling(4096, 2048, "bf16", 48).head_cycles == pytest.approx(86 * (row + casts)
                                                                                  + 2 * STORE_HEAD_CYCLES)
 
@@ -337,7 +337,7 @@ def test_a_tile_holds_at_most_the_split_factor() -> None:
 def test_a_tile_pays_each_instruction_and_cast_once() -> None:
     _, heads = elewise_tiles("sigmoid", "f16", 1e6)
     # muls, exp, adds, div in f32; the broadcast 1 issues nothing a tile
-    expected = sum(ELEWISE_HEAD_CYCLES[a][1] for a in ("muls", "exp", "adds", "div"))
+    expected = sum(API_HEAD_CYCLES[a][1] for a in ("muls", "exp", "adds", "div"))
     assert heads == pytest.approx(expected + CAST_HEADS["cast_up"] + CAST_HEADS["cast_down"])
     assert elewise_graph("exp", "i64") is None and elewise_tiles("softmax", "f16", 1e6) is None
 
