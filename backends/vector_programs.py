@@ -42,6 +42,8 @@ import math
 
 import attrs
 
+from geir.backends.task_list import element_bytes
+
 __all__ = ["API_CYCLES", "API_HEAD_CYCLES", "CAST_HEADS", "ELEWISE_GRAPHS", "GAMMA_TO_F32",
            "LOAD_HEAD_CYCLES", "PROGRAMS", "RmsNormTiling", "SINGLE_BUFFERED", "STORE_HEAD_CYCLES", "TO_F32",
            "coexisting_tensors", "cycles_per_element", "elewise_graph", "elewise_tiles", "flop_cycles",
@@ -368,7 +370,6 @@ ELEWISE_GRAPHS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
 #: elements a tile may hold per element size (canndev ``elewise_v3.cc`` ``SPLIT_FACTORS``)
 ELEWISE_UB_BYTES, ELEWISE_BLOCK_BYTES = 196608, 32
 _SPLIT_FACTORS = {1: 32767, 2: 32767, 4: 16383, 8: 8191}
-_ELEMENT_BYTES = {"f16": 2, "bf16": 2, "i16": 2, "ui16": 2, "f32": 4, "i32": 4, "ui32": 4, "i8": 1, "ui8": 1}
 
 
 def elewise_graph(op: str, dtype: str) -> dict[str, tuple[str, tuple[str, ...]]] | None:
@@ -459,7 +460,7 @@ def _elewise_tile_shape(op: str, dtype: str) -> tuple[int, int, int, float] | No
     if graph is None:
         return None
     # the widest type a tile holds: f32 once cast up; 8-bit types compute in f16
-    widest = 4 if any(api == "cast_up" for api, _ in graph.values()) else max(2, _ELEMENT_BYTES.get(dtype, 4))
+    widest = 4 if any(api == "cast_up" for api, _ in graph.values()) else max(2, element_bytes(dtype))
     quantity = coexisting_tensors(graph)
     single = (ELEWISE_UB_BYTES // quantity) // ELEWISE_BLOCK_BYTES * ELEWISE_BLOCK_BYTES // widest
     double = (ELEWISE_UB_BYTES // 2 // quantity) // ELEWISE_BLOCK_BYTES * ELEWISE_BLOCK_BYTES // widest
