@@ -10,9 +10,15 @@ pieces between the control ops as subgraphs; what the task sink cannot run
 * the ops of a block between two control ops form a *segment*: a ``ge.graph``
   whose inputs are the values it reads from before and whose outputs are the
   values read after; each launch binds its inputs' concrete shapes
-  (``specialize-shapes``), has its bytes planned on one stream (``reuse-memory``:
-  GE plans each graph it launches), is lowered (``lower-to-tasks``) and emulated,
-  so a segment inside a loop whose carried value grows still gets static buffers;
+  (``specialize-shapes``), is compiled and emulated, so a segment inside a loop
+  whose carried value grows still gets static buffers. As GE runs a dynamic
+  graph, a segment whose shapes the graph fixes (a known-shape subgraph, run as
+  a task-sink sub-model) is compiled by the run's pipeline (``ge-default``
+  fuses, assigns engines and streams, inserts events and plans memory), and one
+  whose shapes only the run decides keeps its ops as the graph-wide passes left
+  them, on one stream (GE's ``dynamic_stream_allocator.cc``: one stream unless
+  ``ENABLE_DYNAMIC_SHAPE_MULTI_STREAM`` is set), its bytes planned as GE plans
+  each graph it launches, and is lowered;
 * an op whose result size depends on tensor values (NonZero, Unique, NMS ...)
   ends a segment and launches alone, as an AICPU task planned at the size the
   kernel gives (GE's range shapes, resolved at run time: the host reads the
@@ -31,7 +37,7 @@ is also checked for races and deadlocks like any emulator run.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import attrs
 import numpy as np
@@ -43,7 +49,7 @@ from geir.constants import CONSTANT_OPS
 from geir.operation import Block, IRMapping, OpResult, Operation, Region, Value
 from geir.types import FunctionType, TensorType, element_type_from_numpy
 
-__all__ = ["has_control_flow", "HostDriver", "Launch"]
+__all__ = ["has_control_flow", "HostDriver", "Launch", "known_shape"]
 
 _TERMINATORS = ("ge.return", "ge.yield")
 #: GE's dataflow control ops the host runs (TF v1's cond): a switch reads its predicate back
@@ -66,13 +72,32 @@ class Launch:
     tasks: int
     makespan_us: float
     findings: list[str]
+    #: streams the segment's task list runs on
+    streams: int = 1
+    #: the graph fixes the segment's shapes: GE runs it as a task-sink sub-model,
+    #: one launch, where the host launches a dynamic segment's tasks one by one
+    known_shape: bool = False
+
+    @property
+    def host_launches(self) -> int:
+        """Launches the host makes for this segment: one for a known-shape
+        sub-model, one per task otherwise."""
+        return 1 if self.known_shape else self.tasks
 
 
 class HostDriver(Interpreter):
     """Runs ``@graph`` as host-driven launches of its static segments on the emulator."""
 
-    def __init__(self, module: Module, options: Any = None, graph: str = "main") -> None:
+    def __init__(self, module: Module, options: Any = None, graph: str = "main",
+                 passes: Sequence[Any] | None = None) -> None:
+        """``passes``: the pipeline a known-shape segment is compiled by
+        (configured pass objects); without it, and for a segment of unknown
+        shapes, a segment's bytes are planned on one stream and it is lowered
+        as written."""
         super().__init__(module, graph)
+        self.passes = list(passes) if passes is not None else None
+        #: the warnings the passes gave while compiling segments
+        self.warnings: list[Any] = []
         from geir.backends.emulator import EmulatorOptions
         self.options = options if options is not None else EmulatorOptions()
         self.launches: list[Launch] = []
@@ -169,9 +194,12 @@ class HostDriver(Interpreter):
         if result.deadlock is not None:
             findings.append("a deadlock")
         from geir.passes.lower_to_tasks import loc_text
-        self.launches.append(Launch(task_list.name, loc_text(ops[0].location),
+        # an op a graph-wide pass inserted (a precision mode's cast) has no location of its own
+        at = next((t for t in (loc_text(op.location) for op in ops) if t), "")
+        self.launches.append(Launch(task_list.name, at,
                                     sum(len(s.tasks) for s in task_list.streams),
-                                    float(report.get("makespan_us", 0.0)), findings))
+                                    float(report.get("makespan_us", 0.0)), findings,
+                                    sum(1 for s in task_list.streams if s.tasks), known_shape(ops)))
         if result.outputs is None:
             from geir.diagnostics import Diagnostic, DiagnosticError, op_position
             raise DiagnosticError(Diagnostic("error", f"segment {task_list.name} gave no outputs "
@@ -263,6 +291,12 @@ class HostDriver(Interpreter):
             ftype = graph.attributes["function_type"].value  # type: ignore[union-attr]
             graph.attributes["function_type"] = TypeAttr(FunctionType(ftype.inputs, [v.type for v in ret.operands]))  # type: ignore[union-attr]
         verify_op(graph)
+        if self.passes is not None and known_shape(ops):
+            from geir.backends.model_compile import compile_module, task_list_of
+            scratch.body.append(graph)
+            compiled = compile_module(scratch, self.passes)
+            self.warnings += compiled.warnings
+            return task_list_of(compiled.module)
         # one stream, its bytes reused as GE plans each graph it launches
         write_plan(graph, plan_graph(graph, zero_copy=False))
         return task_list_from_model(lower_graph(graph, scratch))
@@ -283,6 +317,13 @@ def _interface(ops: list[Operation]) -> tuple[list[Value], list[Value]]:
     outputs = [r for op in ops for r in op.results if any(_block_op(u.owner, ops[0].parent) not in inside
                                                         for u in r.uses)]
     return list(inputs), outputs
+
+
+def known_shape(ops: list[Operation]) -> bool:
+    """Whether the graph fixes every shape ``ops`` read and write (GE's known-shape
+    subgraph), rather than the run deciding some of them."""
+    return all(v.type.is_static for op in ops for v in (*op.operands, *op.results)
+               if isinstance(v.type, TensorType))
 
 
 def _is_constant(v: Value) -> bool:

@@ -30,7 +30,7 @@ from geir.diagnostics import error as _error
 
 __all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "resolve_device",
            "pass_device", "load_model", "needs_pipeline", "needs_host", "sink_control_problem", "plan_pipeline",
-           "compile_module"]
+           "compile_module", "task_list_of"]
 
 #: the pipeline ``ge-run`` runs on a graph nothing has scheduled yet
 DEFAULT_PIPELINE = "ge-default"
@@ -262,6 +262,19 @@ def compile_module(module: Any, passes: list[Any], allow_unregistered: bool = Fa
     PassManager(list(passes), allow_unregistered=allow_unregistered, instrumentations=[snapshot]).run(target, ctx)
     return Compiled(target, snapshot.memory, [d for d in ctx.diagnostics if d.severity == "warning"],
                     snapshot.bound)
+
+
+def task_list_of(module: Any, allow_unregistered: bool = False) -> Any:
+    """The task list of ``module``: its ``rt.model`` (``@main`` if several), or
+    its graph lowered with ``lower-to-tasks`` (in place)."""
+    from geir.backends.rt_module import task_list_from_module
+    has_model = any(op.name == "rt.model" for op in module.body.ops)
+    if not has_model and any(True for _ in module.graphs()):
+        from geir.passes.lower_to_tasks import LowerToTasks
+        from geir.passes.pass_manager import PassManager
+        PassManager([LowerToTasks()], allow_unregistered=allow_unregistered).run(module)
+    names = [op.get_attr("sym_name") for op in module.body.ops if op.name == "rt.model"]
+    return task_list_from_module(module, "main" if "main" in names else None)
 
 
 def graph_bound(graph: Any, device: str, warm_l2: bool = False) -> dict[str, Any] | None:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from geir.report import RunReport
 
 __all__ = ["RunSettings", "Prepared", "Interpreted", "run_model", "interpret_prepared", "run_warnings", "kernel_locations", "with_device_resolved", "no_pipeline", "load", "prepare", "run_prepared", "compile_for_run",
-           "emulate_module", "task_list_of", "static_task_list", "graph_name"]
+           "emulate_module", "static_task_list", "graph_name", "SegmentPlan", "segment_pipeline"]
 
 
 @attrs.define
@@ -182,7 +182,6 @@ def prepare(module: Module, settings: RunSettings, interpret: bool = False) -> P
         return Prepared(module, "interpret", inputs)
     from geir.backends.model_compile import needs_host
     if needs_host(module):
-        no_pipeline(settings, "a graph with control flow or data-dependent sizes runs as host-driven launches")
         return Prepared(module, "host", inputs)
     return Prepared(module, "graph", inputs)
 
@@ -271,7 +270,9 @@ def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSe
     """Add ``sink_vs_host`` to a task-sink run of a graph with control flow:
     the same model and inputs run host-driven (runtime v2), with the time,
     the launches and the host round trips of each. Host-driven time is the
-    launches' device time plus ``host_launch_us`` per task the host launches."""
+    launches' device time plus ``host_launch_us`` per launch the host makes:
+    one per known-shape segment (a task-sink sub-model, as GE runs it), one per
+    task of any other."""
     import numpy as np
 
     from geir.backends.device_profile import load_profile
@@ -290,26 +291,29 @@ def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSe
         why = "not asked for"
     else:
         options = _emulator_options(settings, progress=False, host_timed=False)
-        driver = HostDriver(module, options)
-        outputs = driver.run(report.input_arrays)
+        # compiled as a host-driven run of the model is (_run_host_driven): the
+        # sink's precision mode on the whole graph, the pipeline on each segment
+        with segment_pipeline(settings) as plan:
+            plan.retype(module, settings.allow_unregistered)
+            driver = HostDriver(module, options, passes=plan.segment_passes)
+            outputs = driver.run(report.input_arrays)
         # in host mode each launch's makespan already holds the host's per-task launches
         launch_us = (float(load_profile(settings.device, list(settings.device_params))["host_launch_us"])
                      if settings.mode == "sink" else 0.0)
-        tasks = sum(launch.tasks for launch in driver.launches)
+        tasks = sum(launch.host_launches for launch in driver.launches)
         device_us = sum(launch.makespan_us for launch in driver.launches)
-        # the sink ran the compiled graph (the precision mode's f16 kernels), the host the graph as written
         diff = max((float(np.max(np.abs(np.asarray(outputs[k], np.float64) - np.asarray(v, np.float64)),
                                  initial=0.0)) for k, v in report.outputs.items() if k in outputs), default=0.0)
         host = {"time_us": round(device_us + tasks * launch_us, 3), "device_time_us": round(device_us, 3),
                 "host_launch_us": round(tasks * launch_us, 3), "launches": len(driver.launches),
-                "tasks_launched": tasks, "host_round_trips": driver.round_trips, "outputs_max_abs_diff": diff}
+                "host_launches": tasks, "host_round_trips": driver.round_trips, "outputs_max_abs_diff": diff}
     fields["sink_vs_host"] = {"sink": sink, "host": host, "why_no_host": why}
     what = "task sink" if settings.mode == "sink" else "one task list (host mode)"
     if host is not None:
         speedup = host["time_us"] / sink["time_us"] if sink["time_us"] > 0 else None
-        parts = (f"{host['device_time_us']:.3f} device + {host['host_launch_us']:.3f} launching "
-                 f"{host['tasks_launched']} tasks" if settings.mode == "sink" else
-                 f"{host['tasks_launched']} tasks, their host launches included")
+        parts = (f"{host['device_time_us']:.3f} device + {host['host_launch_us']:.3f} for {host['host_launches']} "
+                 f"host launches" if settings.mode == "sink" else
+                 f"{host['host_launches']} host launches included")
         line = (f"sink vs host    {what} {sink['time_us']:.3f} us, {sink['launches']} launch(es), 0 host round trips; host-driven "
                 f"{host['time_us']:.3f} us ({parts}), {host['launches']} launches, "
                 f"{host['host_round_trips']} host round trips"
@@ -329,7 +333,7 @@ def compile_for_run(module: Module, settings: RunSettings, compare: bool | None 
     pipeline on a single stream; the figures for the report, None if no
     pipeline ran. ``module`` is compiled in place."""
     from geir.backends.model_compile import (CompileReport, Compiled, compile_module, needs_pipeline, pass_device,
-                                             plan_pipeline, resolve_device)
+                                             plan_pipeline, resolve_device, task_list_of)
     if not needs_pipeline(module):
         if any(op.name == "rt.model" for op in module.body.ops):
             no_pipeline(settings, "the module holds a task list (rt.model), already lowered")
@@ -386,19 +390,6 @@ def _with_precision_mode(pipeline: str | None, precision_mode: str | None) -> st
     return f"{DEFAULT_PIPELINE}{{precision-mode={precision_mode}}}"
 
 
-def task_list_of(module: Module, allow_unregistered: bool = False) -> TaskList:
-    """The task list of ``module``: its ``rt.model`` (``@main`` if several), or
-    its graph lowered with ``lower-to-tasks`` (in place)."""
-    from geir.backends.rt_module import task_list_from_module
-    has_model = any(op.name == "rt.model" for op in module.body.ops)
-    if not has_model and any(True for _ in module.graphs()):
-        from geir.passes.lower_to_tasks import LowerToTasks
-        from geir.passes.pass_manager import PassManager
-        PassManager([LowerToTasks()], allow_unregistered=allow_unregistered).run(module)
-    names = [op.get_attr("sym_name") for op in module.body.ops if op.name == "rt.model"]
-    return task_list_from_module(module, "main" if "main" in names else None)
-
-
 def static_task_list(module: Module, settings: RunSettings, name: str, device: str,
                      warnings: list[Any] | None = None) -> TaskList:
     """The task list of one model run beside others: the pipeline on a graph
@@ -410,7 +401,8 @@ def static_task_list(module: Module, settings: RunSettings, name: str, device: s
         DiagnosticError: a gear module, control flow, data-dependent sizes or
             unbound dynamic dims (one static task list each is needed).
     """
-    from geir.backends.model_compile import compile_module, needs_host, needs_pipeline, plan_pipeline
+    from geir.backends.model_compile import (compile_module, needs_host, needs_pipeline, plan_pipeline,
+                                             task_list_of)
     from geir.backends.shape_gears import has_gears
     from geir.diagnostics import error
     from geir.passes.range_shapes import unbound_input_diagnostics
@@ -447,6 +439,7 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
     is what the pipeline said, for the report."""
     from geir.backends.emulator import emulate, random_task_inputs, task_list_signature
     from geir.backends.io_bindings import check_inputs, load_inputs
+    from geir.backends.model_compile import task_list_of
     from geir.report import WEIGHTS_ABSENT, RunReport, output_summary
     absent = _weights_absent(module)
     timing_only = settings.timing_only or absent
@@ -635,16 +628,21 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
                                                   "launches"))
     from geir.absent_weights import require_weights
     require_weights(module, "a host-driven run (control flow or data-dependent sizes)", timing_only=False)
-    seed = None
-    if inputs is None:
-        inputs = random_inputs(graph_signature(module), settings.seed)
-        seed = settings.seed
     options = _emulator_options(settings)
-    precision_mode, mode_warnings = _apply_precision_mode(module, settings)
     from geir.backends.kernels.underflow import first_overflow, located, watch_underflow
-    driver = HostDriver(module, options)
-    with watch_underflow() as watch, _noting_random_inputs(seed):
-        outputs = driver.run(inputs)
+    with segment_pipeline(settings) as plan:  # the pipeline's diagnostics first
+        _apply_input_passes(module, settings)
+        seed = None
+        if inputs is None:
+            inputs = random_inputs(graph_signature(module), settings.seed)
+            seed = settings.seed
+        precision_mode, mode_warnings = plan.retype(module, settings.allow_unregistered)
+        driver = HostDriver(module, options, passes=plan.segment_passes)
+        with watch_underflow() as watch, _noting_random_inputs(seed):
+            outputs = driver.run(inputs)
+    for w in driver.warnings:  # each segment's compile may repeat one
+        if w not in mode_warnings:
+            mode_warnings.append(w)
     # the device's kernels only: a data-dependent op the host also runs for its size is counted once
     kernels = kernel_locations(driver.task_lists())
     underflow = located(watch, kernels)
@@ -652,8 +650,9 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     found = sorted({f for launch in launches for f in launch.findings})
     device, mode = settings.device, settings.mode
     fields = {"control_flow": "host-driven launches (GE runtime v2)", "device": device, "mode": mode,
-              "launches": [{"segment": l.segment, "at": l.at, "tasks": l.tasks, "makespan_us": l.makespan_us,
-                            "findings": l.findings} for l in launches],
+              "pipeline": plan.text,
+              "launches": [{"segment": l.segment, "at": l.at, "tasks": l.tasks, "streams": l.streams,
+                            "makespan_us": l.makespan_us, "findings": l.findings} for l in launches],
               "segments": len({l.segment for l in launches}),
               "device_time_us": sum(l.makespan_us for l in launches), "findings": found,
               "outputs": output_summary(outputs),
@@ -663,15 +662,61 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
         fields["precision_mode"] = precision_mode
     lines = [f"host-driven run on {device} ({mode} mode per launch; control flow and data-dependent sizes on the "
              f"host, as GE's runtime v2): {len(launches)} launch(es) of {fields['segments']} segment(s), "
-             f"device time {fields['device_time_us']:.3f} us (sum of makespans)\n"]
+             f"device time {fields['device_time_us']:.3f} us (sum of makespans)\n",
+             f"pipeline        {plan.text} (each known-shape segment; the others on one stream as the "
+             f"graph-wide passes left them)\n"]
     for i, l in enumerate(launches[:20]):
-        lines.append(f"  launch {i:<4} {l.segment:<10} {l.tasks:>5} tasks {l.makespan_us:>10.3f} us  "
+        lines.append(f"  launch {i:<4} {l.segment:<10} {l.tasks:>5} tasks on {l.streams} stream{'s' if l.streams != 1 else ' '} "
+                     f"{l.makespan_us:>10.3f} us  "
                      f"from {l.at or '?'}{'  ' + ', '.join(l.findings) if l.findings else ''}\n")
     if len(launches) > 20:
         lines.append(f"  ... {len(launches) - 20} more launches\n")
     lines.append(f"findings        {', '.join(found) or 'none'}\n")
     return RunReport(fields, "".join(lines), outputs, None, mode_warnings, seed, dict(inputs), underflow,
                      watch.overflowed, first_overflow(watch, kernels))
+
+
+@attrs.frozen
+class SegmentPlan:
+    """How a host-driven run compiles: the graph-wide passes (``precision-mode``:
+    GE retypes the whole graph before it splits it, so the host's ops and the
+    values between launches take the types the device computes in), the passes
+    each known-shape segment goes through, and the pipeline's text."""
+
+    graph_passes: list[Any]
+    segment_passes: list[Any]
+    text: str
+
+    def retype(self, module: Module, allow_unregistered: bool = False) -> tuple[str | None, list[Diagnostic]]:
+        """Run the graph-wide passes on ``module``: the precision mode applied
+        (None without one) and the passes' warnings."""
+        if not self.graph_passes:
+            return None, []
+        from geir.passes.pass_manager import PassManager
+        from geir.passes.precision_mode import resolve_mode
+        ctx = PassManager(list(self.graph_passes), allow_unregistered=allow_unregistered).run(module)
+        last = self.graph_passes[-1]
+        return (resolve_mode(last.precision_mode, last.device),
+                [d for d in ctx.diagnostics if d.severity == "warning"])
+
+
+@contextlib.contextmanager
+def segment_pipeline(settings: RunSettings) -> Iterator[SegmentPlan]:
+    """The run's pipeline (configured for its device, stream budget and precision
+    mode) split as a host-driven run uses it (:class:`SegmentPlan`), as GE
+    compiles a dynamic graph; valid inside the ``with`` (a device with
+    ``--device-param`` overrides lives in a temporary file until then)."""
+    from geir.backends.model_compile import pass_device, plan_pipeline, resolve_device
+    from geir.passes.insert_aipp import InsertAipp
+    from geir.passes.precision_mode import PrecisionMode
+    device_name, profile = resolve_device(settings.device, list(settings.device_params))
+    text = _with_precision_mode(settings.pipeline, settings.precision_mode)
+    with pass_device(device_name, profile, list(settings.device_params)) as device:
+        plan = plan_pipeline(text, settings.streams, device, device_name, list(settings.device_params),
+                             settings.mode)
+        # AIPP preprocesses the model's input once (_apply_input_passes); the precision mode retypes the graph once
+        yield SegmentPlan([p for p in plan.passes if isinstance(p, PrecisionMode)],
+                          [p for p in plan.passes if not isinstance(p, (InsertAipp, PrecisionMode))], plan.text)
 
 
 def _computes_in_f32(module: Module) -> bool:

@@ -290,11 +290,14 @@ def onnxruntime_outputs(path: str, inputs: dict[str, np.ndarray]) -> dict[str, n
 def relative_error(ours: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str:
     """The largest |ours - want| over all outputs, relative to each output's
     largest magnitude; ``inf (N non-finite)`` when ours has non-finite values
-    where onnxruntime's are finite."""
+    where onnxruntime's are finite; ``shape A vs B`` when a data-dependent
+    output's size differs (a detector keeping other boxes in f16)."""
     worst, bad = 0.0, 0
     for name, ref in want.items():
         got = np.asarray(ours[name])
         ref = np.asarray(ref)
+        if got.shape != ref.shape:
+            return f"{name}: shape {'x'.join(map(str, got.shape))} vs {'x'.join(map(str, ref.shape))}"
         if ref.dtype.kind not in "fc":
             worst = max(worst, float(np.any(got != ref)))
             continue

@@ -245,11 +245,20 @@ def test_the_hint_names_a_mode_the_device_can_run() -> None:
     assert keep_f32_hint("910B2", True) == "--precision-mode must_keep_origin_dtype keeps the model's f32"
 
 
-@pytest.mark.parametrize("path", ["interpret", "host-driven"])
-def test_a_path_without_a_pipeline_runs_the_graph_as_written(path: str) -> None:
+def test_the_interpreter_runs_the_graph_as_written() -> None:
     x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
-    run = run_path(path, x, None)  # f32 as written: nothing to flush
+    run = run_path("interpret", x, None)  # f32 as written: nothing to flush
     assert run.f16_underflow == [] and np.all(run.outputs["y"] != 0)
+
+
+@pytest.mark.parametrize("path", ["sink", "host-driven"])
+def test_a_compiled_path_computes_in_the_devices_mode_by_default(path: str) -> None:
+    """A host-driven run is compiled like a static graph: with no mode given it
+    takes the device's (force_fp16 on the 910B2), and flushes alike."""
+    x = np.random.default_rng(1).uniform(0.5, 2.0, N).astype(np.float32)
+    run = run_path(path, x, None)
+    assert [(loc, count.flushed) for loc, count in run.f16_underflow] == [("tiny.mlir:4:8", N)]
+    assert np.all(run.outputs["y"] == 0)
 
 
 def test_geir_interpret_carries_the_counts(tiny_model: Module) -> None:

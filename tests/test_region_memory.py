@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from geir.backends.emulator import emulate
 from geir.backends.interpreter import Interpreter
-from geir.backends.run_model import task_list_of
+from geir.backends.model_compile import task_list_of
 from geir.backends.task_list import Kernel, Memcpy, TaskList
 from geir.module import Module
 from geir.operation import Operation

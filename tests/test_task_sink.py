@@ -18,7 +18,7 @@ from onnx.reference import ReferenceEvaluator
 from geir.backends.emulator import EmulatorOptions, emulate
 from geir.backends.host_control import HostDriver
 from geir.backends.model_compile import compile_module, plan_pipeline
-from geir.backends.run_model import task_list_of
+from geir.backends.model_compile import task_list_of
 from geir.backends.task_list import Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy, TaskList
 from geir.diagnostics import DiagnosticError
 from geir.onnx_importer import import_onnx

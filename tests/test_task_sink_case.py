@@ -20,7 +20,7 @@ from onnx.reference import ReferenceEvaluator
 from geir.backends.emulator import EmulatorOptions, emulate
 from geir.backends.host_control import HostDriver
 from geir.backends.interpreter import Interpreter, case_branch
-from geir.backends.run_model import task_list_of
+from geir.backends.model_compile import task_list_of
 from geir.backends.task_list import Kernel, LabelGoto, LabelSet, LabelSwitch, StreamActive, TaskList
 from geir.module import Module
 from geir.parser import parse_module

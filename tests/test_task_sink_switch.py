@@ -19,7 +19,7 @@ from onnx.reference import ReferenceEvaluator
 
 from geir.backends.emulator import EmulatorOptions, emulate
 from geir.backends.interpreter import Interpreter
-from geir.backends.run_model import task_list_of
+from geir.backends.model_compile import task_list_of
 from geir.backends.task_list import Kernel, StreamActive, StreamSwitch, TaskList
 from geir.diagnostics import DiagnosticError
 from geir.module import Module

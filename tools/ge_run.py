@@ -179,7 +179,8 @@ def _scenario_or_sweep(module, args: argparse.Namespace, settings) -> int | None
         if args.host_timed:
             from geir.diagnostics import error
             raise error("--host-timed applies to one run; --sweep prints the makespan per swept value")
-        from geir.backends.run_model import compile_for_run, task_list_of
+        from geir.backends.model_compile import task_list_of
+        from geir.backends.run_model import compile_for_run
         from geir.tools.ge_run_sweep import run_sweep
         compiled = compile_for_run(module, settings, compare=False)
         for d in compiled.warnings if compiled is not None else ():

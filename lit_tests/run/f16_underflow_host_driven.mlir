@@ -1,10 +1,12 @@
-// A graph with a data-dependent size runs as host-driven launches, the graph
-// as written: given --precision-mode it computes in f16 (the precision-mode
-// pass alone), and the op whose f16 result flushes values that are not zero in
-// f32 gets the same warning, at the op, as in the task sink.
+// A graph with a data-dependent size runs as host-driven launches in the
+// device's precision mode, as a static graph does (force_fp16 by default on the
+// 910B2, or as --precision-mode says): the op whose f16 result flushes values
+// that are not zero in f32 gets the same warning, at the op, as in the task
+// sink; must_keep_origin_dtype keeps the graph's f32 and warns of nothing.
 // RUN: ge-run %s --precision-mode force_fp16 2>&1 | filecheck %s --check-prefix=F16
+// RUN: ge-run %s 2>&1 | filecheck %s --check-prefix=F16
 // RUN: ge-run %s --precision-mode force_fp16 2>&1 | grep -c warning | filecheck %s --check-prefix=ONE
-// RUN: ge-run %s 2>&1 | filecheck %s --check-prefix=F32
+// RUN: ge-run %s --precision-mode must_keep_origin_dtype 2>&1 | filecheck %s --check-prefix=F32
 // ONE: {{^}}1{{$}}
 // F16: {{^}}{{.*}}f16_underflow_host_driven.mlir:[[# @LINE + 13]]:13: warning: 'ge.mul' op: {{[0-9]+}} of its {{[0-9]+}} value(s) not zero in f32 are flushed to zero in f16 ({{[0-9.]+}}%; f16's smallest value is 6.0e-08): under --precision-mode force_fp16 the model computes in f16; --precision-mode must_keep_origin_dtype keeps the model's f32
 // F16-NEXT: %tiny = ge.mul %small, %c
