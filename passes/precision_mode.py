@@ -17,7 +17,9 @@ https://www.hiascend.com/doc_center/source/zh/canncommercial/62RC1/inferapplicat
   has no f32, which keep f16.
 
 Only AICore ops change type: ops on AICPU, DVPP or HCCL keep their types, as
-the precision mode selects among AICore kernels. Integer and bool tensors are
+the precision mode selects among AICore kernels. The ops of a graph's own block
+change; those inside control-flow regions keep their types (retyping a body
+without its carried edges would cast at every trip). Integer and bool tensors are
 untouched; an operand or result whose ONNX type is fixed (``Resize``'s
 ``scales`` is ``tensor(float)``) or whose type variable has no f16 (the
 statistics of ``LayerNormalization``) keeps its type, and an op whose type
