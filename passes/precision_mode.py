@@ -17,9 +17,11 @@ https://www.hiascend.com/doc_center/source/zh/canncommercial/62RC1/inferapplicat
   has no f32, which keep f16.
 
 Only AICore ops change type: ops on AICPU, DVPP or HCCL keep their types, as
-the precision mode selects among AICore kernels. The ops of a graph's own block
-change; those inside control-flow regions keep their types (retyping a body
-without its carried edges would cast at every trip). Integer and bool tensors are
+the precision mode selects among AICore kernels. Under ``force_fp16`` and
+``force_fp32`` the ops inside an if's, a case's or a loop's regions change too,
+with the op's edges (its results, a loop's carried values), as GE compiles a
+subgraph under the same mode; under the other modes, and in ``ge.scan``'s body,
+a region's ops keep their types. Integer and bool tensors are
 untouched; an operand or result whose ONNX type is fixed (``Resize``'s
 ``scales`` is ``tensor(float)``) or whose type variable has no f16 (the
 statistics of ``LayerNormalization``) keeps its type, and an op whose type
@@ -221,14 +223,33 @@ class PrecisionMode(ModulePass):
         cube_fp32 = profile.cube_fp32
         errors: list[Diagnostic] = []
         flushed: list[tuple[Operation, Underflow]] = []
+        source, target = (F16, F32) if mode == "force_fp32" else (F32, F16)
+        # each op's operand types as written: what an op the mode leaves alone reads
+        written = {op: [v.type for v in op.operands] for op in module.walk()}
         for graph in module.graphs():
-            block = graph.regions[0].blocks[0]
-            if mode == "must_keep_origin_dtype":
-                errors += _unsupported_f32_cube(block, profile)
-                continue
-            changes = self._decide(block, mode, cube_fp32, profile.soc)
-            if changes:
-                flushed += _rewrite(module, block, changes)
+            # a block and the types its terminator yields (None: as written); the
+            # regions of an if, a case or a loop whose edges change follow their
+            # op's block, on an explicit stack
+            pending: list[tuple[Block, list[Type] | None]] = [(graph.regions[0].blocks[0], None)]
+            made: dict[tuple[int, Type], Value] = {}
+            while pending:
+                block, yields = pending.pop()
+                if mode == "must_keep_origin_dtype":
+                    errors += _unsupported_f32_cube(block, profile)
+                    continue
+                changes = self._decide(block, mode, cube_fp32, profile.soc)
+                edges = {op: change for op in block.ops if mode in _EDGE_MODES and op.name in _CONTROL_EDGE_OPS
+                         and (change := _control_retype(op, source, target)) is not None}
+                changes.update(edges)
+                if changes or yields is not None:
+                    flushed += _rewrite(module, block, changes, written, yields, made)
+                for op, change in edges.items():
+                    if op.name == "ge.loop":  # the body's carried arguments take the carried values' types
+                        for arg, t in zip(op.regions[0].blocks[0].arguments[2:], change.operand_types[2:]):
+                            arg.type = t
+                    for region in op.regions:
+                        for inner in region.blocks:
+                            pending.append((inner, [_swap(t, source, target) for t in written[inner.last_op]]))
         if errors:
             raise DiagnosticError(errors)
         # An epsilon below f16's smallest value becomes 0 on the host, as GE converts it; a division
@@ -291,6 +312,25 @@ class PrecisionMode(ModulePass):
             and running[father].element_type is F16  # type: ignore[union-attr]
 
 
+#: the control ops whose edges a mode that retypes every op retypes with their
+#: bodies: an if's and a case's results, a loop's carried values and scan outputs
+#: (GE compiles a subgraph under the same mode); ``ge.scan``'s bodies keep their types
+_CONTROL_EDGE_OPS = ("ge.if", "ge.case", "ge.loop")
+_EDGE_MODES = ("force_fp16", "force_fp32")
+
+
+def _control_retype(op: Operation, source: ElementType, target: ElementType) -> _Retype | None:
+    """``op``'s edges in ``target`` where they were ``source``: its results, and a
+    loop's carried operands (None when nothing changes)."""
+    operand_types = [v.type for v in op.operands]
+    if op.name == "ge.loop":
+        operand_types = operand_types[:2] + [_swap(t, source, target) for t in operand_types[2:]]
+    result_types = [_swap(r.type, source, target) for r in op.results]
+    if operand_types == [v.type for v in op.operands] and result_types == [r.type for r in op.results]:
+        return None
+    return _Retype(operand_types, result_types, dict(op.attributes))
+
+
 def _unsupported_f32_cube(block: Block, profile: DeviceProfile) -> list[Diagnostic]:
     """must_keep_origin_dtype: an f32 cube op where the cube of ``profile`` has no f32."""
     if profile.cube_fp32:
@@ -305,24 +345,35 @@ def _unsupported_f32_cube(block: Block, profile: DeviceProfile) -> list[Diagnost
             if op.name in FLOAT_CUBE_OPS and _has_float(op, F32) and _is_aicore(op, profile.soc)]
 
 
-def _rewrite(module: Module, block: Block, changes: dict[Operation, _Retype]) -> list[tuple[Operation, Underflow]]:
+def _rewrite(module: Module, block: Block, changes: dict[Operation, _Retype], written: dict[Operation, list[Type]],
+             yields: list[Type] | None = None,
+             made: dict[tuple[int, Type], Value] | None = None) -> list[tuple[Operation, Underflow]]:
     """Apply ``changes`` to ``block`` and convert every value where a reader
-    needs it in another type; the constants whose conversion to f16 flushed
+    needs it in another type (``yields``: what the block's terminator yields,
+    when its op's edges changed); the constants whose conversion to f16 flushed
     values to zero, each with what it flushed."""
     # What each reader of the block needs: the new types of a changed op, the
-    # types as written for every other op (nested regions included).
+    # types as written (``written``) for every other op, nested regions included
+    # unless their op's edges change (their blocks are rewritten in turn).
     needs: list[tuple[Operation, list[Type]]] = []
     for op in block.ops:
         change = changes.get(op)
-        needs.append((op, change.operand_types if change else [v.type for v in op.operands]))
+        if change:
+            needs.append((op, change.operand_types))
+        elif yields is not None and op is block.last_op:
+            needs.append((op, yields))
+        else:
+            needs.append((op, written.get(op, [v.type for v in op.operands])))
+        if op.name in _CONTROL_EDGE_OPS and change is not None:
+            continue
         for region in op.regions:
             for inner in region.walk():
-                needs.append((inner, [v.type for v in inner.operands]))
+                needs.append((inner, written.get(inner, [v.type for v in inner.operands])))
     for op, change in changes.items():
         for r, t in zip(op.results, change.result_types):
             r.type = t
         op.attributes = change.attributes
-    converter = _Converter(module, block)
+    converter = _Converter(module, block, made)
     for op, wanted in needs:
         for k, (v, t) in enumerate(zip(list(op.operands), wanted)):
             if v.type is not t:
@@ -342,11 +393,13 @@ class _Converter:
     """One conversion of a value to a type, made once and placed right after
     the value is defined: a ``ge.cast``, or a converted constant."""
 
-    def __init__(self, module: Module, block: Block) -> None:
+    def __init__(self, module: Module, block: Block, made: dict[tuple[int, Type], Value] | None = None) -> None:
         self.module = module
         self.block = block
         self.rewriter = Rewriter()
-        self.made: dict[tuple[int, Type], Value] = {}
+        #: the conversions made so far; shared with the converters of enclosing blocks,
+        #: whose casts dominate a region's reads
+        self.made: dict[tuple[int, Type], Value] = made if made is not None else {}
         self.replaced_constants: list[Operation] = []
         #: the converted constants that lost values to f16, with what they lost
         self.flushed: list[tuple[Operation, Underflow]] = []
@@ -366,7 +419,13 @@ class _Converter:
         assert isinstance(to, TensorType)
         if isinstance(value, OpResult) and value.op.name in CONSTANT_OPS:
             return self._constant(value.op, to)
-        if isinstance(value, BlockArgument):
+        if isinstance(value, BlockArgument) and value.block is not self.block:
+            # an enclosing block's argument a region reads: cast once, where it is defined
+            first = next(iter(value.block.ops), None)
+            self.rewriter.set_insertion_point(InsertionPoint.before(first) if first is not None
+                                              else InsertionPoint.at_end(value.block))
+            location = value.location
+        elif isinstance(value, BlockArgument):
             if self.after_args is not None:
                 self.rewriter.set_insertion_point(InsertionPoint.after(self.after_args))
             elif self.first is not None:
@@ -379,7 +438,7 @@ class _Converter:
             self.rewriter.set_insertion_point(InsertionPoint.after(value.op))
             location = value.op.location
         cast = self.rewriter.create("ge.cast", [value], [to], {"to": TypeAttr(to.element_type)}, location=location)
-        if isinstance(value, BlockArgument):
+        if isinstance(value, BlockArgument) and value.block is self.block:
             self.after_args = cast
         if value.name_hint:
             cast.results[0].name_hint = f"{value.name_hint}_{to.element_type}"

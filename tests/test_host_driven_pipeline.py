@@ -125,25 +125,25 @@ def test_segments_compute_in_the_types_the_whole_graph_was_given(branches: int, 
 
 
 def test_the_precision_mode_retypes_the_graph_once_not_each_segment_again() -> None:
-    """What the graph-wide precision pass leaves in f32 (an If's branch here:
-    x * 30000 + 40000, past f16's 65504) stays f32 in its launch, as the
+    """What the graph-wide precision pass leaves in f32 (a Scan's body here:
+    x * 30000 + 40000, past f16's 65504) stays f32 in its launches, as the
     interpreter computes the same retyped graph: a second pass per segment
     would overflow it."""
     import geir
-    then = helper.make_graph(
-        [helper.make_node("Mul", ["x", "big"], ["xb"]), helper.make_node("Add", ["xb", "big2"], ["t"])], "then", [],
-        [helper.make_tensor_value_info("t", F, [4, 8])],
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["row", "big"], ["xb"]), helper.make_node("Add", ["xb", "big2"], ["t"]),
+         helper.make_node("Identity", ["s_in"], ["s_out"])], "body",
+        [helper.make_tensor_value_info("s_in", F, [8]), helper.make_tensor_value_info("row", F, [8])],
+        [helper.make_tensor_value_info("s_out", F, [8]), helper.make_tensor_value_info("t", F, [8])],
         [numpy_helper.from_array(np.array(30000, np.float32), "big"),
          numpy_helper.from_array(np.array(40000, np.float32), "big2")])
-    other = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
-                              [helper.make_tensor_value_info("e", F, [4, 8])])
     graph = helper.make_graph(
-        [helper.make_node("If", ["flag"], ["y"], then_branch=then, else_branch=other),
-         helper.make_node("NonZero", ["x"], ["nz"])], "branch_then_nonzero",
-        [helper.make_tensor_value_info("flag", TensorProto.BOOL, []), helper.make_tensor_value_info("x", F, [4, 8])],
+        [helper.make_node("Scan", ["s", "x"], ["s_last", "y"], body=body, num_scan_inputs=1),
+         helper.make_node("NonZero", ["x"], ["nz"])], "scan_then_nonzero",
+        [helper.make_tensor_value_info("s", F, [8]), helper.make_tensor_value_info("x", F, [4, 8])],
         [helper.make_tensor_value_info("y", F, [4, 8]), helper.make_tensor_value_info("nz", TensorProto.INT64, [2, "n"])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    feeds = {"flag": np.array(True), "x": np.random.default_rng(0).uniform(1, 2, (4, 8)).astype(np.float32)}
+    feeds = {"s": np.zeros(8, np.float32), "x": np.random.default_rng(0).uniform(1, 2, (4, 8)).astype(np.float32)}
     settings = RunSettings(inputs=feeds, compare=False)
     report = run_prepared(prepare(import_onnx(model), settings), settings)
     interpreted = geir.interpret(import_onnx(model), feeds, precision_mode="force_fp16")

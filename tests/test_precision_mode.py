@@ -305,3 +305,53 @@ def test_constants_saturate_to_f16_as_ge_converts_them(values: list[float]) -> N
     assert np.array_equal(out[~inside], np.copysign(largest, data[~inside]).astype(np.float16))
     # other targets are a plain cast
     assert converted_constant(data[np.isfinite(data)], np.float32).dtype == np.float32
+
+
+def if_loop(unary: str, size: int) -> onnx.ModelProto:
+    """``If`` (``unary`` of x, or -x) feeding a ``Loop`` that adds x to its carried value each trip."""
+    vec = [size]
+    then = helper.make_graph([helper.make_node(unary, ["x"], ["t"])], "then", [],
+                             [helper.make_tensor_value_info("t", TensorProto.FLOAT, vec)])
+    other = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                              [helper.make_tensor_value_info("e", TensorProto.FLOAT, vec)])
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "x"], ["acc_out"]), helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, vec)],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, vec)])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["flag"], ["picked"], then_branch=then, else_branch=other),
+         helper.make_node("Loop", ["trips", "go", "picked"], ["y"], body=body)], "if_loop",
+        [helper.make_tensor_value_info("flag", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("trips", TensorProto.INT64, []),
+         helper.make_tensor_value_info("go", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, vec)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, vec)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@settings(max_examples=10, deadline=None)
+@given(unary=st.sampled_from(["Relu", "Sigmoid", "Exp", "Neg"]), size=st.integers(1, 40), trips=st.integers(0, 5),
+       flag=st.booleans(), seed=st.integers(0, 2**16))
+def test_force_fp16_runs_branches_and_bodies_in_f16_and_casts_only_outside(unary: str, size: int, trips: int,
+                                                                          flag: bool, seed: int) -> None:
+    """Under force_fp16 an if's branches and a loop's body compute in f16 with
+    the op's edges, no region holds a cast (nothing is cast per trip), the
+    module verifies, and the result is onnx.reference's to f16's precision."""
+    model = if_loop(unary, size)
+    module = import_onnx(model)
+    PrecisionMode("force_fp16", "910B2").run(module, PassContext())
+    verify(module)
+    for op in module.walk():
+        if op.name in ("ge.if", "ge.loop"):
+            inner = [o for region in op.regions for o in region.walk()]
+            assert not any(o.name == "ge.cast" for o in inner)
+            assert all(r.type.element_type is F16 for o in inner for r in o.results
+                       if isinstance(r.type, TensorType) and r.type.element_type in (F16, F32))
+    feeds = {"flag": np.array(flag), "trips": np.array(trips, np.int64), "go": np.array(True),
+             "x": np.random.default_rng(seed).uniform(-1, 1, size).astype(np.float32)}
+    (expected,) = ReferenceEvaluator(model).run(None, feeds)
+    (got,) = interpret(module, feeds).values()
+    np.testing.assert_allclose(got, expected, rtol=1e-2, atol=1e-2)

@@ -15,7 +15,7 @@
 // relu(x) + 3x = [4, -6, 12, -12]: mean -0.5
 // CHECK: y: float32[4] mean=-0.5
 
-// HOST: sink vs host    one task list (host mode) {{[0-9.]+}} us, {{[0-9]+}} launch(es), 0 host round trips; host-driven {{[0-9.]+}} us ({{[0-9]+}} host launches included), 4 launches, 4 host round trips
+// HOST: sink vs host    one task list (host mode) {{[0-9.]+}} us, {{[0-9]+}} launch(es), 0 host round trips; host-driven {{[0-9.]+}} us ({{[0-9]+}} host launches included), {{[0-9]+}} launches, 4 host round trips
 
 // JSON: "sink_vs_host": {
 // JSON: "host_round_trips": 0
