@@ -5,6 +5,13 @@
 // cast per trip. Under the other modes a region's ops keep their types.
 // RUN: ge-opt %s --precision-mode='mode=force_fp16' | filecheck %s --check-prefix=FP16
 // RUN: ge-opt %s --precision-mode='mode=allow_fp32_to_fp16' | filecheck %s --check-prefix=CUBE
+// The same graph in f16 under force_fp32: the same edges, widened.
+// RUN: sed -e 's/f32/f16/g' %s | ge-opt - --precision-mode='mode=force_fp32' | filecheck %s --check-prefix=FP32
+// FP32:      %r = ge.relu %x_f32 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// FP32:      ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<4x8xf32>):
+// FP32-NEXT:   %w = ge.add %v, %x_f32 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// FP32:      }) : (tensor<i64>, tensor<i1>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// FP32-NEXT: %y_f16 = ge.cast %y {to = f16} : (tensor<4x8xf32>) -> tensor<4x8xf16>
 // FP16:      %x_f16 = ge.cast %x {to = f16} : (tensor<4x8xf32>) -> tensor<4x8xf16>
 // FP16:      %a = ge.if %p ({
 // FP16-NEXT:   %r = ge.relu %x_f16 : (tensor<4x8xf16>) -> tensor<4x8xf16>
