@@ -176,6 +176,7 @@ class HostDriver(Interpreter):
         arrays = [env[v] for v in inputs]
         key = (id(ops[0]), len(ops), *((None if a is None else (np.shape(a), np.asarray(a).dtype.str))
                                        for a in arrays), None if result_shapes is None else tuple(result_shapes))
+        known = known_shape(ops)
         task_list = self._lowered.get(key)
         if task_list is None:
             specialized = None
@@ -183,7 +184,8 @@ class HostDriver(Interpreter):
                 split, specialized = self._first_data_dependent(ops, env)
                 if split is not None:
                     return split
-            task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs, result_shapes, specialized)
+            task_list = self._lowered[key] = self._lower(ops, inputs, arrays, outputs, result_shapes, specialized,
+                                                         known)
         from geir.backends.emulator import emulate
         feeds = {f"in{i}": np.asarray(a) for i, a in enumerate(a for a in arrays if a is not None)}
         result = emulate(task_list, feeds, self.options)
@@ -199,7 +201,7 @@ class HostDriver(Interpreter):
         self.launches.append(Launch(task_list.name, at,
                                     sum(len(s.tasks) for s in task_list.streams),
                                     float(report.get("makespan_us", 0.0)), findings,
-                                    sum(1 for s in task_list.streams if s.tasks), known_shape(ops)))
+                                    sum(1 for s in task_list.streams if s.tasks), known))
         if result.outputs is None:
             from geir.diagnostics import Diagnostic, DiagnosticError, op_position
             raise DiagnosticError(Diagnostic("error", f"segment {task_list.name} gave no outputs "
@@ -270,10 +272,12 @@ class HostDriver(Interpreter):
         return graph, scratch, clones
 
     def _lower(self, ops: list[Operation], inputs: list[Value], arrays: list[Any], outputs: list[Value],
-               result_shapes: list[tuple[int, ...]] | None = None, specialized: _Specialized | None = None) -> Any:
+               result_shapes: list[tuple[int, ...]] | None = None, specialized: _Specialized | None = None,
+               known: bool = False) -> Any:
         """The task list of ``ops`` as a graph with ``inputs`` bound to the shapes
         of ``arrays`` (and, for one data-dependent op, its results to ``result_shapes``);
-        ``specialized``: that graph already built (by :meth:`_first_data_dependent`)."""
+        ``specialized``: that graph already built (by :meth:`_first_data_dependent`);
+        ``known``: the graph fixes the ops' shapes (:func:`known_shape`)."""
         from geir.backends.rt_module import task_list_from_model
         from geir.passes.lower_to_tasks import lower_graph
         from geir.passes.reuse_memory import plan_graph, write_plan
@@ -291,7 +295,7 @@ class HostDriver(Interpreter):
             ftype = graph.attributes["function_type"].value  # type: ignore[union-attr]
             graph.attributes["function_type"] = TypeAttr(FunctionType(ftype.inputs, [v.type for v in ret.operands]))  # type: ignore[union-attr]
         verify_op(graph)
-        if self.passes is not None and known_shape(ops):
+        if self.passes is not None and known:
             from geir.backends.model_compile import compile_module, task_list_of
             scratch.body.append(graph)
             compiled = compile_module(scratch, self.passes)

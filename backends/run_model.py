@@ -300,13 +300,13 @@ def _compare_with_host_driven(report: RunReport, module: Module, settings: RunSe
         # in host mode each launch's makespan already holds the host's per-task launches
         launch_us = (float(load_profile(settings.device, list(settings.device_params))["host_launch_us"])
                      if settings.mode == "sink" else 0.0)
-        tasks = sum(launch.host_launches for launch in driver.launches)
+        host_launches = sum(launch.host_launches for launch in driver.launches)
         device_us = sum(launch.makespan_us for launch in driver.launches)
         diff = max((float(np.max(np.abs(np.asarray(outputs[k], np.float64) - np.asarray(v, np.float64)),
                                  initial=0.0)) for k, v in report.outputs.items() if k in outputs), default=0.0)
-        host = {"time_us": round(device_us + tasks * launch_us, 3), "device_time_us": round(device_us, 3),
-                "host_launch_us": round(tasks * launch_us, 3), "launches": len(driver.launches),
-                "host_launches": tasks, "host_round_trips": driver.round_trips, "outputs_max_abs_diff": diff}
+        host = {"time_us": round(device_us + host_launches * launch_us, 3), "device_time_us": round(device_us, 3),
+                "host_launch_us": round(host_launches * launch_us, 3), "launches": len(driver.launches),
+                "host_launches": host_launches, "host_round_trips": driver.round_trips, "outputs_max_abs_diff": diff}
     fields["sink_vs_host"] = {"sink": sink, "host": host, "why_no_host": why}
     what = "task sink" if settings.mode == "sink" else "one task list (host mode)"
     if host is not None:
@@ -692,12 +692,11 @@ class SegmentPlan:
         (None without one) and the passes' warnings."""
         if not self.graph_passes:
             return None, []
-        from geir.passes.pass_manager import PassManager
+        from geir.backends.model_compile import compile_module
         from geir.passes.precision_mode import resolve_mode
-        ctx = PassManager(list(self.graph_passes), allow_unregistered=allow_unregistered).run(module)
         last = self.graph_passes[-1]
         return (resolve_mode(last.precision_mode, last.device),
-                [d for d in ctx.diagnostics if d.severity == "warning"])
+                compile_module(module, self.graph_passes, allow_unregistered).warnings)
 
 
 @contextlib.contextmanager
@@ -730,18 +729,16 @@ def _computes_in_f32(module: Module) -> bool:
 
 
 def _apply_precision_mode(module: Module, settings: RunSettings) -> tuple[str | None, list[Diagnostic]]:
-    """Run the ``precision-mode`` pass alone on a graph that runs without a
-    pipeline (interpreted, host-driven) when a precision mode is asked for,
-    so it computes in the types that mode gives; the mode (or None) and the
-    pass's warnings."""
+    """Run the ``precision-mode`` pass alone on a graph the interpreter runs
+    when a precision mode is asked for, so it computes in the types that mode
+    gives; the mode (or None) and the pass's warnings."""
     if settings.precision_mode is None or not any(op.name == "ge.graph" for op in module.body.ops):
         return None, []
     _require_precision_mode_pass()
-    from geir.passes.pass_manager import PassManager
+    from geir.backends.model_compile import compile_module
     from geir.passes.precision_mode import PrecisionMode
-    ctx = PassManager([PrecisionMode(settings.precision_mode, settings.device)],
-                      allow_unregistered=settings.allow_unregistered).run(module)
-    return settings.precision_mode, [d for d in ctx.diagnostics if d.severity == "warning"]
+    return settings.precision_mode, compile_module(module, [PrecisionMode(settings.precision_mode, settings.device)],
+                                                   settings.allow_unregistered).warnings
 
 
 @attrs.define
