@@ -302,10 +302,22 @@ def _str_attribute(attributes: dict[str, Any] | None, name: str, default: str) -
     return text if isinstance(text, str) else default
 
 
+#: a FRACTAL_NZ fractal: 16 rows of 32 bytes (16 x 16 for f16; C0 = 32 bytes per element size)
+NZ_FRACTAL_ROWS, NZ_FRACTAL_BYTES = 16, 32
+
+
 def _layout_bytes(ref: TensorRef, layout: str, c0: int) -> float:
-    """Bytes ``ref`` takes in ``layout``: its own in NCHW; in NC1HWC0 (NC1HWC0_C04) its
-    channels padded to whole blocks of ``c0`` (4)."""
-    if layout == "NCHW" or len(ref.shape) != 4:
+    """Bytes ``ref`` takes in ``layout``: its own in NCHW and ND; in NC1HWC0 (NC1HWC0_C04) its
+    channels padded to whole blocks of ``c0`` (4); in FRACTAL_NZ its last two dims padded
+    to whole fractals of 16 rows by 32 bytes (16 f16 columns)."""
+    if layout == "FRACTAL_NZ" and len(ref.shape) >= 2:
+        rows, cols = ref.shape[-2], ref.shape[-1]
+        width = max(1, NZ_FRACTAL_BYTES // max(1, element_bytes(ref.dtype)))
+        if rows <= 0 or cols <= 0:
+            return 0.0
+        return float(ref.nbytes) / (rows * cols) * (-(-rows // NZ_FRACTAL_ROWS) * NZ_FRACTAL_ROWS) \
+            * (-(-cols // width) * width)
+    if layout in ("NCHW", "ND") or len(ref.shape) not in (3, 4):
         return float(ref.nbytes)
     block = C04 if layout == "NC1HWC0_C04" else c0
     channels = ref.shape[1]

@@ -169,6 +169,10 @@ class DeviceProfile:
     #: whether the cube unit computes in f32 (top-level ``cube_fp32``): without
     #: it an f32 matrix op cannot keep its type
     cube_fp32: bool = True
+    #: whether the cube loads ND matrices itself (top-level ``cube_nd_operands``):
+    #: without it a MatMul whose operands are not whole 16 x 16 fractals takes
+    #: FRACTAL_NZ operands, converted by TransData
+    cube_nd_operands: bool = True
     #: whether a kernel starts on the free cores when fewer than its block dim are
     #: free (top-level ``block_dispatch``: a GPU's block scheduler), instead of
     #: waiting for all of them
@@ -303,15 +307,12 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
     mode = _top_level(data, "default_precision_mode", _ATC_DEFAULT_PRECISION_MODE, where)
     if mode not in PRECISION_MODES:
         raise _error(f"{where}: 'default_precision_mode' must be one of {', '.join(PRECISION_MODES)}, got {mode!r}")
-    cube_fp32 = _top_level(data, "cube_fp32", True, where)
-    if not isinstance(cube_fp32, bool):
-        raise _error(f"{where}: 'cube_fp32' must be true or false, got {cube_fp32!r}")
-    block_dispatch = _top_level(data, "block_dispatch", False, where)
-    if not isinstance(block_dispatch, bool):
-        raise _error(f"{where}: 'block_dispatch' must be true or false, got {block_dispatch!r}")
+    cube_fp32 = _top_level_flag(data, "cube_fp32", True, where)
+    cube_nd_operands = _top_level_flag(data, "cube_nd_operands", True, where)
+    block_dispatch = _top_level_flag(data, "block_dispatch", False, where)
     profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
                             str(data.get("description", "")), values, sources, frozenset(assumed), path,
-                            mode, cube_fp32, block_dispatch, frozenset(fitted),
+                            mode, cube_fp32, cube_nd_operands, block_dispatch, frozenset(fitted),
                             _calibration(data.get("calibration"), where))
     for key, entry in (data.get("derived") or {}).items():
         computed = profile.derived().get(key)
@@ -350,6 +351,14 @@ def _top_level(data: dict[str, Any], key: str, default: Any, where: str) -> Any:
     if not isinstance(entry, dict) or "value" not in entry or not (entry.get("source") or entry.get("reason")):
         raise _error(f"{where}: '{key}' must be an object with a 'value' and a 'source'")
     return entry["value"]
+
+
+def _top_level_flag(data: dict[str, Any], key: str, default: bool, where: str) -> bool:
+    """A top-level true/false entry's value (``default`` when absent)."""
+    value = _top_level(data, key, default, where)
+    if not isinstance(value, bool):
+        raise _error(f"{where}: '{key}' must be true or false, got {value!r}")
+    return value
 
 
 def _coerce(key: str, raw: Any, where: str) -> Any:

@@ -13,7 +13,10 @@ compiled with ``ge-default`` on the device — its default precision mode
 (``force_fp16`` on the 310P3, as ATC), GE's default stream allocation
 (``--strategy``), ATC's ``--enable_small_channel`` where the row's notes say
 the vendor compiled with it and static AIPP (``--insert_op_conf``, the
-configurations in ``bench/aipp/``) where they say the model took uint8 images —
+configurations in ``bench/aipp/``) where they say the model took uint8 images,
+and the vendor's graph edits that change the work where they name them
+(``bench/vendor_edits.py``: a ViT's tokens padded to whole 16-row fractals, a
+ViT's batch and tokens merged into its MatMuls' rows) —
 lowered and emulated in sink mode, one launch, after a run of the same
 model (``warm_l2``: ais_bench runs one warm-up inference before the timed ones
 by default, so a model whose weights and activations fit in L2 finds its
@@ -58,6 +61,10 @@ from typing import Callable, Iterable, Sequence, TextIO
 import attrs
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import onnx  # noqa: E402
+from vendor_edits import apply_edits, vendor_edits  # noqa: E402
 
 import geir  # noqa: E402
 from geir.backends.task_list import TaskList  # noqa: E402
@@ -68,8 +75,9 @@ _DATA_CANDIDATES = (os.environ.get("GEIR_CALIBRATION_DIR", ""),
                                  "calibration"))
 
 
-#: what a compiled task list depends on: model, batch, sequence, small channel, AIPP configuration
-RowKey = tuple[str, int, "int | None", bool, str]
+#: what a compiled task list depends on: model, batch, sequence, small channel, AIPP
+#: configuration, the vendor's graph edits
+RowKey = tuple[str, int, "int | None", bool, str, tuple[str, ...]]
 
 
 @attrs.frozen
@@ -86,11 +94,13 @@ class Row:
     small_channel: bool = False
     #: the AIPP configuration ATC ran with (--insert_op_conf), "" without AIPP
     aipp: str = ""
+    #: the graph edits the vendor made before ATC that change the work (:mod:`vendor_edits`)
+    edits: tuple[str, ...] = ()
 
     @property
     def key(self) -> RowKey:
         """What a compiled task list depends on."""
-        return (self.model, self.batch, self.seq, self.small_channel, self.aipp)
+        return (self.model, self.batch, self.seq, self.small_channel, self.aipp, self.edits)
 
 
 @attrs.frozen
@@ -133,7 +143,7 @@ def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
                 continue
             rows.append(Row(name, int(r["batch"]), int(r["seq"]) if r["seq"] else None, float(r["ms_per_execution"]),
                             r["source_path"], r["notes"].startswith("DUPLICATE"), _small_channel(r["notes"]),
-                            _aipp(r["notes"])))
+                            _aipp(r["notes"]), vendor_edits(_own_notes(r["notes"]))))
     return rows
 
 
@@ -191,7 +201,10 @@ def compile_row(data: str, row: Row, device: str, strategy: str) -> TaskList:
     """The task list of ``row``'s model at its batch and sequence: imported timing-only,
     compiled with ge-default on ``device`` with ``strategy``, lowered."""
     path = os.path.join(data, "models", row.model)
-    module = geir.import_onnx(path, input_shapes=_input_shapes(path, row.batch, row.seq))
+    source: "str | onnx.ModelProto" = path
+    if row.edits:
+        source = apply_edits(onnx.load(path, load_external_data=False), row.edits, row.batch)
+    module = geir.import_onnx(source, input_shapes=_input_shapes(path, row.batch, row.seq))
     small = " enable-small-channel=true" if row.small_channel else ""
     aipp = f" insert-op-conf={row.aipp}" if row.aipp else ""
     # verified once, after the pipeline: after each of its passes, that was a third of

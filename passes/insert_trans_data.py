@@ -22,10 +22,31 @@ before the flatten that feeds a classifier. This pass inserts those nodes as
   input needs no TransData.
 * A TransData into a layout read only by ``small_channel`` convolutions
   writes ``NC1HWC0_C04`` (four channels a block).
+* On a device whose cube cannot load ND matrices itself (the profile's
+  ``cube_nd_operands`` false: the 310P and the 910A, whose platform configs
+  lack ``Intrinsic_fix_pipe_l0c2out``), a MatMul, BatchMatMul or Gemm takes its
+  activations and writes its result in ``FRACTAL_NZ`` (16-row fractals, the
+  last two dims padded to whole fractals) unless CANN's ``op_select_format``
+  offers ND for it: f16 matrices whose last two dims are all multiples of 16,
+  or a GEMV (M = 1, K a multiple of 256, N of 16); int8 always takes NZ
+  (``base_op_select_format`` of ``mat_mul.py`` and ``batch_matmul_v2.py``).
+  An NZ value stays NZ into the ops that offer that format for it: unary
+  elementwise ops, binary ones whose other operand has the same last two dims,
+  is a scalar or a bias of a 16-aligned last dim (``add.py``), a softmax over
+  the last axis (``softmax_v2.py``: any alignment on the 310P), a layer norm
+  over the last axis of 16-aligned rows narrower than 4096 (``layer_norm.py``),
+  and further MatMuls. Everything else reads ND, through a TransData.
+  Formats are decided op by op in program order, as a value's producer left
+  it; FE's heavy-format propagation may also move a producer into NZ, which is
+  not followed (a TransData that FE would spare is counted).
 
-Each value is converted once per layout, however many ops read it. Only 4-D
-tensors of a graph's top-level block are converted (weights are converted by
-ATC offline; a control-flow body keeps its layout). The values do not change:
+A 1-D convolution's (N, C, W) operand is 5-D too: the cube runs it as a 2-D
+convolution over (N, C, 1, W), as ATC compiles a Conv1d.
+
+Each value is converted once per layout, however many ops read it. Only
+activations of a graph's top-level block are converted: 4-D and 3-D feature
+maps, and matrices for FRACTAL_NZ (weights are converted by ATC offline; a
+control-flow body keeps its layout). The values do not change:
 ``ge.trans_data`` is a layout, not arithmetic; the cost model charges its bytes,
 the 5-D side padded to whole blocks. Remarks say what was inserted
 (``ge-opt -Rpass=insert-trans-data``).
@@ -38,6 +59,7 @@ from collections.abc import Sequence
 import attrs
 
 from geir.attributes import StringAttr
+from geir.backends.device_profile import load_profile
 from geir.constants import CONSTANT_OPS, constant_value
 from geir.dialects.ge_infer import slice_ranges
 from geir.module import Module
@@ -48,13 +70,16 @@ from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.rewriter import InsertionPoint, Rewriter
 from geir.types import TensorType
 
-__all__ = ["InsertTransData", "FIVE_D_OPS", "NCHW", "NC1HWC0", "NC1HWC0_C04"]
+__all__ = ["InsertTransData", "FIVE_D_OPS", "NCHW", "NC1HWC0", "NC1HWC0_C04", "ND", "FRACTAL_NZ"]
 
 NCHW, NC1HWC0, NC1HWC0_C04 = "NCHW", "NC1HWC0", "NC1HWC0_C04"
+ND, FRACTAL_NZ = "ND", "FRACTAL_NZ"
 #: ops that read their first operand and write their result in NC1HWC0
 FIVE_D_OPS = frozenset({"ge.conv2d", "ge.conv_transpose", "ge.max_pool", "ge.avg_pool", "ge.global_avg_pool",
                         "ge.global_max_pool", "ge.lp_pool", "ge.global_lp_pool", "ge.batch_norm", "ge.lrn",
                         "ge.resize", "ge.upsample"})
+#: the 5-D ops that also run a 3-D (N, C, W) operand in NC1HWC0, as (N, C, 1, W)
+ONE_D_CONVOLUTIONS = frozenset({"ge.conv2d", "ge.conv_transpose"})
 #: ops that write NC1HWC0 from an NCHW (or NHWC image) operand themselves
 FIVE_D_SOURCES = frozenset({"ge.aipp"})
 #: ops that keep the layout of their 4-D operands: elementwise arithmetic, whose
@@ -70,12 +95,25 @@ SPATIAL_REDUCTIONS = frozenset({"ge.reduce_mean", "ge.reduce_max", "ge.reduce_mi
 C0_CHANNELS = 16
 #: the layout of an AIPP's result: whichever 5-D layout its reader takes
 AIPP_LAYOUT = "AIPP"
+#: the 5-D layouts (a value in one of them is converted to NCHW where it leaves them)
+FIVE_D_LAYOUTS = frozenset({NC1HWC0, NC1HWC0_C04, AIPP_LAYOUT})
+#: the MatMul family: the ops whose operands CANN's op_select_format puts in FRACTAL_NZ
+NZ_MATMULS = frozenset({"ge.matmul", "ge.batch_matmul", "ge.gemm"})
+#: rows of a FRACTAL_NZ fractal, and the multiple every dim of an ND f16 MatMul must be
+NZ_ROWS = 16
+#: a GEMV's K must be a multiple of this for an ND MatMul (block_reduce x BLOCK_IN)
+GEMV_K = 256
+#: LayerNorm offers FRACTAL_NZ only below this many elements in its reduced axis
+LAYER_NORM_NZ_LIMIT = 4096
+#: the element types whose MatMul may take NZ: f16 (ND only when aligned) and int8 (NZ only)
+NZ_TYPES = frozenset({"f16", "i8", "ui8"})
 
 
 def _is_feature_map(value: Value) -> bool:
-    """A 4-D activation: weights and constants are converted by ATC offline."""
+    """A 4-D activation, or a 3-D one (N, C, W), which the AI core's kernels hold as
+    (N, C, 1, W): weights and constants are converted by ATC offline."""
     t = value.type
-    if not isinstance(t, TensorType) or t.shape is None or len(t.shape) != 4:
+    if not isinstance(t, TensorType) or t.shape is None or len(t.shape) not in (3, 4):
         return False
     owner = value.owner if isinstance(value, OpResult) else None
     return owner is None or owner.name not in CONSTANT_OPS
@@ -98,7 +136,22 @@ def _spatial_reduction(op: Operation) -> bool:
         values = [int(a) for a in array.reshape(-1)]
     else:
         return False
-    return bool(values) and all(a % 4 in (2, 3) for a in values)
+    rank = len(op.operands[0].type.shape)
+    return bool(values) and all(a % rank >= 2 for a in values)
+
+
+def _is_channel_axis(axis: object, value: Value) -> bool:
+    """Whether ``axis`` of ``value`` (N, C, ...) is its channels."""
+    return isinstance(axis, int) and axis % len(value.type.shape) == 1
+
+
+def _five_d_operand(op: Operation) -> bool:
+    """Whether ``op`` reads its first operand in NC1HWC0: a 4-D feature map of a 5-D
+    op, or a 3-D one of a convolution (a 1-D convolution runs as a 2-D one over
+    H = 1, the cube's only convolution layout)."""
+    if op.name not in FIVE_D_OPS or not op.operands or not _is_feature_map(op.operands[0]):
+        return False
+    return len(op.operands[0].type.shape) == 4 or op.name in ONE_D_CONVOLUTIONS
 
 
 def _whole_blocks(values: Sequence[Value]) -> bool:
@@ -110,7 +163,7 @@ def _channel_concat(op: Operation) -> bool:
     """A concat along the channels of inputs that fill whole C0 blocks runs in NC1HWC0."""
     if op.name != "ge.concat" or not op.operands or not all(_is_feature_map(v) for v in op.operands):
         return False
-    if op.get_attr("axis", 0) not in (1, -3):
+    if not _is_channel_axis(op.get_attr("axis", 0), op.operands[0]):
         return False
     return _whole_blocks(op.operands)
 
@@ -139,9 +192,85 @@ def _block_split(op: Operation) -> bool:
     if op.name != "ge.split" or not op.operands or not _is_feature_map(op.operands[0]) \
             or not all(_is_feature_map(r) for r in op.results):
         return False
-    if op.get_attr("axis", 0) not in (1, -3):
+    if not _is_channel_axis(op.get_attr("axis", 0), op.operands[0]):
         return True
     return _whole_blocks(op.results)
+
+
+def _is_matrix(value: Value) -> bool:
+    """An activation of rank 2 or more with a static shape (what a FRACTAL_NZ
+    TransData converts; weights are converted by ATC offline)."""
+    t = value.type
+    if not isinstance(t, TensorType) or t.shape is None or len(t.shape) < 2 \
+            or not all(isinstance(d, int) for d in t.shape):
+        return False
+    owner = value.owner if isinstance(value, OpResult) else None
+    return owner is None or owner.name not in CONSTANT_OPS
+
+
+def _takes_nz(op: Operation) -> bool:
+    """A MatMul-family op whose operands CANN's op_select_format on a chip without an
+    ND load path offers only in FRACTAL_NZ: f16 unless both matrices' last two dims
+    are multiples of 16 or it is a GEMV, and int8 always (``check_support_nd`` and
+    ``check_support_gemv`` of ``batch_matmul_v2.py``)."""
+    if len(op.operands) < 2:
+        return False
+    a, b = op.operands[0].type, op.operands[1].type
+    if not all(isinstance(t, TensorType) and t.shape is not None and len(t.shape) >= 2
+               and all(isinstance(d, int) for d in t.shape[-2:]) for t in (a, b)):
+        return False
+    dtype = str(a.element_type)
+    if dtype not in NZ_TYPES:
+        return False
+    if dtype != "f16":
+        return True
+    if all(d % NZ_ROWS == 0 for d in (*a.shape[-2:], *b.shape[-2:])):
+        return False
+    m, k = a.shape[-2], a.shape[-1]
+    n = b.shape[-2] if op.get_attr("transB", 0) else b.shape[-1]
+    return not (m == 1 and k % GEMV_K == 0 and n % NZ_ROWS == 0 and not op.get_attr("transA", 0))
+
+
+def _last_axis(op: Operation, rank: int, default: int = -1) -> bool:
+    axis = op.get_attr("axis", default)
+    return isinstance(axis, int) and axis in (-1, rank - 1)
+
+
+def _nz_operands(op: Operation, nz: Value) -> list[int] | None:
+    """The operands ``op`` reads in FRACTAL_NZ when ``nz``, one of them, is in it,
+    or None when CANN offers ``op`` no NZ format for these shapes."""
+    shape = nz.type.shape
+    if not op.results or any(str(v.type.element_type) not in ("f16", "f32", "i8", "ui8")
+                             for v in op.operands if isinstance(v.type, TensorType)):
+        return None
+    if op.name in NZ_MATMULS:
+        return [i for i in (0, 1) if i < len(op.operands) and _is_matrix(op.operands[i])]
+    if op.name == "ge.softmax":
+        # SoftmaxV2 on the 310P: NZ at any alignment above two dims, and for two
+        # dims unless there is one row
+        ok = _last_axis(op, len(shape)) and (len(shape) > 2 or shape[0] != 1)
+        return [0] if ok else None
+    if op.name == "ge.layer_norm":
+        ok = (_last_axis(op, len(shape)) and shape[-2] % NZ_ROWS == 0 and shape[-1] < LAYER_NORM_NZ_LIMIT
+              and op.operands[0] is nz)
+        return [0] if ok else None
+    if op.name not in LAYOUT_AGNOSTIC_OPS or op.results[0].type.shape is None \
+            or tuple(op.results[0].type.shape[-2:]) != tuple(shape[-2:]):
+        return None
+    keep: list[int] = []
+    for i, v in enumerate(op.operands):
+        t = v.type
+        if not isinstance(t, TensorType) or t.shape is None:
+            return None
+        if len(t.shape) >= 2 and tuple(t.shape[-2:]) == tuple(shape[-2:]):
+            keep.append(i)
+        elif all(d == 1 for d in t.shape):
+            continue  # a scalar: any format
+        elif len(t.shape) == 1 and t.shape[0] == shape[-1] and shape[-1] % NZ_ROWS == 0:
+            continue  # a bias along the last dim, read ND (add.py's NZ + ND)
+        else:
+            return None
+    return keep
 
 
 @attrs.define
@@ -152,15 +281,18 @@ class InsertTransData(ModulePass):
 
     enable: bool = option(True, "insert the TransData nodes GE inserts (off: every op reads its operands as "
                                 "they are, as a graph without format conversions)")
+    device: str = option("910B2", "device profile: whether its cube loads ND matrices itself (cube_nd_operands); "
+                                  "without, MatMuls of unaligned shapes take FRACTAL_NZ operands")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         if not self.enable:
             return
+        nz = not load_profile(self.device).cube_nd_operands
         for graph in module.graphs():
-            _insert(graph.regions[0].blocks[0], ctx)
+            _insert(graph.regions[0].blocks[0], ctx, nz)
 
 
-def _insert(block: Block, ctx: PassContext) -> None:
+def _insert(block: Block, ctx: PassContext, nz: bool) -> None:
     layout: dict[Value, str] = {}
     #: (value, layout) -> the converted value, so each value converts once per layout
     converted: dict[tuple[Value, str], Value] = {}
@@ -172,28 +304,51 @@ def _insert(block: Block, ctx: PassContext) -> None:
     def convert(op: Operation, index: int, target: str) -> None:
         value = op.operands[index]
         source = layout_of(value)
-        if source == target or not _is_feature_map(value) or (source == AIPP_LAYOUT and target != NCHW):
+        if source == target:
+            return
+        if FRACTAL_NZ in (source, target):
+            if not _is_matrix(value):
+                return
+        elif not _is_feature_map(value) or (source == AIPP_LAYOUT and target != NCHW):
             return
         source = NC1HWC0 if source == AIPP_LAYOUT else source
         key = (value, target)
         if key not in converted:
             rewriter.set_insertion_point(InsertionPoint.before(op))
+            # the plain side of an NZ conversion is ND (a matrix, not an image)
+            src_text = ND if source == NCHW and target == FRACTAL_NZ else source
+            dst_text = ND if target == NCHW and source == FRACTAL_NZ else target
             trans = rewriter.create("ge.trans_data", [value], [value.type],
-                                    {"src_format": StringAttr(source), "dst_format": StringAttr(target)},
+                                    {"src_format": StringAttr(src_text), "dst_format": StringAttr(dst_text)},
                                     location=op.location)
             if value.name_hint:
-                trans.results[0].name_hint = f"{value.name_hint}_{target.lower()}"
+                trans.results[0].name_hint = f"{value.name_hint}_{dst_text.lower()}"
             converted[key] = trans.results[0]
             layout[trans.results[0]] = target
-            ctx.remark(trans, f"TransData {source} -> {target} of {value.type} before '{op.name}'")
+            ctx.remark(trans, f"TransData {src_text} -> {dst_text} of {value.type} before '{op.name}'")
         rewriter.set_operand(op, index, converted[key])
 
     for op in list(block.ops):
         if op.name == "ge.trans_data":
             # a conversion already there (a second run): its result is in its layout
-            layout[op.results[0]] = op.get_attr("dst_format", NC1HWC0)
+            dst = op.get_attr("dst_format", NC1HWC0)
+            layout[op.results[0]] = NCHW if dst == ND else dst
             continue
-        if op.name in FIVE_D_OPS and op.operands and _is_feature_map(op.operands[0]):
+        if nz and op.name in NZ_MATMULS and _takes_nz(op):
+            nz_in = [i for i in (0, 1) if _is_matrix(op.operands[i])]
+        else:
+            held = [v for v in op.operands if layout_of(v) == FRACTAL_NZ] if nz else []
+            nz_in = _nz_operands(op, held[0]) if held else None
+        if nz_in is not None:
+            for i in nz_in:
+                convert(op, i, FRACTAL_NZ)
+            for i, v in enumerate(op.operands):
+                if i not in nz_in:
+                    convert(op, i, NCHW)
+            for result in op.results[:1]:
+                layout[result] = FRACTAL_NZ
+            continue
+        if _five_d_operand(op):
             convert(op, 0, NC1HWC0_C04 if op.name == "ge.conv2d" and "small_channel" in op.attributes
                     else NC1HWC0)
             five_d = True
@@ -202,11 +357,14 @@ def _insert(block: Block, ctx: PassContext) -> None:
                 layout[result] = AIPP_LAYOUT
             continue
         elif op.name in LAYOUT_AGNOSTIC_OPS or _channel_concat(op) or _spatial_reduction(op) \
-                or _channel_slice(op) or _block_split(op):
+                or _channel_slice(op) or _block_split(op) or op.name in FIVE_D_OPS:
             maps = [i for i, v in enumerate(op.operands) if _is_feature_map(v)]
-            five_d = any(layout_of(op.operands[i]) != NCHW for i in maps)
+            five_d = any(layout_of(op.operands[i]) in FIVE_D_LAYOUTS for i in maps)
             for i in maps:
                 convert(op, i, NC1HWC0 if five_d else NCHW)
+            for i in range(len(op.operands)):
+                if i not in maps:
+                    convert(op, i, NCHW)  # an NZ matrix this op takes no NZ for
         else:
             for i in range(len(op.operands)):
                 convert(op, i, NCHW)

@@ -587,8 +587,9 @@ DIALECT.define("aipp", operands=("images",),
 
 # ============================================================== TransData
 
-#: the memory layouts GE converts between at the edges of the AI core's 5-D domain
-TRANS_DATA_FORMATS = ("NCHW", "NC1HWC0", "NC1HWC0_C04")
+#: the memory layouts GE converts between: at the edges of the AI core's 5-D domain,
+#: and between ND matrices and the FRACTAL_NZ a MatMul takes where the cube loads no ND
+TRANS_DATA_FORMATS = ("NCHW", "NC1HWC0", "NC1HWC0_C04", "ND", "FRACTAL_NZ")
 
 DIALECT.define("trans_data", operands=("src",),
                attributes=(AttrDef("src_format", "str", "NCHW", choices=TRANS_DATA_FORMATS,
@@ -596,9 +597,10 @@ DIALECT.define("trans_data", operands=("src",),
                            AttrDef("dst_format", "str", "NC1HWC0", choices=TRANS_DATA_FORMATS,
                                    doc="the layout the result is stored in")),
                traits=PURE, infer=infer.infer_same_as_first, engine=AICORE, cost=cost.data_movement_cost,
-               summary="GE's TransData: the same N x C x H x W values in another memory layout — NCHW to the "
-                       "5-D NC1HWC0 the AI core's convolutions and poolings read and write (channels padded to "
-                       "C0 = 16, or to 4 for NC1HWC0_C04), or back.")
+               summary="GE's TransData: the same values in another memory layout — NCHW to the 5-D NC1HWC0 "
+                       "the AI core's convolutions and poolings read and write (channels padded to C0 = 16, or to "
+                       "4 for NC1HWC0_C04), ND to the FRACTAL_NZ of a MatMul (the last two dims padded to whole "
+                       "16-row fractals), or back.")
 
 # ==================================================================== HCCL
 

@@ -12,6 +12,8 @@
 // RUN: not ge-run %s --device %t.half.json 2>&1 | filecheck %s --check-prefix=BADCAL
 // RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/910B4.json')); d['calibration'] = {'against': 'x', 'result': 'y', 'command': 'z', 'mape': 3}; json.dump(d, open('%t.key.json', 'w'))"
 // RUN: not ge-run %s --device %t.key.json 2>&1 | filecheck %s --check-prefix=BADCALKEY
+// RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/310P3.json')); d['cube_nd_operands']['value'] = 'no'; json.dump(d, open('%t.flag.json', 'w'))"
+// RUN: not ge-run %s --device %t.flag.json 2>&1 | filecheck %s --check-prefix=BADFLAG
 // RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/910B4.json')); d['calibration'] = {'against': 'x', 'result': 'y', 'command': 'z', 'mape_percent': {'t.csv': 'low'}}; json.dump(d, open('%t.mape.json', 'w'))"
 // RUN: not ge-run %s --device %t.mape.json 2>&1 | filecheck %s --check-prefix=BADCALMAPE
 // RUN: printf '\xff{}' > %t.binary.json
@@ -45,6 +47,8 @@
 // BADCALKEY-NEXT: note: known keys: against, result, command, mape_percent
 // BINARY: binary.json: error: not UTF-8 text: byte 0xff at offset 0 (invalid start byte)
 // BINARY-NOT: Traceback
+// BADFLAG: error: device profile '{{.*}}flag.json': 'cube_nd_operands' must be true or false, got 'no'
+// BADFLAG-NOT: Traceback
 // BADCALMAPE: error: device profile '{{.*}}mape.json': 'calibration' 'mape_percent' must map each table to a percentage
 
 ge.graph @main(%x: tensor<2x4xf32> {ge.name = "x"}) -> (tensor<2x4xf32> {ge.name = "y"}) {

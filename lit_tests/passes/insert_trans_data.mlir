@@ -31,6 +31,14 @@
 // PIPELINE-SAME: op = "ge.trans_data"
 // PIPELINE: rt.kernel {attrs = {dst_format = "NCHW", src_format = "NC1HWC0"}
 // PIPELINE-SAME: op = "ge.trans_data"
+// The 310P's Gemm of 2 rows and 10 classes takes FRACTAL_NZ (insert_trans_data_nz.mlir):
+// its two operands (the weight is an argument here) go in, its result comes out.
+// PIPELINE: rt.kernel {attrs = {dst_format = "{{(FRACTAL_NZ|ND)}}", src_format = "{{(ND|FRACTAL_NZ)}}"}
+// PIPELINE-SAME: op = "ge.trans_data"
+// PIPELINE: rt.kernel {attrs = {dst_format = "{{(FRACTAL_NZ|ND)}}", src_format = "{{(ND|FRACTAL_NZ)}}"}
+// PIPELINE-SAME: op = "ge.trans_data"
+// PIPELINE: rt.kernel {attrs = {dst_format = "{{(FRACTAL_NZ|ND)}}", src_format = "{{(ND|FRACTAL_NZ)}}"}
+// PIPELINE-SAME: op = "ge.trans_data"
 // PIPELINE-NOT: op = "ge.trans_data"
 // PIPELINE: // -----
 ge.graph @classifier(%x: tensor<2x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %fc: tensor<10x16xf16>) -> tensor<2x10xf16> {
@@ -167,4 +175,22 @@ ge.graph @pyramid(%x: tensor<1x16x16x16xf16>, %w: tensor<16x16x1x1xf16>, %v: ten
   %up = ge.resize %coarse, %none, %scales {mode = "nearest"} : (tensor<1x16x8x8xf16>, none, tensor<4xf32>) -> tensor<1x16x16x16xf16>
   %s = ge.add %lateral, %up : (tensor<1x16x16x16xf16>, tensor<1x16x16x16xf16>) -> tensor<1x16x16x16xf16>
   ge.return %s : (tensor<1x16x16x16xf16>) -> ()
+}
+
+// -----
+
+// A 1-D convolution runs as a 2-D one over H = 1, in NC1HWC0 like any other:
+// its (N, C, W) input converts in, the GELU after it keeps the 5-D layout, and
+// the transpose that feeds a layer norm reads NCHW again.
+// CHECK-LABEL: ge.graph @conv1d
+// CHECK:      %[[X:.*]] = ge.trans_data %x {dst_format = "NC1HWC0", src_format = "NCHW"}
+// CHECK-NEXT: %[[C:.*]] = ge.conv2d %[[X]], %w
+// CHECK-NEXT: %[[G:.*]] = ge.gelu %[[C]]
+// CHECK-NEXT: %[[GN:.*]] = ge.trans_data %[[G]] {dst_format = "NCHW", src_format = "NC1HWC0"}
+// CHECK-NEXT: ge.transpose %[[GN]]
+ge.graph @conv1d(%x: tensor<1x16x100xf16>, %w: tensor<32x16x3xf16>) -> tensor<1x98x32xf16> {
+  %c = ge.conv2d %x, %w : (tensor<1x16x100xf16>, tensor<32x16x3xf16>) -> tensor<1x32x98xf16>
+  %g = ge.gelu %c : (tensor<1x32x98xf16>) -> tensor<1x32x98xf16>
+  %t = ge.transpose %g {perm = [0, 2, 1]} : (tensor<1x32x98xf16>) -> tensor<1x98x32xf16>
+  ge.return %t : (tensor<1x98x32xf16>) -> ()
 }
