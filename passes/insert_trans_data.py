@@ -109,14 +109,17 @@ LAYER_NORM_NZ_LIMIT = 4096
 NZ_TYPES = frozenset({"f16", "i8", "ui8"})
 
 
-def _is_feature_map(value: Value) -> bool:
-    """A 4-D activation, or a 3-D one (N, C, W), which the AI core's kernels hold as
-    (N, C, 1, W): weights and constants are converted by ATC offline."""
-    t = value.type
-    if not isinstance(t, TensorType) or t.shape is None or len(t.shape) not in (3, 4):
-        return False
+def _is_activation(value: Value) -> bool:
+    """A value computed at run time: weights and constants are converted by ATC offline."""
     owner = value.owner if isinstance(value, OpResult) else None
     return owner is None or owner.name not in CONSTANT_OPS
+
+
+def _is_feature_map(value: Value) -> bool:
+    """A 4-D activation, or a 3-D one (N, C, W), which the AI core's kernels hold as
+    (N, C, 1, W)."""
+    t = value.type
+    return isinstance(t, TensorType) and t.shape is not None and len(t.shape) in (3, 4) and _is_activation(value)
 
 
 def _spatial_reduction(op: Operation) -> bool:
@@ -199,13 +202,16 @@ def _block_split(op: Operation) -> bool:
 
 def _is_matrix(value: Value) -> bool:
     """An activation of rank 2 or more with a static shape (what a FRACTAL_NZ
-    TransData converts; weights are converted by ATC offline)."""
+    TransData converts)."""
     t = value.type
-    if not isinstance(t, TensorType) or t.shape is None or len(t.shape) < 2 \
-            or not all(isinstance(d, int) for d in t.shape):
-        return False
-    owner = value.owner if isinstance(value, OpResult) else None
-    return owner is None or owner.name not in CONSTANT_OPS
+    return isinstance(t, TensorType) and t.shape is not None and len(t.shape) >= 2 \
+        and all(isinstance(d, int) for d in t.shape) and _is_activation(value)
+
+
+def _matrix_operands(op: Operation) -> list[int]:
+    """The operands of a MatMul-family op that it reads in FRACTAL_NZ: its two
+    matrices, where they are activations (a weight is converted offline)."""
+    return [i for i in (0, 1) if i < len(op.operands) and _is_matrix(op.operands[i])]
 
 
 def _takes_nz(op: Operation) -> bool:
@@ -231,8 +237,9 @@ def _takes_nz(op: Operation) -> bool:
     return not (m == 1 and k % GEMV_K == 0 and n % NZ_ROWS == 0 and not op.get_attr("transA", 0))
 
 
-def _last_axis(op: Operation, rank: int, default: int = -1) -> bool:
-    axis = op.get_attr("axis", default)
+def _last_axis(op: Operation, rank: int) -> bool:
+    """Whether ``op`` works along the last axis of a rank-``rank`` operand (ONNX's default)."""
+    axis = op.get_attr("axis", -1)
     return isinstance(axis, int) and axis in (-1, rank - 1)
 
 
@@ -244,7 +251,7 @@ def _nz_operands(op: Operation, nz: Value) -> list[int] | None:
                              for v in op.operands if isinstance(v.type, TensorType)):
         return None
     if op.name in NZ_MATMULS:
-        return [i for i in (0, 1) if i < len(op.operands) and _is_matrix(op.operands[i])]
+        return _matrix_operands(op)
     if op.name == "ge.softmax":
         # SoftmaxV2 on the 310P: NZ at any alignment above two dims, and for two
         # dims unless there is one row
@@ -335,7 +342,7 @@ def _insert(block: Block, ctx: PassContext, nz: bool) -> None:
             layout[op.results[0]] = NCHW if dst == ND else dst
             continue
         if nz and op.name in NZ_MATMULS and _takes_nz(op):
-            nz_in = [i for i in (0, 1) if _is_matrix(op.operands[i])]
+            nz_in: list[int] | None = _matrix_operands(op)
         else:
             held = [v for v in op.operands if layout_of(v) == FRACTAL_NZ] if nz else []
             nz_in = _nz_operands(op, held[0]) if held else None
