@@ -10,6 +10,9 @@ kernel window packed into the reduction dimension, so the reduction is
 ``4 x kh x kw`` rounded up to the cube's fractal instead of ``16 x kh x kw``.
 CANN documents the gain for convolutions with at most four channels and
 recommends it for inference with AIPP; the option is off by default, as in ATC.
+A 1 x 1 kernel has no window to pack, and a grouped convolution no C04 format:
+CANN's Conv2D ``op_select_format`` (``tbe/impl/conv2d.py``) offers neither the C04
+layout, so neither is marked.
 
 The pass marks each such ``ge.conv2d`` with ``small_channel`` (the cost model
 reads it: its channels pad to 4, not to the device's C0). It changes no
@@ -61,5 +64,9 @@ class SmallChannel(ModulePass):
                 channels = x.shape[1]
                 if channels is None or channels < 0 or channels > SMALL_CHANNELS:
                     continue
+                w = op.operands[1].type if len(op.operands) > 1 else None
+                if isinstance(w, TensorType) and w.shape is not None and len(w.shape) > 2 \
+                        and all(d == 1 for d in w.shape[2:]):
+                    continue  # a 1 x 1 kernel: no window to pack into C04
                 op.attributes["small_channel"] = UnitAttr()
                 ctx.remark(op, f"{channels} input channels: C04 layout (small channel)")

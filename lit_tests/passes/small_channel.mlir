@@ -20,11 +20,13 @@ ge.graph @first_layer(%x: tensor<8x3x224x224xf16>, %w: tensor<64x3x7x7xf16>) -> 
 
 // -----
 
-// Five channels, or a grouped convolution, keep the C0 layout.
+// Five channels, a grouped convolution, or a 1 x 1 kernel (no window to pack;
+// CANN's Conv2D offers no C04 format for it) keep the C0 layout.
 // CHECK-LABEL: ge.graph @not_small
 // CHECK-NOT: small_channel
-ge.graph @not_small(%x: tensor<1x5x8x8xf16>, %w: tensor<16x5x3x3xf16>, %y: tensor<1x4x8x8xf16>, %g: tensor<4x1x3x3xf16>) -> (tensor<1x16x6x6xf16>, tensor<1x4x6x6xf16>) {
+ge.graph @not_small(%x: tensor<1x5x8x8xf16>, %w: tensor<16x5x3x3xf16>, %y: tensor<1x4x8x8xf16>, %g: tensor<4x1x3x3xf16>, %p: tensor<16x3x1x1xf16>, %i: tensor<1x3x8x8xf16>) -> (tensor<1x16x6x6xf16>, tensor<1x4x6x6xf16>, tensor<1x16x8x8xf16>) {
   %a = ge.conv2d %x, %w : (tensor<1x5x8x8xf16>, tensor<16x5x3x3xf16>) -> tensor<1x16x6x6xf16>
   %b = ge.conv2d %y, %g {group = 4 : i64} : (tensor<1x4x8x8xf16>, tensor<4x1x3x3xf16>) -> tensor<1x4x6x6xf16>
-  ge.return %a, %b : (tensor<1x16x6x6xf16>, tensor<1x4x6x6xf16>) -> ()
+  %c = ge.conv2d %i, %p : (tensor<1x3x8x8xf16>, tensor<16x3x1x1xf16>) -> tensor<1x16x8x8xf16>
+  ge.return %a, %b, %c : (tensor<1x16x6x6xf16>, tensor<1x4x6x6xf16>, tensor<1x16x8x8xf16>) -> ()
 }
