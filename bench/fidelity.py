@@ -174,10 +174,7 @@ def _aipp(notes: str) -> str:
     return os.path.join(AIPP_DIR, name)
 
 
-def _input_shapes(path: str, batch: int, seq: int | None) -> dict[str, tuple[int, ...]]:
-    import onnx
-
-    model = onnx.load(path, load_external_data=False)
+def _input_shapes(path: str, model: "onnx.ModelProto", batch: int, seq: int | None) -> dict[str, tuple[int, ...]]:
     initializers = {i.name for i in model.graph.initializer}
     shapes = {}
     for value in model.graph.input:
@@ -201,10 +198,10 @@ def compile_row(data: str, row: Row, device: str, strategy: str) -> TaskList:
     """The task list of ``row``'s model at its batch and sequence: imported timing-only,
     compiled with ge-default on ``device`` with ``strategy``, lowered."""
     path = os.path.join(data, "models", row.model)
-    source: "str | onnx.ModelProto" = path
-    if row.edits:
-        source = apply_edits(onnx.load(path, load_external_data=False), row.edits, row.batch)
-    module = geir.import_onnx(source, input_shapes=_input_shapes(path, row.batch, row.seq))
+    model = onnx.load(path, load_external_data=False)
+    shapes = _input_shapes(path, model, row.batch, row.seq)
+    source: "str | onnx.ModelProto" = apply_edits(model, row.edits, row.batch) if row.edits else path
+    module = geir.import_onnx(source, input_shapes=shapes)
     small = " enable-small-channel=true" if row.small_channel else ""
     aipp = f" insert-op-conf={row.aipp}" if row.aipp else ""
     # verified once, after the pipeline: after each of its passes, that was a third of

@@ -33,7 +33,8 @@ before the flatten that feeds a classifier. This pass inserts those nodes as
   An NZ value stays NZ into the ops that offer that format for it: unary
   elementwise ops, binary ones whose other operand has the same last two dims,
   is a scalar or a bias of a 16-aligned last dim (``add.py``), a softmax over
-  the last axis (``softmax_v2.py``: any alignment on the 310P), a layer norm
+  the last axis (``softmax_v2.py``: at any alignment on the 310P, from five
+  rows on the 910A; over any axis when the last two dims are aligned), a layer norm
   over the last axis of 16-aligned rows narrower than 4096 (``layer_norm.py``),
   and further MatMuls. Everything else reads ND, through a TransData.
   Formats are decided op by op in program order, as a value's producer left
@@ -105,6 +106,8 @@ NZ_ROWS = 16
 GEMV_K = 256
 #: LayerNorm offers FRACTAL_NZ only below this many elements in its reduced axis
 LAYER_NORM_NZ_LIMIT = 4096
+#: SoftmaxV2 on the 910 offers FRACTAL_NZ for unaligned rows only from this many rows
+SOFTMAX_910_NZ_MIN_ROWS = 5
 #: the element types whose MatMul may take NZ: f16 (ND only when aligned) and int8 (NZ only)
 NZ_TYPES = frozenset({"f16", "i8", "ui8"})
 
@@ -243,9 +246,23 @@ def _last_axis(op: Operation, rank: int) -> bool:
     return isinstance(axis, int) and axis in (-1, rank - 1)
 
 
-def _nz_operands(op: Operation, nz: Value) -> list[int] | None:
+def _softmax_takes_nz(op: Operation, shape: Sequence[int], ascend910: bool) -> bool:
+    """Whether SoftmaxV2's ``op_select_format`` offers FRACTAL_NZ for an operand of
+    ``shape``: two dims, over the last axis of more than one row; more dims whose
+    last two are multiples of 16, over any axis; more dims otherwise, over the last
+    axis, and on the 910 only with at least five rows (``softmax_v2.py``)."""
+    last = _last_axis(op, len(shape))
+    if len(shape) == 2:
+        return last and shape[0] != 1
+    if shape[-1] % NZ_ROWS == 0 and shape[-2] % NZ_ROWS == 0:
+        return True
+    return last and not (ascend910 and shape[-2] < SOFTMAX_910_NZ_MIN_ROWS)
+
+
+def _nz_operands(op: Operation, nz: Value, ascend910: bool = False) -> list[int] | None:
     """The operands ``op`` reads in FRACTAL_NZ when ``nz``, one of them, is in it,
-    or None when CANN offers ``op`` no NZ format for these shapes."""
+    or None when CANN offers ``op`` no NZ format for these shapes (``ascend910``:
+    the chip is a 910, whose SoftmaxV2 offers fewer)."""
     shape = nz.type.shape
     if not op.results or any(str(v.type.element_type) not in ("f16", "f32", "i8", "ui8")
                              for v in op.operands if isinstance(v.type, TensorType)):
@@ -253,10 +270,7 @@ def _nz_operands(op: Operation, nz: Value) -> list[int] | None:
     if op.name in NZ_MATMULS:
         return _matrix_operands(op)
     if op.name == "ge.softmax":
-        # SoftmaxV2 on the 310P: NZ at any alignment above two dims, and for two
-        # dims unless there is one row
-        ok = _last_axis(op, len(shape)) and (len(shape) > 2 or shape[0] != 1)
-        return [0] if ok else None
+        return [0] if _softmax_takes_nz(op, shape, ascend910) else None
     if op.name == "ge.layer_norm":
         ok = (_last_axis(op, len(shape)) and shape[-2] % NZ_ROWS == 0 and shape[-1] < LAYER_NORM_NZ_LIMIT
               and op.operands[0] is nz)
@@ -294,12 +308,15 @@ class InsertTransData(ModulePass):
     def run(self, module: Module, ctx: PassContext) -> None:
         if not self.enable:
             return
-        nz = not load_profile(self.device).cube_nd_operands
+        profile = load_profile(self.device)
+        nz = not profile.cube_nd_operands
+        # SoftmaxV2 keys its formats on the short SoC version: "Ascend910" is the 910A's family
+        ascend910 = profile.soc.startswith("Ascend910") and not profile.soc.startswith("Ascend910B")
         for graph in module.graphs():
-            _insert(graph.regions[0].blocks[0], ctx, nz)
+            _insert(graph.regions[0].blocks[0], ctx, nz, ascend910)
 
 
-def _insert(block: Block, ctx: PassContext, nz: bool) -> None:
+def _insert(block: Block, ctx: PassContext, nz: bool, ascend910: bool) -> None:
     layout: dict[Value, str] = {}
     #: (value, layout) -> the converted value, so each value converts once per layout
     converted: dict[tuple[Value, str], Value] = {}
@@ -345,7 +362,7 @@ def _insert(block: Block, ctx: PassContext, nz: bool) -> None:
             nz_in: list[int] | None = _matrix_operands(op)
         else:
             held = [v for v in op.operands if layout_of(v) == FRACTAL_NZ] if nz else []
-            nz_in = _nz_operands(op, held[0]) if held else None
+            nz_in = _nz_operands(op, held[0], ascend910) if held else None
         if nz_in is not None:
             for i in nz_in:
                 convert(op, i, FRACTAL_NZ)

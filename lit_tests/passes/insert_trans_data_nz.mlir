@@ -7,15 +7,15 @@
 // 16-aligned rows; another MatMul) and is converted back to ND for every other
 // reader and for the graph's results. On the 910B (the default device) nothing
 // changes.
-// RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=310P3}' --split-input-file | filecheck %s
+// RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=310P3}' --split-input-file | filecheck %s --check-prefixes=CHECK,P310
 // RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=310P3}' --split-input-file -Rpass=insert-trans-data -o /dev/null 2>&1 | filecheck %s --check-prefix=REMARK
 // RUN: ge-opt %s --insert-trans-data --split-input-file | filecheck %s --check-prefix=B2
 // RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=910B4}' --split-input-file | filecheck %s --check-prefix=B2
 // RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=310P3 enable=false}' --split-input-file | filecheck %s --check-prefix=B2
 // The 910A's cube loads no ND matrices either.
-// RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=910A}' --split-input-file | filecheck %s
+// RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=910A}' --split-input-file | filecheck %s --check-prefixes=CHECK,A910
 // A second run finds every conversion in place and adds none.
-// RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=310P3},insert-trans-data{device=310P3}' --split-input-file | filecheck %s
+// RUN: ge-opt %s --pass-pipeline='insert-trans-data{device=310P3},insert-trans-data{device=310P3}' --split-input-file | filecheck %s --check-prefixes=CHECK,P310
 // The pipeline's device reaches the pass, and the TransData is a kernel of its own.
 // RUN: ge-opt %s --pass-pipeline='ge-default{device=310P3}' --split-input-file | filecheck %s --check-prefix=PIPELINE
 
@@ -107,4 +107,37 @@ ge.graph @head(%f: tensor<4x512xf16>, %b: tensor<1000xf16>) -> tensor<1000x4xf16
   %s = ge.add %y, %b : (tensor<4x1000xf16>, tensor<1000xf16>) -> tensor<4x1000xf16>
   %t = ge.transpose %s {perm = [1, 0]} : (tensor<4x1000xf16>) -> tensor<1000x4xf16>
   ge.return %t : (tensor<1000x4xf16>) -> ()
+}
+
+// -----
+
+// Three query rows of 50 tokens: the 310P's SoftmaxV2 offers NZ for them, the
+// 910A's only from five rows, so there the scores go back to ND first.
+// CHECK-LABEL: ge.graph @few_rows
+// CHECK:      %[[S:.*]] = ge.batch_matmul
+// P310-NEXT:  ge.softmax %[[S]]
+// A910-NEXT:  %[[SN:.*]] = ge.trans_data %[[S]] {dst_format = "ND", src_format = "FRACTAL_NZ"}
+// A910-NEXT:  ge.softmax %[[SN]]
+ge.graph @few_rows(%q: tensor<2x4x3x64xf16>, %k: tensor<2x4x64x50xf16>) -> tensor<2x4x3x50xf16> {
+  %s = ge.batch_matmul %q, %k : (tensor<2x4x3x64xf16>, tensor<2x4x64x50xf16>) -> tensor<2x4x3x50xf16>
+  %p = ge.softmax %s {axis = -1 : i64} : (tensor<2x4x3x50xf16>) -> tensor<2x4x3x50xf16>
+  ge.return %p : (tensor<2x4x3x50xf16>) -> ()
+}
+
+// -----
+
+// Scores whose last two dims are whole fractals stay NZ into a softmax over any
+// axis, on both chips; over an inner axis of unaligned ones they go back to ND.
+// CHECK-LABEL: ge.graph @softmax_axes
+// CHECK:      %[[S:.*]] = ge.batch_matmul
+// CHECK-NEXT: ge.softmax %[[S]] {axis = 1 : i64}
+// CHECK:      %[[U:.*]] = ge.batch_matmul
+// CHECK-NEXT: %[[UN:.*]] = ge.trans_data %[[U]] {dst_format = "ND", src_format = "FRACTAL_NZ"}
+// CHECK-NEXT: ge.softmax %[[UN]] {axis = 1 : i64}
+ge.graph @softmax_axes(%q: tensor<2x4x32x40xf16>, %k: tensor<2x4x40x32xf16>, %k2: tensor<2x4x40x50xf16>) -> (tensor<2x4x32x32xf16>, tensor<2x4x32x50xf16>) {
+  %s = ge.batch_matmul %q, %k : (tensor<2x4x32x40xf16>, tensor<2x4x40x32xf16>) -> tensor<2x4x32x32xf16>
+  %p = ge.softmax %s {axis = 1 : i64} : (tensor<2x4x32x32xf16>) -> tensor<2x4x32x32xf16>
+  %u = ge.batch_matmul %q, %k2 : (tensor<2x4x32x40xf16>, tensor<2x4x40x50xf16>) -> tensor<2x4x32x50xf16>
+  %r = ge.softmax %u {axis = 1 : i64} : (tensor<2x4x32x50xf16>) -> tensor<2x4x32x50xf16>
+  ge.return %p, %r : (tensor<2x4x32x32xf16>, tensor<2x4x32x50xf16>) -> ()
 }
