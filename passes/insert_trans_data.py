@@ -259,7 +259,7 @@ def _softmax_takes_nz(op: Operation, shape: Sequence[int], ascend910: bool) -> b
     return last and not (ascend910 and shape[-2] < SOFTMAX_910_NZ_MIN_ROWS)
 
 
-def _nz_operands(op: Operation, nz: Value, ascend910: bool = False) -> list[int] | None:
+def _nz_operands(op: Operation, nz: Value, ascend910: bool) -> list[int] | None:
     """The operands ``op`` reads in FRACTAL_NZ when ``nz``, one of them, is in it,
     or None when CANN offers ``op`` no NZ format for these shapes (``ascend910``:
     the chip is a 910, whose SoftmaxV2 offers fewer)."""
