@@ -177,6 +177,10 @@ class DeviceProfile:
     #: free (top-level ``block_dispatch``: a GPU's block scheduler), instead of
     #: waiting for all of them
     block_dispatch: bool = False
+    #: the chip family CANN's op implementations key their choices on (top-level
+    #: ``short_soc``, the platform config's ``Short_SoC_version``: "Ascend310P",
+    #: "Ascend910", "Ascend910B"); empty for a device CANN does not run on
+    short_soc: str = ""
     #: the parameters fitted to device measurements (``"fitted": true``, with the
     #: fit that set them as their source)
     fitted: frozenset[str] = frozenset()
@@ -310,9 +314,13 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
     cube_fp32 = _top_level_flag(data, "cube_fp32", True, where)
     cube_nd_operands = _top_level_flag(data, "cube_nd_operands", True, where)
     block_dispatch = _top_level_flag(data, "block_dispatch", False, where)
+    short_soc = _top_level(data, "short_soc", "", where)
+    if not isinstance(short_soc, str):
+        raise _error(f"{where}: 'short_soc' must be a text (the platform config's Short_SoC_version), "
+                     f"got {short_soc!r}")
     profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
                             str(data.get("description", "")), values, sources, frozenset(assumed), path,
-                            mode, cube_fp32, cube_nd_operands, block_dispatch, frozenset(fitted),
+                            mode, cube_fp32, cube_nd_operands, block_dispatch, short_soc, frozenset(fitted),
                             _calibration(data.get("calibration"), where))
     for key, entry in (data.get("derived") or {}).items():
         computed = profile.derived().get(key)

@@ -100,7 +100,7 @@ class FuseUB(ModulePass):
                                   "first convolution's max pooling joins its chain")
 
     def run(self, module: Module, ctx: PassContext) -> None:
-        fuse_pools = load_profile(self.device).soc.startswith(POOL_FUSION_SOC)
+        fuse_pools = load_profile(self.device).short_soc == POOL_FUSION_SOC
         for graph in module.graphs():
             #: elementwise ops already fused after each chain's head, by producer op
             depth: dict[int, int] = {}

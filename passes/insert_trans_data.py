@@ -106,7 +106,9 @@ NZ_ROWS = 16
 GEMV_K = 256
 #: LayerNorm offers FRACTAL_NZ only below this many elements in its reduced axis
 LAYER_NORM_NZ_LIMIT = 4096
-#: SoftmaxV2 on the 910 offers FRACTAL_NZ for unaligned rows only from this many rows
+#: SoftmaxV2 on the 910 (this short SoC version) offers FRACTAL_NZ for unaligned rows
+#: only from this many rows
+SOFTMAX_910_SOC = "Ascend910"
 SOFTMAX_910_NZ_MIN_ROWS = 5
 #: the element types whose MatMul may take NZ: f16 (ND only when aligned) and int8 (NZ only)
 NZ_TYPES = frozenset({"f16", "i8", "ui8"})
@@ -310,8 +312,8 @@ class InsertTransData(ModulePass):
             return
         profile = load_profile(self.device)
         nz = not profile.cube_nd_operands
-        # SoftmaxV2 keys its formats on the short SoC version: "Ascend910" is the 910A's family
-        ascend910 = profile.soc.startswith("Ascend910") and not profile.soc.startswith("Ascend910B")
+        # SoftmaxV2 keys its formats on the short SoC version; "Ascend910" is the 910A's family
+        ascend910 = profile.short_soc == SOFTMAX_910_SOC
         for graph in module.graphs():
             _insert(graph.regions[0].blocks[0], ctx, nz, ascend910)
 

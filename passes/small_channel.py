@@ -72,7 +72,7 @@ class SmallChannel(ModulePass):
     def run(self, module: Module, ctx: PassContext) -> None:
         if not self.enable:
             return
-        first_layer_only = load_profile(self.device).soc.startswith(FIRST_LAYER_ONLY_SOC)
+        first_layer_only = load_profile(self.device).short_soc == FIRST_LAYER_ONLY_SOC
         for graph in module.graphs():
             for op in graph.regions[0].blocks[0].ops:
                 if op.name != "ge.conv2d" or not op.operands or _groups(op) != 1:

@@ -14,6 +14,8 @@
 // RUN: not ge-run %s --device %t.key.json 2>&1 | filecheck %s --check-prefix=BADCALKEY
 // RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/310P3.json')); d['cube_nd_operands']['value'] = 'no'; json.dump(d, open('%t.flag.json', 'w'))"
 // RUN: not ge-run %s --device %t.flag.json 2>&1 | filecheck %s --check-prefix=BADFLAG
+// RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/310P3.json')); d['short_soc']['value'] = 310; json.dump(d, open('%t.short.json', 'w'))"
+// RUN: not ge-run %s --device %t.short.json 2>&1 | filecheck %s --check-prefix=BADSHORT
 // RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/910B4.json')); d['calibration'] = {'against': 'x', 'result': 'y', 'command': 'z', 'mape_percent': {'t.csv': 'low'}}; json.dump(d, open('%t.mape.json', 'w'))"
 // RUN: not ge-run %s --device %t.mape.json 2>&1 | filecheck %s --check-prefix=BADCALMAPE
 // RUN: printf '\xff{}' > %t.binary.json
@@ -49,6 +51,8 @@
 // BINARY-NOT: Traceback
 // BADFLAG: error: device profile '{{.*}}flag.json': 'cube_nd_operands' must be true or false, got 'no'
 // BADFLAG-NOT: Traceback
+// BADSHORT: error: device profile '{{.*}}short.json': 'short_soc' must be a text (the platform config's Short_SoC_version), got 310
+// BADSHORT-NOT: Traceback
 // BADCALMAPE: error: device profile '{{.*}}mape.json': 'calibration' 'mape_percent' must map each table to a percentage
 
 ge.graph @main(%x: tensor<2x4xf32> {ge.name = "x"}) -> (tensor<2x4xf32> {ge.name = "y"}) {
