@@ -80,7 +80,7 @@ def task_list_from_model(model: Operation) -> TaskList:
     try:
         tl = TaskList(name=str(model.get_attr("sym_name", "main")), arena_size=int(model.get_attr("arena_size", 0)),
                       weight_size=int(model.get_attr("weight_size", 0)),
-                      num_events=int(model.get_attr("num_events", 0)))
+                      num_events=int(model.get_attr("num_events", 0)), ub_size=int(model.get_attr("ub_size", 0)))
         for kind, dest in (("inputs", tl.inputs), ("outputs", tl.outputs)):
             for i, item in enumerate(_items(model, kind)):
                 name, ref = rt.decode_binding(item, f"{kind[:-1]} binding #{i}")
@@ -186,6 +186,8 @@ def model_from_task_list(tl: TaskList, module: Module, *, locations: Mapping[int
         "outputs": ArrayAttr(tuple(rt.encode_binding(b.name, b.ref) for b in tl.outputs)),
         "weights": ArrayAttr(tuple(weights)),
     }
+    if tl.ub_size:  # only a model with UB-fused chains has the space
+        attributes["ub_size"] = IntegerAttr(tl.ub_size)
     body = Block()
     for op in stream_ops:
         body.append(op)

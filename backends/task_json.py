@@ -11,6 +11,8 @@ the ones marked *optional* may be left out::
       "arena_size": 1024,                // bytes; activations, graph inputs and outputs
       "weight_size": 512,                // bytes; read-only constants       (optional, 0)
       "num_events": 1,                   // event ids are 0 .. num_events-1   (optional, 0)
+      "ub_size": 0,                      // bytes; a UB-fused chain's intermediates, no
+                                         // device memory                    (optional, 0)
       "inputs":  [{"name": "x", "ref": REF}],                                (optional, [])
       "outputs": [{"name": "y", "ref": REF}],                                (optional, [])
       "weights": [{"name": "w", "offset": 0, "shape": [2, 4], "dtype": "f32",
@@ -19,7 +21,7 @@ the ones marked *optional* may be left out::
       "streams": [{"id": 0, "priority": 0, "tasks": [TASK, ...]}]           (priority optional, 0)
     }
 
-    REF  = {"space": "arena" | "weights", "offset": 0, "shape": [2, 4], "dtype": "f32"}
+    REF  = {"space": "arena" | "weights" | "ub", "offset": 0, "shape": [2, 4], "dtype": "f32"}
            (dtype spelled as in the IR: f16, bf16, f32, i1, i8, ui8, i32, i64, ...)
     TASK = {"kind": "kernel", "op": "ge.add", "engine": "AICore", "block_dim": 1,
             "inputs": [REF | null], "outputs": [REF], "attributes": {NAME: ATTR},
@@ -54,7 +56,7 @@ from typing import Any, Callable, NoReturn
 import numpy as np
 
 from geir.backends.rt_module import element_type_of, module_from_task_list, task_list_from_module
-from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy,
+from geir.backends.task_list import (SPACES, Binding, EndGraph, Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy,
                                      Record, Stream, StreamActive, StreamSwitch, Task, TaskList, TensorRef, Wait,
                                      WeightBlob)
 from geir.attributes import (ArrayAttr, Attribute, BoolAttr, FileLineColLoc, FloatAttr, IntegerAttr,
@@ -80,7 +82,7 @@ def task_list_to_json(tl: TaskList) -> str:
     """``tl`` as task-list JSON: one binding, weight or task per line, so diffs and
     greps stay readable."""
     head = {"format": FORMAT, "version": VERSION, "name": tl.name, "arena_size": tl.arena_size,
-            "weight_size": tl.weight_size, "num_events": tl.num_events}
+            "weight_size": tl.weight_size, "num_events": tl.num_events, "ub_size": tl.ub_size}
     lines = ["{"]
     for key, value in head.items():
         lines.append(f"  {json.dumps(key)}: {json.dumps(value)},")
@@ -277,6 +279,7 @@ class _Reader:
         return TaskList(
             name=self.get(root, "name", str, (), "main"), arena_size=self.natural(root, "arena_size", ()),
             weight_size=self.natural(root, "weight_size", (), 0), num_events=self.natural(root, "num_events", (), 0),
+            ub_size=self.natural(root, "ub_size", (), 0),
             inputs=self.items(root, "inputs", (), self.binding), outputs=self.items(root, "outputs", (), self.binding),
             weights=self.items(root, "weights", (), self.weight),
             streams=self.items(root, "streams", (), self.stream, required=True))
@@ -284,8 +287,8 @@ class _Reader:
     def ref(self, value: Any, path: tuple[str | int, ...]) -> TensorRef:
         o = self.obj(value, path)
         space = self.get(o, "space", str, path)
-        if space not in (ARENA, WEIGHTS):
-            self.fail(path + ("space",), f"expected \"arena\" or \"weights\", got \"{space}\"")
+        if space not in SPACES:
+            self.fail(path + ("space",), f"expected \"arena\", \"weights\" or \"ub\", got \"{space}\"")
         return TensorRef(space, self.natural(o, "offset", path), self.shape(o, path), self.dtype(o, path))
 
     def optional_ref(self, value: Any, path: tuple[str | int, ...]) -> TensorRef | None:

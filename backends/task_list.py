@@ -6,7 +6,11 @@ and parses it; ``backends/task_json.py`` exports it). The emulator runs a
 
 Memory model: one arena (``arena_size`` bytes) holds every activation, graph
 input and graph output; constants live in a separate read-only weight space.
-A :class:`TensorRef` names bytes in one of the two.
+The intermediate results of a UB-fused chain, which never leave the AI core
+that computes the chain, live in a third space, the unified buffer
+(``ub_size`` bytes): it is no device memory, only where the emulator's
+numerics keep those values between the chain's ops. A :class:`TensorRef`
+names bytes in one of the three.
 """
 
 from __future__ import annotations
@@ -22,17 +26,21 @@ from geir.types import parse_element_type
 
 __all__ = ["element_bytes", "TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "LabelSet", "LabelGoto",
            "LabelSwitch", "StreamActive", "StreamSwitch", "CONTROL_TASKS", "SWITCH_CONDITIONS", "Task", "Stream",
-           "WeightBlob", "Binding", "TaskList", "ARENA", "WEIGHTS"]
+           "WeightBlob", "Binding", "TaskList", "ARENA", "WEIGHTS", "UB", "SPACES"]
 
 ARENA: Literal["arena"] = "arena"
 WEIGHTS: Literal["weights"] = "weights"
+#: a UB-fused chain's intermediates: not device memory
+UB: Literal["ub"] = "ub"
+#: the spaces a TensorRef may name
+SPACES = (ARENA, WEIGHTS, UB)
 
 
 @attrs.frozen
 class TensorRef:
-    """A dense tensor at ``offset`` in the arena or the weight space."""
+    """A dense tensor at ``offset`` in the arena, the weight space or the unified buffer."""
 
-    space: str  # ARENA or WEIGHTS
+    space: str  # ARENA, WEIGHTS or UB
     offset: int
     shape: tuple[int, ...]
     dtype: str  # element type as the IR spells it: "f16", "i64", "i1", ...
@@ -220,6 +228,12 @@ class TaskList:
     outputs: list[Binding] = attrs.Factory(list)
     num_events: int = 0
     name: str = "main"
+    #: bytes of the unified-buffer space (a UB-fused chain's intermediates; no device memory)
+    ub_size: int = 0
+
+    def space_size(self, space: str) -> int:
+        """Bytes of ``space`` (one of :data:`SPACES`)."""
+        return {ARENA: self.arena_size, WEIGHTS: self.weight_size, UB: self.ub_size}[space]
 
     def activated_streams(self) -> set[int]:
         """The streams a stream-active or stream-switch task starts: they do not

@@ -12,7 +12,11 @@ lowering see the same graph; the cost model reads the marks:
   unified buffer of the op it is fused into; the consumer has no launch and
   no memory traffic of its own, only its vector work;
 * ``fused_output`` on the producer: its result stays in the unified buffer
-  (the fused chain writes one result, as large as its head's);
+  (the fused chain writes one result, as large as its head's). Such a result,
+  read only by ops fused into the chain, never reaches device memory
+  (:func:`stays_in_unified_buffer`): GE merges a fused chain into one node
+  (FE's ``FusionGraphMerge``) before it assigns memory, so ``reuse-memory``
+  gives it no arena bytes and the task list keeps it in the ``ub`` space;
 * ``fused_bytes = n`` on the chain's head: the bytes the fused ops read
   besides the chain (a residual, a scale), which the one kernel streams
   while its cube computes;
@@ -61,11 +65,11 @@ from geir.attributes import IntegerAttr, UnitAttr
 from geir.backends.device_profile import load_profile
 from geir.module import Module
 from geir.opdef import op_cost
-from geir.operation import Operation, OpResult
+from geir.operation import Operation, OpResult, Value
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
 
-__all__ = ["FuseUB", "ELEMENTWISE_OPS", "HEAD_OPS", "POOL_CHAIN_OPS"]
+__all__ = ["FuseUB", "ELEMENTWISE_OPS", "HEAD_OPS", "POOL_CHAIN_OPS", "stays_in_unified_buffer", "fused_into"]
 
 #: elementwise ops CANN's buffer fusion takes into a chain
 ELEMENTWISE_OPS = frozenset({
@@ -81,6 +85,23 @@ HEAD_OPS = frozenset({"ge.conv2d", "ge.matmul", "ge.gemm", "ge.batch_matmul"}) |
 POOL_CHAIN_OPS = frozenset({"ge.relu", "ge.leaky_relu"})
 #: the SoC family whose MaxPoolV3 TbeAippConvReluMaxpoolingFusion fuses (Atlas inference cards)
 POOL_FUSION_SOC = "Ascend310P"
+
+
+def stays_in_unified_buffer(value: Value) -> bool:
+    """Whether ``value`` never leaves the unified buffer: the result of an op
+    marked ``fused_output`` whose every reader is fused into the same chain."""
+    if not isinstance(value, OpResult) or "fused_output" not in value.op.attributes or not value.uses:
+        return False
+    return all("fused_operand" in use.owner.attributes for use in value.uses)
+
+
+def fused_into(op: Operation) -> Operation | None:
+    """The op ``op`` is fused into (the producer of its ``fused_operand``), or None."""
+    k = op.get_attr("fused_operand")
+    if not isinstance(k, int) or not 0 <= k < len(op.operands):
+        return None
+    producer = op.operands[k]
+    return producer.op if isinstance(producer, OpResult) else None
 
 
 def _engine(op: Operation) -> str:

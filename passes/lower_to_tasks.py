@@ -7,7 +7,10 @@ What the lowering reads, and what it does when a decision is absent:
 * ``stream`` (int): the stream whose queue gets the task, in block order;
   absent: stream 0.
 * ``offsets`` (one arena offset per result): used as given; the lowering does not
-  second-guess a memory plan (the emulator's race checker does). Absent: a fresh
+  second-guess a memory plan (the emulator's race checker does). A value that
+  stays in the unified buffer (``fuse-ub``'s chain intermediates, read only by
+  ops fused into the same kernel) goes to the task list's ``ub`` space, not the
+  arena: its offset is one there. Absent: a fresh
   offset past every planned byte, aligned to ``alignment`` (512 B by default,
   GE's ``MEM_ALIGN_SIZE``: every buffer then starts on a boundary the AICore's
   32-byte vector loads and the SDMA bursts like, and our arena size compares
@@ -60,8 +63,8 @@ import numpy as np
 
 from geir.backends.cost_model import COST_ATTRIBUTES
 from geir.backends.rt_module import model_from_task_list, weight_array
-from geir.backends.task_list import (ARENA, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
-                                TensorRef, Wait, WeightBlob)
+from geir.backends.task_list import (ARENA, UB, WEIGHTS, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task,
+                                     TaskList, TensorRef, Wait, WeightBlob)
 from geir.attributes import (ArrayAttr, CallSiteLoc, DenseElementsAttr, DenseResourceAttr,
                              FileLineColLoc, FusedLoc, IntegerAttr, Location, NameLoc)
 from geir.absent_weights import is_absent
@@ -75,6 +78,7 @@ from geir.opdef import InferError, op_cost
 from geir.operation import Operation, Value
 from geir.rewriter import Rewriter
 from geir.types import TensorType, storage_dtype
+from geir.passes.fuse_ub import stays_in_unified_buffer
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.passes.lower_control_flow import ControlFlowEmitter, constant_weight, control_op_problem, nested_constants
 from geir.passes.lower_switch_merge import DATAFLOW_OPS, emit_switch_group, switch_groups
@@ -153,6 +157,7 @@ class _GraphLowering:
         self.errors: list[Diagnostic] = []
         self.refs: dict[Value, TensorRef | None] = {}
         self.arena_end = 0  # the next fresh buffer starts at or after this
+        self.ub_end = 0  # the same in the unified buffer
         self.tasks: dict[int, list[Task]] = {0: []}
         self.locations: dict[int, Location] = {}
         self.weights: list[WeightBlob] = []
@@ -190,7 +195,8 @@ class _GraphLowering:
         events = [t.event for ts in self.tasks.values() for t in ts if isinstance(t, (Record, Wait))]
         return TaskList(
             streams=[Stream(sid, priorities.get(sid, 0), self.tasks[sid]) for sid in sorted(self.tasks)],
-            arena_size=_align(self.arena_end, self.alignment), weights=self.weights,
+            arena_size=_align(self.arena_end, self.alignment), ub_size=_align(self.ub_end, self.alignment),
+            weights=self.weights,
             weight_size=_align(self.weight_end, self.alignment), inputs=inputs, outputs=outputs,
             num_events=max(events, default=-1) + 1, name=str(self.graph.get_attr("sym_name", "main")))
 
@@ -248,9 +254,13 @@ class _GraphLowering:
     def ref_for(self, t: TensorType, space: str, offset: int) -> TensorRef:
         return TensorRef(space, offset, t.shape, str(t.element_type))  # type: ignore[arg-type]
 
-    def fresh(self, t: TensorType) -> TensorRef:
-        ref = self.ref_for(t, ARENA, _align(self.arena_end, self.alignment))
-        self.arena_end = ref.end
+    def fresh(self, t: TensorType, unified_buffer: bool = False) -> TensorRef:
+        if unified_buffer:
+            ref = self.ref_for(t, UB, _align(self.ub_end, self.alignment))
+            self.ub_end = ref.end
+        else:
+            ref = self.ref_for(t, ARENA, _align(self.arena_end, self.alignment))
+            self.arena_end = ref.end
         return ref
 
     def plan_arena(self) -> None:
@@ -281,9 +291,13 @@ class _GraphLowering:
         if self.errors:
             return
         for value, offset in planned.items():
-            ref = self.ref_for(value.type, ARENA, offset)  # type: ignore[arg-type]
+            if stays_in_unified_buffer(value):
+                ref = self.ref_for(value.type, UB, offset)  # type: ignore[arg-type]
+                self.ub_end = max(self.ub_end, ref.end)
+            else:
+                ref = self.ref_for(value.type, ARENA, offset)  # type: ignore[arg-type]
+                self.arena_end = max(self.arena_end, ref.end)
             self.refs[value] = ref
-            self.arena_end = max(self.arena_end, ref.end)
         for arg in self.block.arguments:
             if arg not in self.refs:
                 self.refs[arg] = self.fresh(arg.type)  # type: ignore[arg-type]
@@ -293,7 +307,7 @@ class _GraphLowering:
             elif op.name not in CONSTANT_OPS:
                 for r in op.results:
                     if r not in self.refs:
-                        self.refs[r] = self.fresh(r.type)  # type: ignore[arg-type]
+                        self.refs[r] = self.fresh(r.type, stays_in_unified_buffer(r))  # type: ignore[arg-type]
 
     def plan_weights(self) -> None:
         end = 0

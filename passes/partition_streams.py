@@ -47,6 +47,9 @@ GE's rules that override the strategy, each reported as a remark on the graph:
   with ``strategy=single`` or no stream left under ``max-streams`` a region
   stays on its control op's stream;
 * ``ge.cmo`` ops share a stream of their own (GE labels them ``<graph>_Cmo``);
+* an op ``fuse-ub`` fused into another runs in that op's kernel, so it takes
+  that op's stream whatever the strategy chose (GE merges a fused chain into
+  one node before it assigns streams);
 * a graph with dynamic shapes stays on one stream unless
   ``dynamic-shape-multi-stream`` (GE's ``ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1``,
   which the option's default reads) is set;
@@ -197,6 +200,12 @@ class PartitionStreams(ModulePass):
             if moved:
                 ctx.remark(graph, f"partition-streams: {moved} AICPU op(s) kept on their predecessor's stream "
                                   "(ac-parallel-enable=false)")
+        chained = problem.keep_fused_chains(plan.streams, plan.order)
+        moved = sum(a != b for a, b in zip(chained, plan.streams))
+        plan.streams[:] = chained
+        if moved:
+            ctx.remark(graph, f"partition-streams: {moved} UB-fused op(s) moved onto the stream of the op they are "
+                              "fused into (a fused chain is one kernel)")
         plan = plan.normalized()
         assert og.is_topological(plan.order), f"strategy '{strategy}' returned an order that is not topological"
         for note in plan.notes:

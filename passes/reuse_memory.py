@@ -13,14 +13,20 @@ The regions of ``ge.if`` / ``ge.loop`` / ``ge.scan`` are planned with the graph
 other's bytes, the branches of an ``if`` overlap (one runs), a loop body's
 bytes serve every trip, and the control op's node holds them as one buffer.
 
-Writes ``offsets`` on every op with results (one per result), also inside
-regions, ``ge.offset`` on each graph input's argument attributes,
-``ge.arena_bytes`` (the arena the plan needs, zero-copy I/O excluded) and
-``ge.memory`` on the graph: the lower bound of this schedule
-(``lower_bound``, ``lower_bound_exact``), the single-stream plan of the same
-block order, the no-reuse total (region tensors included), the zero-copy
-bytes, the bytes of the top-level control ops' regions (``regions``, with
-control flow only), the
+A UB-fused chain's intermediate results (``fuse-ub``: read only by ops fused
+into the same kernel) take no arena bytes — GE merges the chain into one node
+before it assigns memory — and are planned in a space of their own, the
+unified buffer, which the lowering keeps out of the arena (``ub``).
+
+Writes ``offsets`` on every op with results (one per result; for a value that
+stays in the unified buffer, its offset there), also inside regions,
+``ge.offset`` on each graph input's argument attributes, ``ge.arena_bytes``
+(the arena the plan needs, zero-copy I/O excluded) and ``ge.memory`` on the
+graph: the lower bound of this schedule (``lower_bound``,
+``lower_bound_exact``), the single-stream plan of the same block order, the
+no-reuse total (region tensors included), the zero-copy bytes, the unified
+buffer's bytes (``unified_buffer``, with fused chains only), the bytes of the
+top-level control ops' regions (``regions``, with control flow only), the
 winning algorithm and the events memory priority added. Each planned control
 op gets a remark with its regions' bytes, their bound and their no-reuse total;
 one left unplanned (the task sink cannot lower it) a remark saying why.
@@ -76,6 +82,9 @@ class GraphMemory:
     events_added: int = 0
     slowdown: float = 0.0  # memory priority's measured makespan growth
     regions: ControlMemory = attrs.Factory(ControlMemory)
+    #: the plan of the values that stay in the unified buffer (a UB-fused chain's
+    #: intermediates): their own space, not device memory
+    unified_buffer: ArenaPlan | None = None
 
     @property
     def no_reuse_bytes(self) -> int:
@@ -125,12 +134,16 @@ class ReuseMemory(ModulePass):
             write_plan(graph, result)
             name = str(graph.get_attr("sym_name", "main"))
             p = result.plan
+            unified = result.unified_buffer
             ctx.remark(graph, f"arena {p.arena_bytes} B ({p.algorithm}), lower bound {result.bound.bytes} B, "
                               f"single-stream {result.single_stream_bytes} B, no reuse "
-                              f"{result.no_reuse_bytes} B, zero-copy I/O {p.zero_copy_bytes} B")
+                              f"{result.no_reuse_bytes} B, zero-copy I/O {p.zero_copy_bytes} B"
+                              + (f", unified buffer {unified.arena_bytes} B (a fused chain's intermediates, no "
+                                 "device memory)" if unified is not None else ""))
             remark_regions(result.regions, ctx)
             if self.print_plan:
-                sys.stderr.write(format_plan(p, result.bound, result.single_stream_bytes, name, result.no_reuse_bytes))
+                sys.stderr.write(format_plan(p, result.bound, result.single_stream_bytes, name, result.no_reuse_bytes,
+                                             unified))
 
     def check_options(self) -> None:
         def bad(message: str) -> DiagnosticError:
@@ -191,6 +204,8 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
                 extra.append((f"{plan_name(algorithm)}+{name}", offsets))
     plan = plan_arena(problem, algorithm, extra)
     bound = bound_with_regions(problem, regions.bound)
+    order = problem.order
+    unified = plan_arena(MemoryProblem.build(graph, order, alignment, unified_buffer=True), algorithm)
     if memory_priority and ctx is not None:
         cost = f"{added} added events (measured makespan {100 * slowdown:+.1f}%)"
         if plan.arena_bytes > target:
@@ -199,7 +214,8 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
                                f"lower bound {bound.bytes} B")
         elif added:
             ctx.remark(graph, f"memory priority: {cost} to fit {target} B")
-    return GraphMemory(plan, bound, single.arena_bytes, added, slowdown, regions)
+    return GraphMemory(plan, bound, single.arena_bytes, added, slowdown, regions,
+                       unified if unified.problem.buffers else None)
 
 
 def plan_name(algorithm: str) -> str:
@@ -230,6 +246,9 @@ def write_plan(graph: Operation, result: GraphMemory) -> None:
     for v, b in problem.of_value.items():
         k = io_index.get(id(b))
         top[v] = plan.io_offsets[k] if k is not None else plan.offsets[b.id]
+    if result.unified_buffer is not None:  # offsets in the ub space, which the lowering knows by fuse-ub's marks
+        for v, b in result.unified_buffer.problem.of_value.items():
+            top[v] = result.unified_buffer.offsets[b.id]
     offsets = result.regions.offsets(top, bases)  # type: ignore[arg-type]
 
     def offset(v: object) -> int:
@@ -258,6 +277,8 @@ def write_plan(graph: Operation, result: GraphMemory) -> None:
         "zero_copy": IntegerAttr(plan.zero_copy_bytes),
         "events_added": IntegerAttr(result.events_added),
     }
+    if result.unified_buffer is not None:  # a UB-fused chain's intermediates, which take no arena bytes
+        figures["unified_buffer"] = IntegerAttr(result.unified_buffer.arena_bytes)
     if result.regions.scratch:  # a graph with planned control flow: its top-level regions' bytes
         figures["regions"] = IntegerAttr(sum(b.size for b in problem.buffers if b.region_op is not None))
     graph.attributes["ge.memory"] = DictionaryAttr.from_dict(figures)  # type: ignore[arg-type]

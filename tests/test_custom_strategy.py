@@ -127,6 +127,29 @@ def test_labels_keep_one_stream_to_themselves() -> None:
             _run(text, split)
 
 
+_CHAIN = """
+ge.graph @main(%x: tensor<1x16x4x4xf16>, %r: tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16> {
+  %w = ge.const {value = dense<1.000000e+00> : tensor<16x16x1x1xf16>} : () -> tensor<16x16x1x1xf16>
+  %c = ge.conv2d %x, %w : (tensor<1x16x4x4xf16>, tensor<16x16x1x1xf16>) -> tensor<1x16x4x4xf16>
+  %a = ge.add %r, %c : (tensor<1x16x4x4xf16>, tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  %y = ge.relu %a : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  ge.return %y : (tensor<1x16x4x4xf16>) -> ()
+}
+"""
+
+
+def test_a_fused_chain_stays_on_its_head_stream(capsys: pytest.CaptureFixture[str]) -> None:
+    """Whatever a strategy says, an op UB-fused into another runs in that op's
+    kernel: it takes the head's stream, and a remark says how many moved."""
+    _answer[:] = [[0, 1, 2]]
+    module = geir.parse(_CHAIN)
+    geir.run_pipeline(module, "assign-engines,fuse-ub,partition-streams{strategy=replay max-streams=3},insert-events",
+                      remarks="partition-streams")
+    assert _streams(module) == [0, 0, 0]
+    assert "partition-streams: 2 UB-fused op(s) moved onto the stream of the op they are fused into" \
+        in capsys.readouterr().err
+
+
 def test_registration_refuses_what_no_worker_could_find() -> None:
     with pytest.raises(ValueError, match="built-in"):
         geir.register_strategy("ge", replay)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from geir.backends.cost_model import CostModel
 from geir.backends.device_profile import load_profile
 from geir.backends.emulator.program import KernelRows, compile_program
-from geir.backends.task_list import (ARENA, WEIGHTS, EndGraph, Kernel, LabelGoto, LabelSet, Record, Stream, TaskList,
+from geir.backends.task_list import (ARENA, UB, WEIGHTS, EndGraph, Kernel, LabelGoto, LabelSet, Record, Stream, TaskList,
                                      TensorRef, Wait)
 from geir.diagnostics import DiagnosticError
 from geir.parser import parse_module
@@ -89,6 +89,22 @@ def test_kept_rows_do_not_hide_a_ref_outside_a_smaller_arena() -> None:
     compile_program(TaskList(streams=[Stream(0, 0, [kernel, EndGraph()])], arena_size=4096), cost, reuse=rows)
     with pytest.raises(DiagnosticError, match=r"output #0 \[2048, 4096\) lies outside the arena of 3000 bytes"):
         compile_program(TaskList(streams=[Stream(0, 0, [kernel, EndGraph()])], arena_size=3000), cost, reuse=rows)
+
+
+def test_a_unified_buffer_ref_stays_inside_the_unified_buffer() -> None:
+    """A fused chain's intermediate is checked against ``ub_size``, and takes
+    no part in the arena's race and traffic tables."""
+    cost = CostModel(load_profile("910B2", []))
+    conv = Kernel(op="ge.relu", engine="AICore", inputs=[TensorRef(ARENA, 0, (1024,), "f16")],
+                  outputs=[TensorRef(UB, 0, (1024,), "f16")], loc="c")
+    relu = Kernel(op="ge.relu", engine="AICore", inputs=[TensorRef(UB, 0, (1024,), "f16")],
+                  outputs=[TensorRef(ARENA, 2048, (1024,), "f16")], loc="r", attributes={"fused_operand": 0})
+    program = compile_program(TaskList(streams=[Stream(0, 0, [conv, relu, EndGraph()])], arena_size=4096,
+                                       ub_size=2048), cost)
+    assert sorted(program.read_table[1::3]) == [0] and sorted(program.write_table[1::3]) == [2048]
+    with pytest.raises(DiagnosticError, match=r"output #0 \[0, 2048\) lies outside the unified buffer of 1024 bytes"):
+        compile_program(TaskList(streams=[Stream(0, 0, [conv, relu, EndGraph()])], arena_size=4096, ub_size=1024),
+                        cost)
 
 
 def test_kept_rows_belong_to_one_cost_model() -> None:

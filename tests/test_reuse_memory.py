@@ -33,6 +33,8 @@ from geir.backends.rt_module import task_list_from_module
 from geir.diagnostics import DiagnosticError
 from geir.module import Module
 from geir.parser import parse_module
+from geir.backends.task_list import UB
+from geir.passes.fuse_ub import fused_into, stays_in_unified_buffer
 from geir.passes.lower_to_tasks import LowerToTasks
 from geir.passes.memory.arena_plan import ArenaPlan, overlaps, plan_arena
 from geir.passes.memory.ge_blocks import ge_blocks, size_classes
@@ -195,22 +197,37 @@ def test_a_broken_plan_is_always_caught(seed: int, n_ops: int, max_streams: int,
 @pytest.mark.skipif(not HAVE_SCHEDULING, reason="the scheduling passes are not registered yet")
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), n_ops=st.integers(1, 24), max_streams=st.integers(1, 4),
-       strategy=st.sampled_from(["single", "chain-cover", "cost"]),
+       strategy=st.sampled_from(["single", "chain-cover", "cost", "ge-cv", "opara"]),
        algorithm=st.sampled_from(["greedy-by-size", "ge-blocks", "best"]), in_place=st.booleans(),
-       priority=st.booleans())
+       priority=st.booleans(), fuse=st.booleans())
 def test_the_real_pipeline(seed: int, n_ops: int, max_streams: int, strategy: str, algorithm: str,
-                           in_place: bool, priority: bool) -> None:
+                           in_place: bool, priority: bool, fuse: bool) -> None:
+    """With UB fusion too: a fused op is on its chain head's stream, a fused
+    chain's intermediates are no arena bytes (they live in the ``ub`` space),
+    and the numbers are still the interpreter's."""
     module = parse_module(random_dag(seed, n_ops, 1, events=False).replace("{stream = 0}", ""))
     inputs = random_inputs(graph_signature(module), seed)
     expected = interpret(module, inputs)
-    pipeline = (f"assign-engines,partition-streams{{strategy={strategy} max-streams={max_streams}}},insert-events,"
+    pipeline = (f"assign-engines,{'fuse-ub,' if fuse else ''}"
+                f"partition-streams{{strategy={strategy} max-streams={max_streams}}},insert-events,"
                 f"reuse-memory{{algorithm={algorithm} in-place={str(in_place).lower()} "
                 f"memory-priority={str(priority).lower()}}}")
     PassManager(parse_pipeline(pipeline)).run(module, PassContext())
-    check_plan_invariants(_graph(module), algorithm, in_place, True)
+    graph = _graph(module)
+    check_plan_invariants(graph, algorithm, in_place, True)
+    in_ub = set()
+    for op in graph.regions[0].blocks[0].ops:
+        head = fused_into(op)
+        if head is not None:
+            assert op.get_attr("stream") == head.get_attr("stream")
+        in_ub.update(r for r in op.results if stays_in_unified_buffer(r))
+    assert all(v not in plan_graph(graph, algorithm, in_place).problem.of_value for v in in_ub)
     result = run_and_compare(module, expected, inputs)
     assert result.clean, result.report["races"][:1] or result.report["deadlock"]
     assert outputs_equal(result, expected)
+    tl = task_list_from_module(module)
+    ub_refs = [r for _, _, t in tl.all_tasks() for r in getattr(t, "outputs", []) if r.space == UB]
+    assert len(ub_refs) == len(in_ub) and (tl.ub_size > 0) == bool(in_ub)
 
 
 # ================================================================== known plans

@@ -11,6 +11,10 @@ starts and writes its outputs when it finishes; outputs are read from their
 bindings after the last task. A schedule or memory plan that lets one tensor
 overwrite another before its last reader therefore gives wrong numbers.
 
+A UB-fused chain's intermediates (the ``ub`` space) get a buffer of their
+own, ``ub_size`` bytes: on the device they never leave the core, here they
+pass from one of the chain's ops to the next.
+
 The weight space is read-only: a kernel reads a whole weight as a read-only
 view of the task list's own array (a splat stays one value), so a run copies
 no weight; a read of part of a weight goes to the weight space as one byte
@@ -26,7 +30,7 @@ import numpy as np
 
 from geir.attributes import is_splat_view
 from geir.backends.emulator.program import Program
-from geir.backends.task_list import ARENA, Kernel, Memcpy, TaskList, TensorRef
+from geir.backends.task_list import ARENA, UB, Kernel, Memcpy, TaskList, TensorRef
 from geir.diagnostics import Diagnostic, DiagnosticError, location_from_text
 
 __all__ = ["DeviceMemory", "NumericExecutor", "RunOp", "dtype_of", "release_arena"]
@@ -95,12 +99,14 @@ def release_arena(memory: "DeviceMemory") -> None:
 
 
 class DeviceMemory:
-    """The arena and weight space of one run."""
+    """The arena, the unified buffer and the weight space of one run."""
 
     def __init__(self, task_list: TaskList, poison: bool = False) -> None:
         self.arena = _allocate(task_list.arena_size)
+        self.unified_buffer = np.zeros(task_list.ub_size, dtype=np.uint8)
         if poison:
             self.arena.fill(0xFF)
+            self.unified_buffer.fill(0xFF)
         #: each weight by its offset, as lowering gave it: a kernel reads it where it lies, read-only,
         #: so a run copies no weight (the weight space as one image is built only for a ref that is
         #: not one whole weight)
@@ -134,6 +140,8 @@ class DeviceMemory:
         dtype = dtype_of(ref.dtype)
         if ref.space == ARENA:
             return self.arena[ref.offset:ref.end].view(dtype).reshape(ref.shape)
+        if ref.space == UB:
+            return self.unified_buffer[ref.offset:ref.end].view(dtype).reshape(ref.shape)
         value = self._weights.get(ref.offset)
         if value is not None and value.dtype == dtype and value.nbytes == ref.nbytes:
             whole = value.reshape(ref.shape)
@@ -146,7 +154,8 @@ class DeviceMemory:
     def write(self, ref: TensorRef, value: np.ndarray, what: str) -> None:
         """Store ``value`` where ``ref`` points, cast to its element type."""
         value = np.asarray(value)
-        dst = self.arena[ref.offset:ref.end].view(dtype_of(ref.dtype))
+        space = self.unified_buffer if ref.space == UB else self.arena
+        dst = space[ref.offset:ref.end].view(dtype_of(ref.dtype))
         if value.size != dst.size:
             raise DiagnosticError(Diagnostic(
                 "error", f"{what} produced {value.size} elements of shape {list(value.shape)}, but its output "

@@ -18,8 +18,8 @@ import numpy as np
 
 from geir.backends.cost_model import COST_ATTRIBUTES, GE_LOCAL, POOLS, SDMA, CostModel, TaskCost
 from geir.backends.emulator.control import control_duration
-from geir.backends.task_list import (ARENA, CONTROL_TASKS, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList, TensorRef,
-                                     Wait)
+from geir.backends.task_list import (ARENA, CONTROL_TASKS, UB, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList,
+                                     TensorRef, Wait)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.diagnostics import error as _error
 
@@ -125,7 +125,7 @@ class KernelRows:
     (a judge measuring plans of one graph) keeps one, so each kernel is costed
     and its arena ranges are checked once. A row is kept by the object's
     identity (holding the object, so the id stays its own) and is valid for one
-    cost model and one arena and weight size; the kernels must not change
+    cost model and one arena, weight and unified-buffer size; the kernels must not change
     while it is kept."""
 
     #: id(kernel) -> (kernel, pool index, units, duration, traffic row or None, reads, writes)
@@ -133,6 +133,7 @@ class KernelRows:
     cost: CostModel | None = None
     arena_size: int = -1
     weight_size: int = -1
+    ub_size: int = -1
 
 
 def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
@@ -173,6 +174,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
     n = len(tasks)
     arena_size = task_list.arena_size
     weight_size = task_list.weight_size
+    ub_size = task_list.ub_size
 
     # One pass reads what every task has (its kind, a record's or wait's event): a
     # task object is touched once here and a kernel once more below, the rest of
@@ -239,6 +241,13 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                 errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: {role} [{lo}, {hi}) "
                                                       f"lies outside the weight space of {weight_size} bytes")))
             return None
+        if ref.space == UB:
+            # a fused chain's intermediate: private to the chain's kernel on one stream, so neither
+            # race-checked nor device traffic nor live device memory
+            if lo < 0 or hi > ub_size:
+                errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: {role} [{lo}, {hi}) "
+                                                      f"lies outside the unified buffer of {ub_size} bytes")))
+            return None
         errors.append((g, Diagnostic("error", f"{_where(task_list, stream_of, first, g)}: {role} names unknown space "
                                               f"'{ref.space}'")))
         return None
@@ -264,9 +273,10 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
 
     reuse_get = None
     if reuse is not None:
-        if reuse.cost is not cost or reuse.arena_size != arena_size or reuse.weight_size != weight_size:
+        if (reuse.cost is not cost or reuse.arena_size != arena_size or reuse.weight_size != weight_size
+                or reuse.ub_size != ub_size):
             reuse.rows.clear()  # checked against other limits, costed by another model
-            reuse.cost, reuse.arena_size, reuse.weight_size = cost, arena_size, weight_size
+            reuse.cost, reuse.arena_size, reuse.weight_size, reuse.ub_size = cost, arena_size, weight_size, ub_size
         reuse_get = reuse.rows.get
 
     # kernels, copies, control tasks and unknown ones, in task order (the traffic

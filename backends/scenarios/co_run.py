@@ -7,8 +7,9 @@ The models' task lists are merged into one (:func:`merge_task_lists`):
 * streams are renumbered, model after model (``stream_base`` of a model is the
   id of its first stream), each at the model's priority (smaller is served
   first by the engine pools, ACL's convention);
-* arenas and weight spaces are placed side by side (every ``TensorRef`` moves
-  by its model's base; bases 512-byte aligned as GE aligns buffers);
+* arenas, weight spaces and unified buffers are placed side by side (every
+  ``TensorRef`` moves by its model's base in its space; bases 512-byte aligned
+  as GE aligns buffers);
 * event ids are renumbered past the previous models' ids;
 * input and output bindings are prefixed ``<model>/``.
 
@@ -21,14 +22,14 @@ already running when its own become ready.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import attrs
 
 from geir.backends.emulator import EmulationResult, EmulatorOptions, emulate
 from geir.backends.emulator.report import calibration_line
 from geir.backends.scenarios.iterations import event_count, unroll
-from geir.backends.task_list import (ARENA, WEIGHTS, Binding, Kernel, Memcpy, Record, Stream, Task, TaskList,
+from geir.backends.task_list import (ARENA, UB, WEIGHTS, Binding, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                      TensorRef, Wait, WeightBlob)
 from geir.diagnostics import Diagnostic, DiagnosticError
 
@@ -53,22 +54,19 @@ class ModelPlacement:
     event_base: int
 
 
-def _move(ref: TensorRef | None, arena: int, weights: int) -> TensorRef | None:
-    if ref is None:
-        return None
-    if ref.space == ARENA:
-        return attrs.evolve(ref, offset=ref.offset + arena)
-    if ref.space == WEIGHTS:
-        return attrs.evolve(ref, offset=ref.offset + weights)
-    return ref
+def _move(ref: TensorRef | None, base: Mapping[str, int]) -> TensorRef | None:
+    """``ref`` moved by its space's ``base`` (arena, weights, unified buffer)."""
+    if ref is None or not base.get(ref.space):
+        return ref
+    return attrs.evolve(ref, offset=ref.offset + base[ref.space])
 
 
-def _move_task(task: Task, arena: int, weights: int, events: int) -> Task:
+def _move_task(task: Task, base: Mapping[str, int], events: int) -> Task:
     if isinstance(task, Kernel):
-        return attrs.evolve(task, inputs=[_move(r, arena, weights) for r in task.inputs],
-                            outputs=[_move(r, arena, weights) for r in task.outputs])  # type: ignore[misc]
+        return attrs.evolve(task, inputs=[_move(r, base) for r in task.inputs],
+                            outputs=[_move(r, base) for r in task.outputs])  # type: ignore[misc]
     if isinstance(task, Memcpy):
-        return Memcpy(_move(task.src, arena, weights), _move(task.dst, arena, weights), task.loc)  # type: ignore[arg-type]
+        return Memcpy(_move(task.src, base), _move(task.dst, base), task.loc)  # type: ignore[arg-type]
     if isinstance(task, Record):
         return Record(task.event + events, task.loc)
     if isinstance(task, Wait):
@@ -82,25 +80,28 @@ def merge_task_lists(task_lists: Sequence[TaskList], names: Sequence[str],
     module doc), and where each model went."""
     merged = TaskList(name="+".join(names))
     placements: list[ModelPlacement] = []
-    arena = weights = events = 0
+    arena = weights = ub = events = 0
     next_stream = 0
     for tl, name, priority in zip(task_lists, names, priorities):
         ids = []
+        base = {ARENA: arena, WEIGHTS: weights, UB: ub}
         for st in tl.streams:
             merged.streams.append(Stream(next_stream, priority,
-                                         [_move_task(t, arena, weights, events) for t in st.tasks]))
+                                         [_move_task(t, base, events) for t in st.tasks]))
             ids.append(next_stream)
             next_stream += 1
         for blob in tl.weights:
             merged.weights.append(WeightBlob(f"{name}/{blob.name}", blob.offset + weights, blob.data, blob.absent))
-        merged.inputs += [Binding(f"{name}/{b.name}", _move(b.ref, arena, weights)) for b in tl.inputs]  # type: ignore[arg-type]
-        merged.outputs += [Binding(f"{name}/{b.name}", _move(b.ref, arena, weights)) for b in tl.outputs]  # type: ignore[arg-type]
+        merged.inputs += [Binding(f"{name}/{b.name}", _move(b.ref, base)) for b in tl.inputs]  # type: ignore[arg-type]
+        merged.outputs += [Binding(f"{name}/{b.name}", _move(b.ref, base)) for b in tl.outputs]  # type: ignore[arg-type]
         placements.append(ModelPlacement(name, priority, tuple(ids), arena, weights, events))
         arena += _align(tl.arena_size)
         weights += _align(tl.weight_size)
+        ub += _align(tl.ub_size)
         events += event_count(tl)
     merged.arena_size = arena
     merged.weight_size = weights
+    merged.ub_size = ub
     merged.num_events = events
     return merged, placements
 

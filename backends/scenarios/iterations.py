@@ -6,8 +6,9 @@ Frame ``k`` is a copy of every stream's tasks (the end markers dropped, one
 appended after the last frame):
 
 * its arena refs move to region ``k % buffers`` (offset ``+ (k % buffers) x
-  arena_size``; the arena grows to ``buffers x arena_size``), the weights stay
-  shared (read-only);
+  arena_size``; the arena grows to ``buffers x arena_size``), and its
+  unified-buffer refs likewise (``+ (k % buffers) x ub_size``); the weights
+  stay shared (read-only);
 * its event ids move by ``k x num_events`` (an event is a binary flag: reusing
   an id across frames could lose a record);
 * its kernels are named ``<name>@k`` so schedules can be split by frame;
@@ -16,8 +17,9 @@ appended after the last frame):
 Frame ``k + buffers`` reuses frame ``k``'s region, so before stream ``t`` of
 frame ``k + buffers`` touches the region it waits for every other stream ``s``
 of frame ``k`` whose accesses conflict with ``t``'s (a write on either side of
-overlapping bytes): ``s`` records a fresh event after its last access of frame
-``k`` and ``t`` waits for it before its first. Streams are in order, so a
+overlapping bytes, in the arena or the unified buffer): ``s`` records a fresh
+event after its last access of frame ``k`` and ``t`` waits for it before its
+first. Streams are in order, so a
 stream never waits for itself. The race checker therefore finds no race in an
 unrolled list of a race-free one; with ``buffers = 1`` the frames serialise on
 their shared bytes, with ``buffers >= iterations`` nothing is reused.
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 import attrs
 
-from geir.backends.task_list import (ARENA, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
+from geir.backends.task_list import (ARENA, UB, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                      TensorRef, Wait)
 from geir.diagnostics import Diagnostic, DiagnosticError
 
@@ -59,17 +61,19 @@ def frame_of(task: Task) -> int | None:
     return int(k) if at and k.isdigit() else None
 
 
-def _shift(ref: TensorRef | None, by: int) -> TensorRef | None:
-    if ref is None or ref.space != ARENA or by == 0:
+def _shift(ref: TensorRef | None, by: int, ub_by: int = 0) -> TensorRef | None:
+    if ref is None:
         return ref
-    return attrs.evolve(ref, offset=ref.offset + by)
+    step = by if ref.space == ARENA else ub_by if ref.space == UB else 0
+    return attrs.evolve(ref, offset=ref.offset + step) if step else ref
 
 
-def _copy_task(task: Task, arena_shift: int, event_shift: int, frame: int, stream: int, index: int) -> Task:
+def _copy_task(task: Task, arena_shift: int, ub_shift: int, event_shift: int, frame: int, stream: int,
+               index: int) -> Task:
     if isinstance(task, Kernel):
         name = task.name or f"{stream}:{index}"
-        return attrs.evolve(task, inputs=[_shift(r, arena_shift) for r in task.inputs],
-                            outputs=[_shift(r, arena_shift) for r in task.outputs],  # type: ignore[misc]
+        return attrs.evolve(task, inputs=[_shift(r, arena_shift, ub_shift) for r in task.inputs],
+                            outputs=[_shift(r, arena_shift, ub_shift) for r in task.outputs],  # type: ignore[misc]
                             name=f"{name}@{frame}")
     if isinstance(task, Memcpy):
         return Memcpy(_shift(task.src, arena_shift), _shift(task.dst, arena_shift), task.loc)  # type: ignore[arg-type]
@@ -80,9 +84,10 @@ def _copy_task(task: Task, arena_shift: int, event_shift: int, frame: int, strea
     raise TypeError(f"cannot copy task {task!r}")
 
 
-def _accesses(tasks: list[Task]) -> tuple[list[Range], list[Range], int, int]:
-    """(arena ranges read, ranges written, index of the first and the last task
-    touching the arena; -1 when none) of one stream's tasks."""
+def _accesses(tasks: list[Task], arena_size: int) -> tuple[list[Range], list[Range], int, int]:
+    """(ranges read, ranges written, index of the first and the last task
+    touching memory; -1 when none) of one stream's tasks: arena bytes, and
+    unified-buffer bytes numbered after the arena's ``arena_size``."""
     reads: list[Range] = []
     writes: list[Range] = []
     first = last = -1
@@ -97,12 +102,14 @@ def _accesses(tasks: list[Task]) -> tuple[list[Range], list[Range], int, int]:
             continue
         touched = False
         for r in ins:
-            if r is not None and r.space == ARENA and r.nbytes:
-                reads.append((r.offset, r.end))
+            if r is not None and r.space in (ARENA, UB) and r.nbytes:
+                base = arena_size if r.space == UB else 0
+                reads.append((base + r.offset, base + r.end))
                 touched = True
         for r in outs:
-            if r.space == ARENA and r.nbytes:
-                writes.append((r.offset, r.end))
+            if r.space in (ARENA, UB) and r.nbytes:
+                base = arena_size if r.space == UB else 0
+                writes.append((base + r.offset, base + r.end))
                 touched = True
         if touched:
             if first < 0:
@@ -139,7 +146,7 @@ def unroll(task_list: TaskList, iterations: int, buffers: int = 2) -> TaskList:
     size = task_list.arena_size
     events = event_count(task_list)
     bodies = [[t for t in s.tasks if not isinstance(t, EndGraph)] for s in task_list.streams]
-    access = [_accesses(body) for body in bodies]
+    access = [_accesses(body, size) for body in bodies]
     n = len(bodies)
     # conflict[s][t]: stream t of frame k + buffers must wait for stream s of frame k
     conflict = [[s != t and access[s][2] >= 0 and access[t][2] >= 0 and
@@ -160,12 +167,12 @@ def unroll(task_list: TaskList, iterations: int, buffers: int = 2) -> TaskList:
         first, last = access[si][2], access[si][3]
         out: list[Task] = []
         for k in range(iterations):
-            shift = (k % buffers) * size
+            shift, ub_shift = (k % buffers) * size, (k % buffers) * task_list.ub_size
             for i, t in enumerate(body):
                 if i == first and k >= buffers:
                     out.extend(Wait(handoff(k - buffers, s, si), f"frame {k} reuses region {k % buffers}")
                                for s in range(n) if conflict[s][si])
-                out.append(_copy_task(t, shift, k * events, k, st.id, i))
+                out.append(_copy_task(t, shift, ub_shift, k * events, k, st.id, i))
                 if i == last and k + buffers < iterations:
                     out.extend(Record(handoff(k, si, t2), f"frame {k} done with region {k % buffers}")
                                for t2 in range(n) if conflict[si][t2])
@@ -179,4 +186,4 @@ def unroll(task_list: TaskList, iterations: int, buffers: int = 2) -> TaskList:
     return TaskList(streams=streams, arena_size=size * buffers, weights=list(task_list.weights),
                     weight_size=task_list.weight_size, inputs=bindings(task_list.inputs),
                     outputs=bindings(task_list.outputs), num_events=frame_events + used_handoffs,
-                    name=f"{task_list.name}x{iterations}")
+                    name=f"{task_list.name}x{iterations}", ub_size=task_list.ub_size * buffers)

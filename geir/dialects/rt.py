@@ -18,7 +18,10 @@ everything is attributes, and every op prints in the uniform custom form::
 Encodings (one each, shared by every op):
 
 * a **ref** (:class:`~geir.backends.task_list.TensorRef`) is ``[space, offset, tensor type]``:
-  ``["arena", 512, tensor<1x64x56x56xf16>]`` or ``["weights", 0, tensor<64xf16>]``;
+  ``["arena", 512, tensor<1x64x56x56xf16>]`` or ``["weights", 0, tensor<64xf16>]``,
+  or ``["ub", 0, tensor<1x64x56x56xf16>]`` for a UB-fused chain's intermediate
+  (``ub_size`` bytes on the model; no device memory, and no copy or binding
+  may name it);
   an absent optional input (``ge.none``) is ``unit``;
 * a **binding** is ``[name, ref]``;
 * a **weight** is ``[name, offset, dense_resource<blob> : tensor<...>]`` (a small
@@ -50,7 +53,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Sequence
 
-from geir.backends.task_list import ARENA, WEIGHTS, TensorRef
+from geir.backends.task_list import ARENA, SPACES, UB, WEIGHTS, TensorRef
 from geir.attributes import (ArrayAttr, Attribute, DenseElementsAttr, DenseResourceAttr, IntegerAttr,
                              StringAttr, TypeAttr, UnitAttr, UNIT)
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
@@ -75,7 +78,6 @@ CONTROL_TASK_OPS = frozenset({"rt.label_set", "rt.label_goto", "rt.label_switch"
 NOT_KERNEL_GE_OPS = frozenset({"ge.graph", "ge.return", "ge.yield", "ge.const", "ge.weights", "ge.none",
                                "ge.record_event", "ge.wait_event"})
 
-SPACES = (ARENA, WEIGHTS)
 
 
 # ------------------------------------------------------------------ encodings
@@ -108,7 +110,7 @@ def decode_ref(attr: Attribute, what: str, optional: bool = False) -> TensorRef 
         raise InferError(f"{what} must be [space, offset, tensor type], got {attr}")
     space, offset, ttype = attr.value
     if not isinstance(space, StringAttr) or space.value not in SPACES:
-        raise InferError(f"{what} has space {space}, expected \"arena\" or \"weights\"")
+        raise InferError(f"{what} has space {space}, expected \"arena\", \"weights\" or \"ub\"")
     if not isinstance(offset, IntegerAttr) or isinstance(offset.value, bool) or offset.value < 0:
         raise InferError(f"{what} has offset {offset}, expected a non-negative integer")
     t = ttype.value if isinstance(ttype, TypeAttr) else None
@@ -170,8 +172,12 @@ def _int_attr(op: Operation, name: str) -> int:
     return int(value) if isinstance(value, int) else 0
 
 
+#: the model attribute that gives each space's size
+SPACE_SIZE = {ARENA: "arena_size", WEIGHTS: "weight_size", UB: "ub_size"}
+
+
 def _check_in_space(ref: TensorRef, model: Operation, what: str) -> None:
-    limit_name = "arena_size" if ref.space == ARENA else "weight_size"
+    limit_name = SPACE_SIZE[ref.space]
     limit = _int_attr(model, limit_name)
     if ref.end > limit:
         raise InferError(f"{what} [{ref.offset}, {ref.end}) lies outside the {ref.space} "
@@ -195,7 +201,8 @@ def _refs(op: Operation, name: str, model: Operation, optional: bool) -> list[Te
 # ------------------------------------------------------------------ verifiers
 
 def verify_kernel(op: Operation) -> None:
-    """A registered ge op, arity that fits it, refs in bounds, outputs in the arena."""
+    """A registered ge op, arity that fits it, refs in bounds, outputs in the
+    arena (or, for a UB-fused chain's intermediate, the unified buffer)."""
     from geir.dialect_registry import lookup_op
     model = _model_of_task(op)
     kind = op.get_attr("op")
@@ -213,7 +220,7 @@ def verify_kernel(op: Operation) -> None:
     if od.num_results >= 0 and len(outputs) != od.num_results:
         raise InferError(f"'{kind}' has {od.num_results} outputs, but the kernel has {len(outputs)}")
     for i, ref in enumerate(outputs):
-        if ref is not None and ref.space != ARENA:
+        if ref is not None and ref.space == WEIGHTS:
             raise InferError(f"output #{i} is in the read-only {ref.space} space; outputs go to the arena")
 
 
@@ -234,6 +241,9 @@ def verify_memcpy(op: Operation) -> None:
     assert src is not None and dst is not None
     _check_in_space(src, model, "src")
     _check_in_space(dst, model, "dst")
+    if src.space == UB or dst.space == UB:
+        raise InferError("a copy moves device memory; the unified buffer is not (it holds a fused kernel's "
+                         "intermediates)")
     if dst.space != ARENA:
         raise InferError("dst is in the read-only weight space; a copy writes the arena")
     if src.nbytes != dst.nbytes:
@@ -311,7 +321,7 @@ def verify_model(op: Operation) -> None:
     """Whole-model checks: streams unique, waits matched by records, bindings and
     weights inside their spaces. Errors point at the offending task or stream."""
     problems: list[Diagnostic] = []
-    for name in ("arena_size", "weight_size", "num_events"):
+    for name in ("arena_size", "weight_size", "ub_size", "num_events"):
         if _int_attr(op, name) < 0:
             raise InferError(f"{name} must be non-negative, got {op.get_attr(name)}")
     for kind in ("inputs", "outputs"):
@@ -448,6 +458,8 @@ DIALECT.define(
     attributes=(AttrDef("sym_name", "str", required=True, doc="the graph's name"),
                 AttrDef("arena_size", "int", required=True, doc="bytes of the activation arena"),
                 AttrDef("weight_size", "int", 0, doc="bytes of the read-only weight space"),
+                AttrDef("ub_size", "int", 0, doc="bytes of the unified-buffer space: a UB-fused chain's "
+                                                  "intermediates, which are no device memory"),
                 AttrDef("num_events", "int", 0, doc="event ids are 0 .. num_events - 1"),
                 AttrDef("inputs", "array", doc="graph inputs: [[name, ref], ...]"),
                 AttrDef("outputs", "array", doc="graph outputs: [[name, ref], ...]"),

@@ -16,6 +16,7 @@
 // CHECK-NEXT:   "arena_size": 1536,
 // CHECK-NEXT:   "weight_size": 512,
 // CHECK-NEXT:   "num_events": 1,
+// CHECK-NEXT:   "ub_size": 0,
 // CHECK-NEXT:   "inputs": [
 // CHECK-NEXT:     {"name": "x", "ref": {"space": "arena", "offset": 0, "shape": [2, 2], "dtype": "f32"}}
 // CHECK-NEXT:   ],

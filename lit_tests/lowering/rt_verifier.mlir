@@ -42,6 +42,34 @@ rt.model ({
 
 rt.model ({
   rt.stream ({
+    // expected-error@+1 {{'rt.kernel' op output #0 [16, 32) lies outside the ub (ub_size = 16)}}
+    rt.kernel {op = "ge.conv2d", engine = "AICore", inputs = [["arena", 0, tensor<1x1x2x2xf32>], ["weights", 0, tensor<1x1x1x1xf32>]], outputs = [["ub", 16, tensor<1x1x2x2xf32>]]} : () -> ()
+  }) {id = 0} : () -> ()
+}) {sym_name = "m", arena_size = 1024, weight_size = 16, ub_size = 16} : () -> ()
+
+// -----
+
+// A UB-fused chain's intermediate is written and read in the unified buffer,
+// which no copy and no binding may name: it is no device memory.
+rt.model ({
+  rt.stream ({
+    rt.kernel {op = "ge.conv2d", engine = "AICore", inputs = [["arena", 0, tensor<1x1x2x2xf32>], ["weights", 0, tensor<1x1x1x1xf32>]], outputs = [["ub", 0, tensor<1x1x2x2xf32>]]} : () -> ()
+    rt.kernel {op = "ge.relu", engine = "AICore", inputs = [["ub", 0, tensor<1x1x2x2xf32>]], outputs = [["arena", 16, tensor<1x1x2x2xf32>]]} : () -> ()
+    // expected-error@+1 {{'rt.memcpy' op a copy moves device memory; the unified buffer is not (it holds a fused kernel's intermediates)}}
+    rt.memcpy {src = ["ub", 0, tensor<4xf32>], dst = ["arena", 32, tensor<4xf32>]} : () -> ()
+  }) {id = 0} : () -> ()
+}) {sym_name = "m", arena_size = 1024, weight_size = 16, ub_size = 16} : () -> ()
+
+// -----
+
+// expected-error@+1 {{'rt.model' op output binding 'y' must be in the arena, not the ub}}
+rt.model ({
+}) {sym_name = "m", arena_size = 1024, ub_size = 16, outputs = [["y", ["ub", 0, tensor<4xf32>]]]} : () -> ()
+
+// -----
+
+rt.model ({
+  rt.stream ({
     // expected-error@+1 {{'rt.kernel' op output #0 is in the read-only weights space; outputs go to the arena}}
     rt.kernel {op = "ge.relu", engine = "AICore", inputs = [["arena", 0, tensor<4xf32>]], outputs = [["weights", 0, tensor<4xf32>]]} : () -> ()
   }) {id = 0} : () -> ()
@@ -87,7 +115,7 @@ rt.model ({
 
 rt.model ({
   rt.stream ({
-    // expected-error@+1 {{'rt.kernel' op input #0 has space "heap", expected "arena" or "weights"}}
+    // expected-error@+1 {{'rt.kernel' op input #0 has space "heap", expected "arena", "weights" or "ub"}}
     rt.kernel {op = "ge.relu", engine = "AICore", inputs = [["heap", 0, tensor<4xf32>]], outputs = [["arena", 16, tensor<4xf32>]]} : () -> ()
   }) {id = 0} : () -> ()
 }) {sym_name = "m", arena_size = 1024} : () -> ()

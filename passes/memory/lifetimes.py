@@ -13,6 +13,13 @@ when every use of ``a`` happens before ``b``'s definition starts
 sweep in block order that keeps, per stream, the buffers not yet dead there
 finds every conflicting pair, in time proportional to their number.
 
+A UB-fused chain's intermediate results (:func:`~geir.passes.fuse_ub.stays_in_unified_buffer`)
+are no buffers of the arena: GE merges the chain into one node before it
+assigns memory, so they never reach device memory. ``unified_buffer=True``
+builds the problem of exactly those values instead, which the lowering keeps
+in the task list's ``ub`` space (the emulator's numerics need somewhere to put
+them; the device does not).
+
 Graph inputs and outputs are *zero-copy* with ``zero_copy``: they live in
 buffers of their own after the arena (GE's ``AssignZeroCopyMemory``), never
 shared, so the plan does not see them.
@@ -39,6 +46,7 @@ from geir.constants import CONSTANT_OPS
 from geir.diagnostics import error_at
 from geir.dialects.ge import BINARY, UNARY
 from geir.operation import Block, BlockArgument, Operation, OpResult, Value
+from geir.passes.fuse_ub import stays_in_unified_buffer
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
@@ -144,9 +152,11 @@ class MemoryProblem:
 
     @classmethod
     def build(cls, graph: Operation, order: StreamOrder, alignment: int = 512, in_place: bool = False,
-              zero_copy: bool = False, nesting: Nesting | None = None) -> "MemoryProblem":
+              zero_copy: bool = False, nesting: Nesting | None = None,
+              unified_buffer: bool = False) -> "MemoryProblem":
         """The problem of ``graph``'s block (or of ``nesting.block``, a region
-        inside it) under ``order``."""
+        inside it) under ``order``: of its arena, or with ``unified_buffer`` of
+        the values that stay in the unified buffer."""
         nesting = nesting or Nesting()
         block = nesting.block or graph.regions[0].blocks[0]
         in_region = nesting.block is not None
@@ -192,13 +202,14 @@ class MemoryProblem:
             if op.regions:
                 for v in captured_values(op):
                     uses.setdefault(v, []).append(i)
-        if not in_region:  # a region's arguments are the control op's buffers
+        if not in_region and not unified_buffer:  # a region's arguments are the control op's buffers
             for arg in block.arguments:
                 new_buffer(arg, HOST, 0)
         for op, i in nodes:
-            target = _in_place_target(op, i, order, of_value, uses, returned, zero_copy) if in_place else None
+            target = (_in_place_target(op, i, order, of_value, uses, returned, zero_copy)
+                      if in_place and not unified_buffer else None)
             for r in op.results:
-                if r in nesting.aliased:
+                if r in nesting.aliased or stays_in_unified_buffer(r) != unified_buffer:
                     continue
                 if target is not None:
                     b = of_value[target]
@@ -209,7 +220,7 @@ class MemoryProblem:
                     pairs.append((op, target))
                 else:
                     new_buffer(r, i, order.stream[i])
-            scratch = nesting.scratch.get(op, 0) if op.regions else 0
+            scratch = nesting.scratch.get(op, 0) if op.regions and not unified_buffer else 0
             if scratch > 0:
                 b = Buffer(len(arena), [], align(scratch, alignment), i, [i], False, order.stream[i], region_op=op)
                 arena.append(b)

@@ -36,10 +36,12 @@ def _lifetime(plan: ArenaPlan, b: Buffer) -> str:
 
 
 def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_name: str,
-                no_reuse: int | None = None) -> str:
+                no_reuse: int | None = None, unified: ArenaPlan | None = None) -> str:
     """The table and the summary line. Lifetimes are node indices in block
     order (``in``: a graph input, ``out``: live to the end); ``zero-copy`` rows
-    are outside the arena; a ``region buffer`` row holds a control op's regions.
+    are outside the arena; a ``region buffer`` row holds a control op's regions;
+    ``unified buffer`` rows (the plan ``unified``) are a fused chain's
+    intermediates, at offsets in the unified buffer, not the arena.
     ``no_reuse`` counts region tensors one by one (default: the problem's buffers)."""
     problem = plan.problem
     order = problem.order
@@ -56,6 +58,11 @@ def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_n
             if b.region_op is not None:
                 entries.append((b.define, len(entries), (buffer_name(b), str(offset), str(b.size),
                                                          _lifetime(plan, b), stream, "region buffer")))
+    if unified is not None:
+        for k, b in enumerate(unified.problem.buffers):
+            stream = str(order.stream_ids[order.stream[b.define]])
+            entries.append((b.define, len(entries), (buffer_name(b), str(unified.offsets[k]), str(b.size),
+                                                     _lifetime(unified, b), stream, "unified buffer")))
     rows.extend(e[2] for e in sorted(entries))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = [f"memory plan of @{graph_name} ({plan.algorithm}):"]
@@ -64,5 +71,6 @@ def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_n
     lines.append(f"  arena {plan.arena_bytes} B, lower bound {bound.bytes} B"
                  f"{'' if bound.exact else ' (block order)'}, single-stream {single_stream} B, "
                  f"no reuse {problem.no_reuse_bytes if no_reuse is None else no_reuse} B, "
-                 f"zero-copy I/O {plan.zero_copy_bytes} B")
+                 f"zero-copy I/O {plan.zero_copy_bytes} B"
+                 + (f", unified buffer {unified.arena_bytes} B" if unified is not None else ""))
     return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ from geir.backends.device_profile import DeviceProfile, load_profile
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, TensorRef
 from geir.constants import CONSTANT_OPS
 from geir.operation import Operation, OpResult, Value
+from geir.passes.fuse_ub import fused_into
 from geir.passes.lower_to_tasks import kernel_task, loc_text
 from geir.passes.scheduling.op_graph import OpGraph
 from geir.types import TensorType
@@ -102,6 +103,31 @@ class ScheduleProblem:
         """The largest tensor any node reads or writes: the arena of a timing-only
         task list whose refs all sit at offset 0 (computed once; evaluations are a hot path)."""
         return max((r.nbytes for k in self.kernels for r in (*k.inputs, *k.outputs) if r is not None), default=0)
+
+    @functools.cached_property
+    def fused_heads(self) -> list[int]:
+        """For each node, the node it is UB-fused into (``fuse-ub``), or -1: a
+        fused op runs in that node's kernel, so it goes on that node's stream."""
+        index = {id(op): i for i, op in enumerate(self.graph.ops)}
+        heads = []
+        for op in self.graph.ops:
+            head = fused_into(op)
+            heads.append(index.get(id(head), -1) if head is not None else -1)
+        return heads
+
+    def keep_fused_chains(self, streams: list[int], order: list[int]) -> list[int]:
+        """``streams`` with every fused op on the stream of the node it is fused
+        into (in ``order``, so a chain follows its head); the list itself when
+        nothing moves."""
+        heads = self.fused_heads
+        out = streams
+        for i in order:
+            j = heads[i]
+            if j >= 0 and out[i] != out[j]:
+                if out is streams:
+                    out = list(streams)
+                out[i] = out[j]
+        return out
 
     @property
     def n(self) -> int:

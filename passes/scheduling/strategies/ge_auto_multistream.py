@@ -45,6 +45,7 @@ from typing import Callable
 import attrs
 
 from geir.backends.cost_model import AICORE, VECTOR
+from geir.passes.fuse_ub import fused_into
 from geir.passes.scheduling.matching import maximum_matching
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
@@ -131,12 +132,16 @@ def cv_vector_nodes(problem: ScheduleProblem) -> list[int]:
     """``MarkCvParallelAivNodes``: the vector-core ops that may run beside the cube
     ops. For each AIV op, take the AIC op before it and the first after it in
     block order; it is marked unless the one before reaches it and either there
-    is none after or it reaches the one after."""
+    is none after or it reaches the one after. An op ``fuse-ub`` fused into
+    another is part of that op's kernel and never marked (GE marks before its
+    UB fusion, so an AIV op it marks is not fused there: not modelled)."""
     marked: list[int] = []
     pending: list[int] = []
     around: dict[int, list[int | None]] = {}
     prev_aic: int | None = None
     for i in range(problem.n):
+        if fused_into(problem.graph.ops[i]) is not None:
+            continue  # part of its chain head's kernel, not a node of its own
         if problem.pools[i] == VECTOR:
             around[i] = [prev_aic, None]
             pending.append(i)
