@@ -204,8 +204,7 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
                 extra.append((f"{plan_name(algorithm)}+{name}", offsets))
     plan = plan_arena(problem, algorithm, extra)
     bound = bound_with_regions(problem, regions.bound)
-    order = problem.order
-    unified = plan_arena(MemoryProblem.build(graph, order, alignment, unified_buffer=True), algorithm)
+    unified = plan_arena(MemoryProblem.build(graph, problem.order, alignment, unified_buffer=True), algorithm)
     if memory_priority and ctx is not None:
         cost = f"{added} added events (measured makespan {100 * slowdown:+.1f}%)"
         if plan.arena_bytes > target:

@@ -14,7 +14,8 @@ The model (integer time in :data:`TICK_US` ticks):
   queue place). Each ``stream_label`` gets a stream of its own (fixed, not a
   choice); unlabelled nodes choose among ``max_streams`` further streams.
   Symmetry breaking: the unlabelled streams are opened in node order (node
-  ``i`` may take stream ``k`` only if an earlier node took stream ``k - 1``);
+  ``i`` may take stream ``k`` only if an earlier node took stream ``k - 1``).
+  An op ``fuse-ub`` fused into another is on that op's stream (one kernel);
 * **dependencies**: ``end_j <= start_i`` on one stream; across streams
   ``end_j + record_us + wait_us <= start_i`` — however ``insert-events``
   reduces the events, a path from ``j`` to ``i`` on another stream holds at
@@ -527,6 +528,11 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
         """z -> c is on a's stream."""
         for s in range(T):
             b.clause([_neg(z), _neg(on[a][s]), on[c][s]])
+
+    # a UB-fused op runs in its head's kernel: on its head's stream (partition-streams puts it there)
+    for i, j in enumerate(problem.fused_heads):
+        if j >= 0 and labels[i] == labels[j]:
+            implies_same_stream(1, j, i)
 
     # ---- cross[j, i]: the dependency j -> i crosses streams
     cross: dict[tuple[int, int], Lit] = {}
