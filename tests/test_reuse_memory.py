@@ -221,13 +221,41 @@ def test_the_real_pipeline(seed: int, n_ops: int, max_streams: int, strategy: st
         if head is not None:
             assert op.get_attr("stream") == head.get_attr("stream")
         in_ub.update(r for r in op.results if stays_in_unified_buffer(r))
-    assert all(v not in plan_graph(graph, algorithm, in_place).problem.of_value for v in in_ub)
+    mem = plan_graph(graph, algorithm, in_place)
+    assert all(v not in mem.problem.of_value for v in in_ub)
+    assert_chains_do_not_overwrite_their_inputs(graph, mem)
     result = run_and_compare(module, expected, inputs)
     assert result.clean, result.report["races"][:1] or result.report["deadlock"]
     assert outputs_equal(result, expected)
     tl = task_list_from_module(module)
     ub_refs = [r for _, _, t in tl.all_tasks() for r in getattr(t, "outputs", []) if r.space == UB]
     assert len(ub_refs) == len(in_ub) and (tl.ub_size > 0) == bool(in_ub)
+
+
+def assert_chains_do_not_overwrite_their_inputs(graph: Any, mem: Any) -> None:
+    """A UB-fused chain is one kernel: no arena value it writes shares a byte
+    with an arena value any of its ops reads."""
+    io = {id(b) for b in mem.problem.io}
+
+    def span(v: Any) -> tuple[int, int] | None:
+        b = mem.problem.of_value.get(v)
+        if b is None or id(b) in io:
+            return None
+        return mem.plan.offsets[b.id], mem.plan.offsets[b.id] + b.size
+
+    chains: dict[int, list[Any]] = {}
+    for op in graph.regions[0].blocks[0].ops:
+        head = op
+        while fused_into(head) is not None:
+            head = fused_into(head)
+        chains.setdefault(id(head), []).append(op)
+    for ops in chains.values():
+        if len(ops) < 2:
+            continue
+        written = {r for op in ops for r in op.results}
+        reads = [x for op in ops for v in op.operands if v not in written and (x := span(v)) is not None]
+        writes = [x for r in written if (x := span(r)) is not None]
+        assert not any(a < d and c < b for a, b in reads for c, d in writes)
 
 
 # ================================================================== known plans

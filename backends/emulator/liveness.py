@@ -3,8 +3,9 @@ instant of the simulated run — the floor a memory plan for this schedule could
 reach, to compare with the plan's ``arena_size``.
 
 A value lives from the start of the task that writes it (the buffer is taken
-when the kernel starts) to the end of its last reader; graph inputs live from
-time 0, graph outputs until the end. Values are identified by their exact byte
+when the kernel starts; for an op UB-fused into another, when the chain's head
+starts, as the chain is one kernel) to the end of its last reader; graph inputs
+live from time 0, graph outputs until the end. Values are identified by their exact byte
 range: a read of ``[a, b)`` extends the value last written to exactly ``[a, b)``
 (a read of a sub-range extends nothing, so slices of a buffer are not counted
 twice). A new value written over exactly the bytes of an older one ends the
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from geir.backends.emulator.program import Program
 from geir.backends.emulator.simulator import INF, Schedule
+from geir.backends.task_list import UB, Kernel
 
 __all__ = ["peak_live_bytes"]
 
@@ -53,7 +56,9 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
     lo = np.concatenate([np.asarray([a for a, _ in inputs], np.int64), lo])
     hi = np.concatenate([np.asarray([b for _, b in inputs], np.int64), hi])
     is_write = np.concatenate([np.ones(k, bool), is_write])
-    at = np.concatenate([np.zeros(k), start[tasks]])
+    # a UB-fused op writes when its chain's head starts: the chain is one kernel writing tile by tile
+    taken = start[_chain_heads(program)] if program.task_list.ub_size else start
+    at = np.concatenate([np.zeros(k), np.where(is_write[k:], taken[tasks], start[tasks])])
     until = np.concatenate([np.zeros(k), end[tasks]])
     # A value is one write of one exact range; group the accesses by range, in the order they happen
     # (a stable sort keeps a task's accesses in their order).
@@ -85,11 +90,34 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
             free[hit[0]] = max(free[hit[0]], schedule.makespan)
     times = np.concatenate([alloc, free])
     deltas = np.concatenate([size, -size])
-    # at equal times frees (negative deltas) come first: a buffer released as another is taken is not both live
-    order_idx = np.lexsort((deltas, times))
+    # at equal times frees come first: a buffer released as another is taken is not both live; but a
+    # value taken and released at one instant (a task of no time writing a graph output at the end)
+    # is live then, so its release comes after every take
+    late = np.concatenate([np.zeros(len(alloc), bool), free <= alloc])
+    order_idx = np.lexsort((np.where(late, 1, np.sign(deltas)), times))
     running = np.cumsum(deltas[order_idx])
     j = int(np.argmax(running))
     return int(running[j]), float(times[order_idx][j])
+
+
+def _chain_heads(program: Program) -> np.ndarray:
+    """Each task's UB-fused chain head: the task that wrote the unified-buffer
+    value it reads, followed back (itself when it reads none)."""
+    heads = np.arange(program.n)
+    for s in range(len(program.first) - 1):
+        written: dict[tuple[int, int], int] = {}  # a unified-buffer range -> the chain head that wrote it last
+        for g in range(program.first[s], program.first[s + 1]):
+            t = program.tasks[g]
+            if not isinstance(t, Kernel):
+                continue
+            for r in t.inputs:
+                if r is not None and r.space == UB and (r.offset, r.end) in written:
+                    heads[g] = written[(r.offset, r.end)]
+                    break
+            for r in t.outputs:
+                if r.space == UB:
+                    written[(r.offset, r.end)] = int(heads[g])
+    return heads
 
 
 def _table(flat: list[int]) -> np.ndarray:

@@ -13,9 +13,12 @@ when every use of ``a`` happens before ``b``'s definition starts
 sweep in block order that keeps, per stream, the buffers not yet dead there
 finds every conflicting pair, in time proportional to their number.
 
-A UB-fused chain's intermediate results (:func:`~geir.passes.fuse_ub.stays_in_unified_buffer`)
-are no buffers of the arena: GE merges the chain into one node before it
-assigns memory, so they never reach device memory. ``unified_buffer=True``
+A UB-fused chain is one node, as GE merges it before it assigns memory: what
+any of its ops writes is defined when its head starts, and what any of them
+reads is used until its last op ends (the kernel reads and writes tile by
+tile, so its inputs and its result are live at once). Its intermediate results
+(:func:`~geir.passes.fuse_ub.stays_in_unified_buffer`) are no buffers of the
+arena: they never reach device memory. ``unified_buffer=True``
 builds the problem of exactly those values instead, which the lowering keeps
 in the task list's ``ub`` space (the emulator's numerics need somewhere to put
 them; the device does not).
@@ -46,7 +49,7 @@ from geir.constants import CONSTANT_OPS
 from geir.diagnostics import error_at
 from geir.dialects.ge import BINARY, UNARY
 from geir.operation import Block, BlockArgument, Operation, OpResult, Value
-from geir.passes.fuse_ub import stays_in_unified_buffer
+from geir.passes.fuse_ub import fused_into, stays_in_unified_buffer
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
@@ -196,9 +199,11 @@ class MemoryProblem:
             return b
 
         nodes = [(op, order.index[id(op)]) for op in block.ops if id(op) in order.index]
+        span = _fused_spans(nodes, order)
         for op, i in nodes:  # every read first: in place needs to know the *last* reader
+            last = span[id(op)][1] if id(op) in span else i
             for v in op.operands:
-                uses.setdefault(v, []).append(i)
+                uses.setdefault(v, []).append(last)
             if op.regions:
                 for v in captured_values(op):
                     uses.setdefault(v, []).append(i)
@@ -206,8 +211,9 @@ class MemoryProblem:
             for arg in block.arguments:
                 new_buffer(arg, HOST, 0)
         for op, i in nodes:
+            # a fused chain's ops write while the chain reads: none writes over what it reads
             target = (_in_place_target(op, i, order, of_value, uses, returned, zero_copy)
-                      if in_place and not unified_buffer else None)
+                      if in_place and not unified_buffer and id(op) not in span else None)
             for r in op.results:
                 if r in nesting.aliased or stays_in_unified_buffer(r) != unified_buffer:
                     continue
@@ -218,6 +224,9 @@ class MemoryProblem:
                     b.live_out |= r in returned
                     of_value[r] = b
                     pairs.append((op, target))
+                elif id(op) in span:  # taken when the chain's head starts, held while the chain runs
+                    first, last = span[id(op)]
+                    new_buffer(r, first, order.stream[first]).uses.append(last)
                 else:
                     new_buffer(r, i, order.stream[i])
             scratch = nesting.scratch.get(op, 0) if op.regions and not unified_buffer else 0
@@ -244,6 +253,25 @@ class MemoryProblem:
         if b.is_input or a.define >= b.define:
             return False  # HOST < every node: inputs come first, and conflict with each other
         return self.order.rank[b.define] >= a.free[self.order.stream[b.define]]
+
+
+def _fused_spans(nodes: list[tuple[Operation, int]], order: StreamOrder) -> dict[int, tuple[int, int]]:
+    """For each op of a UB-fused chain (``fuse-ub``), by ``id``: the nodes of
+    the chain's head and of its last op. The chain is one kernel, so what any of
+    its ops writes is taken when the head starts and what any of them reads is
+    held until the last one ends."""
+    index = {id(op): i for op, i in nodes}
+    head_of: dict[int, int] = {}
+    for op, i in nodes:  # block order: a fused op follows the op it is fused into
+        producer = fused_into(op)
+        j = index.get(id(producer)) if producer is not None else None
+        if j is not None and order.stream[j] == order.stream[i]:
+            head_of[i] = head_of.get(j, j)
+    last: dict[int, int] = {}
+    for i, h in head_of.items():
+        last[h] = max(last.get(h, h), i)
+    return {id(op): (head_of.get(i, i), last[head_of.get(i, i)]) for op, i in nodes
+            if i in head_of or i in last}
 
 
 def _in_place_target(op: Operation, i: int, order: StreamOrder, of_value: dict[Value, Buffer],
