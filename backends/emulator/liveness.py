@@ -5,11 +5,12 @@ reach, to compare with the plan's ``arena_size``.
 A value lives from the start of the task that writes it (the buffer is taken
 when the kernel starts; for an op UB-fused into another, when the chain's head
 starts, as the chain is one kernel) to the end of its last reader; graph inputs
-live from time 0, graph outputs until the end. Values are identified by their exact byte
-range: a read of ``[a, b)`` extends the value last written to exactly ``[a, b)``
-(a read of a sub-range extends nothing, so slices of a buffer are not counted
-twice). A new value written over exactly the bytes of an older one ends the
-older one there, since one byte cannot hold two values.
+live from time 0, graph outputs until the end (one written at the very end is
+live then). Values are identified by their exact byte range: a read of
+``[a, b)`` extends the value last written to exactly ``[a, b)`` (a read of a
+sub-range extends nothing, so slices of a buffer are not counted twice). A new
+value written over exactly the bytes of an older one ends the older one there,
+since one byte cannot hold two values.
 """
 
 from __future__ import annotations
@@ -84,16 +85,17 @@ def peak_live_bytes(schedule: Schedule, start: np.ndarray | None = None,
     size = hi[w] - lo[w]
     # graph outputs live to the end (the last value of their range)
     last = ~follows
+    output = np.zeros(len(w), bool)
     for b in program.task_list.outputs:
         hit = np.flatnonzero(last & (lo[w] == b.ref.offset) & (hi[w] == b.ref.end))
         if len(hit):
             free[hit[0]] = max(free[hit[0]], schedule.makespan)
+            output[hit[0]] = True
     times = np.concatenate([alloc, free])
     deltas = np.concatenate([size, -size])
     # at equal times frees come first: a buffer released as another is taken is not both live; but a
-    # value taken and released at one instant (a task of no time writing a graph output at the end)
-    # is live then, so its release comes after every take
-    late = np.concatenate([np.zeros(len(alloc), bool), free <= alloc])
+    # graph output written at the very end (by a task of no time) is live then: its release comes last
+    late = np.concatenate([np.zeros(len(alloc), bool), output & (free <= alloc)])
     order_idx = np.lexsort((np.where(late, 1, np.sign(deltas)), times))
     running = np.cumsum(deltas[order_idx])
     j = int(np.argmax(running))
