@@ -59,6 +59,8 @@ say what was fused (``ge-opt -Rpass=fuse-ub``).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import attrs
 
 from geir.attributes import IntegerAttr, UnitAttr
@@ -69,7 +71,8 @@ from geir.operation import Operation, OpResult, Value
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
 
-__all__ = ["FuseUB", "ELEMENTWISE_OPS", "HEAD_OPS", "POOL_CHAIN_OPS", "stays_in_unified_buffer", "fused_into"]
+__all__ = ["FuseUB", "ELEMENTWISE_OPS", "HEAD_OPS", "POOL_CHAIN_OPS", "stays_in_unified_buffer", "fused_into",
+           "chain_heads"]
 
 #: elementwise ops CANN's buffer fusion takes into a chain
 ELEMENTWISE_OPS = frozenset({
@@ -102,6 +105,20 @@ def fused_into(op: Operation) -> Operation | None:
         return None
     producer = op.operands[k]
     return producer.op if isinstance(producer, OpResult) else None
+
+
+def chain_heads(ops: Sequence[Operation]) -> list[int]:
+    """For each of ``ops`` (each after the op it is fused into, as in block
+    order): the index of its UB-fused chain's head among ``ops``, or -1 when it
+    is fused into none of them."""
+    index = {id(op): i for i, op in enumerate(ops)}
+    heads = [-1] * len(ops)
+    for i, op in enumerate(ops):
+        producer = fused_into(op)
+        j = index.get(id(producer), -1) if producer is not None else -1
+        if j >= 0:
+            heads[i] = heads[j] if heads[j] >= 0 else j
+    return heads
 
 
 def _engine(op: Operation) -> str:

@@ -200,7 +200,7 @@ class PartitionStreams(ModulePass):
             if moved:
                 ctx.remark(graph, f"partition-streams: {moved} AICPU op(s) kept on their predecessor's stream "
                                   "(ac-parallel-enable=false)")
-        chained = problem.keep_fused_chains(plan.streams, plan.order)
+        chained = problem.keep_fused_chains(plan.streams)
         moved = sum(a != b for a, b in zip(chained, plan.streams))
         plan.streams[:] = chained
         if moved:

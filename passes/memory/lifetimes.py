@@ -49,7 +49,7 @@ from geir.constants import CONSTANT_OPS
 from geir.diagnostics import error_at
 from geir.dialects.ge import BINARY, UNARY
 from geir.operation import Block, BlockArgument, Operation, OpResult, Value
-from geir.passes.fuse_ub import fused_into, stays_in_unified_buffer
+from geir.passes.fuse_ub import chain_heads, stays_in_unified_buffer
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
@@ -260,13 +260,9 @@ def _fused_spans(nodes: list[tuple[Operation, int]], order: StreamOrder) -> dict
     the chain's head and of its last op. The chain is one kernel, so what any of
     its ops writes is taken when the head starts and what any of them reads is
     held until the last one ends."""
-    index = {id(op): i for op, i in nodes}
-    head_of: dict[int, int] = {}
-    for op, i in nodes:  # block order: a fused op follows the op it is fused into
-        producer = fused_into(op)
-        j = index.get(id(producer)) if producer is not None else None
-        if j is not None and order.stream[j] == order.stream[i]:
-            head_of[i] = head_of.get(j, j)
+    heads = chain_heads([op for op, _ in nodes])
+    head_of = {i: nodes[h][1] for k, (_, i) in enumerate(nodes)
+               if (h := heads[k]) >= 0 and order.stream[nodes[h][1]] == order.stream[i]}
     last: dict[int, int] = {}
     for i, h in head_of.items():
         last[h] = max(last.get(h, h), i)

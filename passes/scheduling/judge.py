@@ -78,7 +78,7 @@ class Judge:
     def measure(self, streams: list[int], order: list[int]) -> Measure:
         """The emulated makespan and kept events of the plan as lowered (a
         UB-fused op on its chain head's stream, as ``partition-streams`` puts it)."""
-        ids = dense(self.problem.keep_fused_chains(streams, order), order)
+        ids = dense(self.problem.keep_fused_chains(streams), order)
         key = tuple(ids) + tuple(order)
         got = self._seen.get(key)
         if got is None:

@@ -15,7 +15,7 @@ from geir.backends.device_profile import DeviceProfile, load_profile
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, TensorRef
 from geir.constants import CONSTANT_OPS
 from geir.operation import Operation, OpResult, Value
-from geir.passes.fuse_ub import fused_into
+from geir.passes.fuse_ub import chain_heads
 from geir.passes.lower_to_tasks import kernel_task, loc_text
 from geir.passes.scheduling.op_graph import OpGraph
 from geir.types import TensorType
@@ -106,23 +106,15 @@ class ScheduleProblem:
 
     @functools.cached_property
     def fused_heads(self) -> list[int]:
-        """For each node, the node it is UB-fused into (``fuse-ub``), or -1: a
-        fused op runs in that node's kernel, so it goes on that node's stream."""
-        index = {id(op): i for i, op in enumerate(self.graph.ops)}
-        heads = []
-        for op in self.graph.ops:
-            head = fused_into(op)
-            heads.append(index.get(id(head), -1) if head is not None else -1)
-        return heads
+        """For each node, the head of the UB-fused chain it belongs to (``fuse-ub``),
+        or -1: a fused op runs in its head's kernel, so it goes on that node's stream."""
+        return chain_heads(self.graph.ops)
 
-    def keep_fused_chains(self, streams: list[int], order: list[int]) -> list[int]:
-        """``streams`` with every fused op on the stream of the node it is fused
-        into (in ``order``, so a chain follows its head); the list itself when
-        nothing moves."""
-        heads = self.fused_heads
+    def keep_fused_chains(self, streams: list[int]) -> list[int]:
+        """``streams`` with every UB-fused op on the stream of its chain's head;
+        the list itself when nothing moves."""
         out = streams
-        for i in order:
-            j = heads[i]
+        for i, j in enumerate(self.fused_heads):
             if j >= 0 and out[i] != out[j]:
                 if out is streams:
                     out = list(streams)
