@@ -204,7 +204,9 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
                 extra.append((f"{plan_name(algorithm)}+{name}", offsets))
     plan = plan_arena(problem, algorithm, extra)
     bound = bound_with_regions(problem, regions.bound)
-    unified = plan_arena(MemoryProblem.build(graph, problem.order, alignment, unified_buffer=True), algorithm)
+    # a second walk of the block, only where fuse-ub left a chain
+    unified = (plan_arena(MemoryProblem.build(graph, problem.order, alignment, unified_buffer=True), algorithm)
+               if any("fused_output" in op.attributes for op in block.ops) else None)
     if memory_priority and ctx is not None:
         cost = f"{added} added events (measured makespan {100 * slowdown:+.1f}%)"
         if plan.arena_bytes > target:
@@ -214,7 +216,7 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
         elif added:
             ctx.remark(graph, f"memory priority: {cost} to fit {target} B")
     return GraphMemory(plan, bound, single.arena_bytes, added, slowdown, regions,
-                       unified if unified.problem.buffers else None)
+                       unified if unified is not None and unified.problem.buffers else None)
 
 
 def plan_name(algorithm: str) -> str:
