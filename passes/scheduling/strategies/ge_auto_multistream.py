@@ -45,7 +45,6 @@ from typing import Callable
 import attrs
 
 from geir.backends.cost_model import AICORE, VECTOR
-from geir.passes.fuse_ub import fused_into
 from geir.passes.scheduling.matching import maximum_matching
 from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
@@ -140,7 +139,7 @@ def cv_vector_nodes(problem: ScheduleProblem) -> list[int]:
     around: dict[int, list[int | None]] = {}
     prev_aic: int | None = None
     for i in range(problem.n):
-        if fused_into(problem.graph.ops[i]) is not None:
+        if problem.fused_heads[i] >= 0:
             continue  # part of its chain head's kernel, not a node of its own
         if problem.pools[i] == VECTOR:
             around[i] = [prev_aic, None]
