@@ -18,6 +18,11 @@ into the same kernel) take no arena bytes — GE merges the chain into one node
 before it assigns memory — and are planned in a space of their own, the
 unified buffer, which the lowering keeps out of the arena (``ub``).
 
+A concat that runs as no task takes its inputs inside its result where they
+are dense slices of it (``concat-in-place``, GE's no-padding continuous input:
+each producer writes its slice in place; :mod:`geir.passes.memory.concat_slices`),
+with a remark per such concat saying whether, or which check refused.
+
 Writes ``offsets`` on every op with results (one per result; for a value that
 stays in the unified buffer, its offset there), also inside regions,
 ``ge.offset`` on each graph input's argument attributes, ``ge.arena_bytes``
@@ -34,8 +39,9 @@ one left unplanned (the task sink cannot lower it) a remark saying why.
 Options: ``algorithm`` (``greedy-by-size``: TFLite's best fit by size;
 ``ge-blocks``: GE's size-class reuse, the baseline; ``best``: several, the
 smallest kept), ``in-place`` (an elementwise op overwrites an operand of its
-result's type that it is the last reader of), ``zero-copy-io`` (graph inputs
-and outputs get their own buffers after the arena, as GE's zero-copy memory),
+result's type that it is the last reader of), ``concat-in-place`` (above),
+``zero-copy-io`` (graph inputs and outputs get their own buffers after the
+arena, as GE's zero-copy memory),
 ``memory-priority`` with ``budget`` and ``max-slowdown`` (add ordering events
 until the arena fits the budget — by default the single-stream plan's — while
 the measured makespan grows by at most ``max-slowdown``, or warn that it
@@ -56,8 +62,9 @@ from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.graph_io import attribute_dicts
 from geir.module import Module
-from geir.operation import Operation
+from geir.operation import Operation, OpResult
 from geir.passes.memory.arena_plan import ALGORITHMS, ArenaPlan, plan_arena
+from geir.passes.memory.concat_slices import FORK_WINDOW, is_back_to_back, why_not_in_place
 from geir.passes.memory.happens_before import StreamOrder
 from geir.passes.memory.lifetimes import MemoryProblem, Nesting, align, tensor_bytes
 from geir.passes.memory.memory_bound import MemoryBound
@@ -85,6 +92,9 @@ class GraphMemory:
     #: the plan of the values that stay in the unified buffer (a UB-fused chain's
     #: intermediates): their own space, not device memory
     unified_buffer: ArenaPlan | None = None
+    #: concats whose producers run at once keep copies: holding their buffer from the
+    #: fork made a larger arena
+    concat_fork_declined: bool = False
 
     @property
     def no_reuse_bytes(self) -> int:
@@ -103,6 +113,8 @@ class ReuseMemory(ModulePass):
 
     algorithm: str = option("best", "greedy-by-size (TFLite best fit), ge-blocks (GE size classes) or best")
     in_place: bool = option(False, "an elementwise op writes over an operand of its type it is the last reader of")
+    concat_in_place: bool = option(True, "a concat that runs as no task takes its inputs inside its result, where "
+                                         "they are dense slices of it (GE's no-padding continuous input)")
     zero_copy_io: bool = option(True, "graph inputs and outputs live outside the arena (GE zero-copy)")
     memory_priority: bool = option(False, "add ordering events until the arena fits the budget")
     budget: int = option(0, "memory-priority's arena budget in bytes (0: the single-stream plan's arena)")
@@ -129,7 +141,8 @@ class ReuseMemory(ModulePass):
         memory_bytes = int(load_profile(self.device)["memory_bytes"])
         for graph in list(module.graphs()):
             result = plan_graph(graph, self.algorithm, self.in_place, self.zero_copy_io, self.alignment,
-                                self.memory_priority, self.budget, ctx, self.device, self.max_slowdown)
+                                self.memory_priority, self.budget, ctx, self.device, self.max_slowdown,
+                                self.concat_in_place)
             self.check_fits(graph, result, memory_bytes)
             write_plan(graph, result)
             name = str(graph.get_attr("sym_name", "main"))
@@ -141,6 +154,8 @@ class ReuseMemory(ModulePass):
                               + (f", unified buffer {unified.arena_bytes} B (a fused chain's intermediates, no "
                                  "device memory)" if unified is not None else ""))
             remark_regions(result.regions, ctx)
+            if self.concat_in_place:
+                remark_concats(result.problem, ctx, result.concat_fork_declined)
             if self.print_plan:
                 sys.stderr.write(format_plan(p, result.bound, result.single_stream_bytes, name, result.no_reuse_bytes,
                                              unified))
@@ -178,31 +193,44 @@ class ReuseMemory(ModulePass):
 
 def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False, zero_copy: bool = True,
                alignment: int = 512, memory_priority: bool = False, budget: int = 0,
-               ctx: PassContext | None = None, device: str = "910B2", max_slowdown: float = 0.05) -> GraphMemory:
+               ctx: PassContext | None = None, device: str = "910B2", max_slowdown: float = 0.05,
+               concat_in_place: bool = True) -> GraphMemory:
     """Plan ``graph``'s arena under its current schedule (adding events first in
     memory-priority mode). The IR is changed only by those events."""
     block = graph.regions[0].blocks[0]
     regions = plan_regions(graph, algorithm, in_place, alignment)
 
-    def build(single: bool = False) -> MemoryProblem:
+    def build(single: bool = False, fork: bool = True) -> MemoryProblem:
         order = StreamOrder.build(list(block.ops), single_stream=single)
-        return MemoryProblem.build(graph, order, alignment, in_place, zero_copy, Nesting(regions.scratch))
+        return MemoryProblem.build(graph, order, alignment, in_place, zero_copy, Nesting(regions.scratch),
+                                   concat_in_place=concat_in_place, concat_fork=fork)
 
     single = plan_arena(build(single=True), algorithm)
-    extra: list[tuple[str, list[int]]] = []
-    added, slowdown = 0, 0.0
+    added, slowdown, aims = 0, 0.0, []
     if memory_priority:
         target = budget or single.arena_bytes
         added, aims, slowdown = fit_budget(
             graph, build, lambda p, offsets: plan_arena(p, algorithm, [("aim", o) for o in offsets]).arena_bytes,
             target, offsets_by_value(single.problem, single.offsets), device, max_slowdown)
+
+    def final(problem: MemoryProblem) -> ArenaPlan:
+        extra: list[tuple[str, list[int]]] = []
+        if memory_priority:
+            for name, aim in zip(("measured-run", "single-stream"), aims):
+                offsets = transfer(problem, aim)
+                if offsets is not None:
+                    extra.append((f"{plan_name(algorithm)}+{name}", offsets))
+        return plan_arena(problem, algorithm, extra)
+
     problem = build()
-    if memory_priority:
-        for name, aim in zip(("measured-run", "single-stream"), aims):
-            offsets = transfer(problem, aim)
-            if offsets is not None:
-                extra.append((f"{plan_name(algorithm)}+{name}", offsets))
-    plan = plan_arena(problem, algorithm, extra)
+    plan = final(problem)
+    fork_declined = False
+    if problem.forked_concats:
+        # a concat whose producers run at once holds its buffer from their fork, over every
+        # branch: where that costs more than copying, the smaller plan is kept
+        copied = final(build(fork=False))
+        if copied.arena_bytes < plan.arena_bytes:
+            problem, plan, fork_declined = copied.problem, copied, True
     bound = bound_with_regions(problem, regions.bound)
     # a second walk of the block, only where fuse-ub left a chain
     unified = (plan_arena(MemoryProblem.build(graph, problem.order, alignment, unified_buffer=True), algorithm)
@@ -216,7 +244,7 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
         elif added:
             ctx.remark(graph, f"memory priority: {cost} to fit {target} B")
     return GraphMemory(plan, bound, single.arena_bytes, added, slowdown, regions,
-                       unified if unified is not None and unified.problem.buffers else None)
+                       unified if unified is not None and unified.problem.buffers else None, fork_declined)
 
 
 def plan_name(algorithm: str) -> str:
@@ -233,6 +261,31 @@ def remark_regions(regions: ControlMemory, ctx: PassContext) -> None:
         ctx.remark(op, f"regions not planned (the lowering gives their values fresh bytes): {why}")
 
 
+def remark_concats(problem: MemoryProblem, ctx: PassContext, fork_declined: bool = False) -> None:
+    """A remark per concat that runs as no task (its inputs back to back in its
+    result, or written there by strided writes): its inputs laid out inside its
+    result, or why they keep buffers of their own."""
+    block = problem.graph.regions[0].blocks[0]
+    ret = block.last_op
+    returned = set(ret.operands) if ret is not None and ret.name == "ge.return" else set()
+    for op in block.ops:
+        if op.name != "ge.concat" or not (is_back_to_back(op) or "strided_write" in op.attributes):
+            continue  # a concat that runs as a task copies its inputs
+        if all(v in problem.within for v in op.operands):
+            ctx.remark(op, f"its {len(op.operands)} inputs are written in place inside its result "
+                           "(no-task concat, no copy)")
+            continue
+        why = why_not_in_place(op, returned) or (
+            "an input comes from a concat laid out in place" if any(
+                isinstance(v, OpResult) and v.op.name == "ge.concat" and v.op.operands
+                and all(w in problem.within for w in v.op.operands) for v in op.operands)
+            else "its producers run at once on several streams, and holding its buffer from their fork "
+                 "made a larger arena than the copy" if fork_declined
+            else f"no op up to {FORK_WINDOW} before its first producer happens before every producer, so "
+                 "nothing orders its buffer before them")
+        ctx.remark(op, f"its inputs keep buffers of their own: {why}")
+
+
 def write_plan(graph: Operation, result: GraphMemory) -> None:
     """Put the plan on the IR: ``offsets`` per op (in regions too), ``ge.offset``
     per input, the report on the graph."""
@@ -246,7 +299,7 @@ def write_plan(graph: Operation, result: GraphMemory) -> None:
             bases[b.region_op] = plan.offsets[b.id]
     for v, b in problem.of_value.items():
         k = io_index.get(id(b))
-        top[v] = plan.io_offsets[k] if k is not None else plan.offsets[b.id]
+        top[v] = plan.io_offsets[k] if k is not None else plan.offsets[b.id] + problem.within.get(v, 0)
     if result.unified_buffer is not None:  # offsets in the ub space, which the lowering knows by fuse-ub's marks
         for v, b in result.unified_buffer.problem.of_value.items():
             top[v] = result.unified_buffer.offsets[b.id]

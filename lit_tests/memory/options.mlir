@@ -3,6 +3,7 @@
 // LIST:      --reuse-memory  Plan the arena: an offset per tensor, reusing bytes only across happens-before-ordered lifetimes
 // LIST-NEXT:   algorithm=<str>  greedy-by-size (TFLite best fit), ge-blocks (GE size classes) or best (default: best)
 // LIST-NEXT:   in-place=<bool>
+// LIST-NEXT:   concat-in-place=<bool>
 // LIST-NEXT:   zero-copy-io=<bool>
 // LIST-NEXT:   memory-priority=<bool>
 // LIST-NEXT:   budget=<int>

@@ -4,6 +4,7 @@
   ``ge.graph`` (stream order and record/wait edges, as vector clocks);
 * :mod:`.lifetimes` — the buffers to place (tensors, in-place groups, zero-copy
   I/O) and which pairs may not share bytes;
+* :mod:`.concat_slices` — a no-task concat's inputs, laid out inside its result;
 * :mod:`.greedy_by_size` — TFLite's offset calculation (best fit by size);
 * :mod:`.ge_blocks` — GE's size-class block reuse (the baseline);
 * :mod:`.arena_plan` — a plan: the algorithms' variants, the smallest kept,

@@ -23,6 +23,10 @@ builds the problem of exactly those values instead, which the lowering keeps
 in the task list's ``ub`` space (the emulator's numerics need somewhere to put
 them; the device does not).
 
+A concat that runs as no task holds its inputs (:mod:`.concat_slices`): they
+are values of its result's buffer, ``within`` bytes from its start, and the
+buffer is defined at a node that happens before every producer of them.
+
 Graph inputs and outputs are *zero-copy* with ``zero_copy``: they live in
 buffers of their own after the arena (GE's ``AssignZeroCopyMemory``), never
 shared, so the plan does not see them.
@@ -50,6 +54,7 @@ from geir.diagnostics import error_at
 from geir.dialects.ge import BINARY, UNARY
 from geir.operation import Block, BlockArgument, Operation, OpResult, Value
 from geir.passes.fuse_ub import chain_heads, stays_in_unified_buffer
+from geir.passes.memory.concat_slices import concat_slices
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
@@ -152,14 +157,22 @@ class MemoryProblem:
     of_value: dict[Value, Buffer]
     conflicts: list[list[int]]
     in_place: list[tuple[Operation, Value]]  # (op, the operand it overwrites)
+    #: a value that lives inside its buffer, not at its start: bytes from the start
+    #: (a no-task concat's input, inside the concat's result)
+    within: dict[Value, int] = attrs.Factory(dict)
+    #: concats laid out in place whose buffer is taken at the op their branches fork from
+    forked_concats: int = 0
 
     @classmethod
     def build(cls, graph: Operation, order: StreamOrder, alignment: int = 512, in_place: bool = False,
               zero_copy: bool = False, nesting: Nesting | None = None,
-              unified_buffer: bool = False) -> "MemoryProblem":
+              unified_buffer: bool = False, concat_in_place: bool = True,
+              concat_fork: bool = True) -> "MemoryProblem":
         """The problem of ``graph``'s block (or of ``nesting.block``, a region
         inside it) under ``order``: of its arena, or with ``unified_buffer`` of
-        the values that stay in the unified buffer."""
+        the values that stay in the unified buffer. With ``concat_in_place`` a
+        no-task concat's inputs live inside its result (:mod:`.concat_slices`;
+        ``concat_fork``: also where its producers run at once on several streams)."""
         nesting = nesting or Nesting()
         block = nesting.block or graph.regions[0].blocks[0]
         in_region = nesting.block is not None
@@ -200,6 +213,11 @@ class MemoryProblem:
 
         nodes = [(op, order.index[id(op)]) for op in block.ops if id(op) in order.index]
         span = _fused_spans(nodes, order)
+        slices, concat_defines, forked = (
+            concat_slices([op for op, _ in nodes], order, returned,
+                          lambda op, i: span[id(op)][0] if id(op) in span else i, concat_fork)
+            if concat_in_place and not unified_buffer else ({}, {}, 0))
+        within: dict[Value, int] = {}
         for op, i in nodes:  # every read first: in place needs to know the *last* reader
             last = span[id(op)][1] if id(op) in span else i
             for v in op.operands:
@@ -213,11 +231,24 @@ class MemoryProblem:
         for op, i in nodes:
             # a fused chain's ops write while the chain reads: none writes over what it reads
             target = (_in_place_target(op, i, order, of_value, uses, returned, zero_copy)
-                      if in_place and not unified_buffer and id(op) not in span else None)
+                      if in_place and not unified_buffer and id(op) not in span
+                      and not any(r in slices for r in op.results) else None)
             for r in op.results:
                 if r in nesting.aliased or stays_in_unified_buffer(r) != unified_buffer:
                     continue
-                if target is not None:
+                if r in concat_defines and r in of_value:  # its inputs took its buffer: the concat writes nothing
+                    of_value[r].uses.append(i)
+                elif r in slices:  # written into its concat's result, taken before the first producer
+                    where = slices[r]
+                    b = of_value.get(where.result)
+                    if b is None:
+                        define = concat_defines[where.result]
+                        b = new_buffer(where.result, define, order.stream[define])
+                    b.values.append(r)
+                    b.uses.extend(span[id(op)] if id(op) in span else (i,))
+                    of_value[r] = b
+                    within[r] = where.offset
+                elif target is not None:
                     b = of_value[target]
                     b.values.append(r)
                     b.uses.append(i)
@@ -241,7 +272,7 @@ class MemoryProblem:
             if b.live_out:
                 last = {s: NEVER for s in range(order.num_streams)}
             b.free = [order.first_free(last, s) for s in range(order.num_streams)]
-        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs)
+        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs, within, forked)
 
     @property
     def no_reuse_bytes(self) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from geir.operation import BlockArgument, Value
 from geir.passes.memory.arena_plan import ArenaPlan
-from geir.passes.memory.lifetimes import Buffer
+from geir.passes.memory.lifetimes import Buffer, tensor_bytes
 from geir.passes.memory.memory_bound import MemoryBound
 
 __all__ = ["format_plan", "value_name", "buffer_name"]
@@ -52,8 +52,14 @@ def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_n
             offset = plan.offset_of(k, io)
             stream = "-" if b.is_input else str(order.stream_ids[order.stream[b.define]])
             for j, v in enumerate(b.values):
-                note = "zero-copy" if io else ("in place of " + value_name(b.values[j - 1]) if j else "")
-                entries.append((b.define, len(entries), (value_name(v), str(offset), str(b.size),
+                inside = problem.within.get(v)
+                if inside is not None:  # a no-task concat's input, inside the concat's result
+                    note = f"in {value_name(b.values[0])} at +{inside}"
+                    offset_text, size_text = str(offset + inside), str(tensor_bytes(v.type))
+                else:
+                    note = "zero-copy" if io else ("in place of " + value_name(b.values[j - 1]) if j else "")
+                    offset_text, size_text = str(offset), str(b.size)
+                entries.append((b.define, len(entries), (value_name(v), offset_text, size_text,
                                                          _lifetime(plan, b), stream, note)))
             if b.region_op is not None:
                 entries.append((b.define, len(entries), (buffer_name(b), str(offset), str(b.size),
