@@ -62,9 +62,8 @@ from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.graph_io import attribute_dicts
 from geir.module import Module
-from geir.operation import Operation, OpResult
+from geir.operation import Operation
 from geir.passes.memory.arena_plan import ALGORITHMS, ArenaPlan, plan_arena
-from geir.passes.memory.concat_slices import FORK_WINDOW, is_back_to_back, why_not_in_place
 from geir.passes.memory.happens_before import StreamOrder
 from geir.passes.memory.lifetimes import MemoryProblem, Nesting, align, tensor_bytes
 from geir.passes.memory.memory_bound import MemoryBound
@@ -92,9 +91,6 @@ class GraphMemory:
     #: the plan of the values that stay in the unified buffer (a UB-fused chain's
     #: intermediates): their own space, not device memory
     unified_buffer: ArenaPlan | None = None
-    #: concats whose producers run at once keep copies: holding their buffer from the
-    #: fork made a larger arena
-    concat_fork_declined: bool = False
 
     @property
     def no_reuse_bytes(self) -> int:
@@ -155,7 +151,7 @@ class ReuseMemory(ModulePass):
                                  "device memory)" if unified is not None else ""))
             remark_regions(result.regions, ctx)
             if self.concat_in_place:
-                remark_concats(result.problem, ctx, result.concat_fork_declined)
+                remark_concats(result.problem, ctx)
             if self.print_plan:
                 sys.stderr.write(format_plan(p, result.bound, result.single_stream_bytes, name, result.no_reuse_bytes,
                                              unified))
@@ -224,13 +220,12 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
 
     problem = build()
     plan = final(problem)
-    fork_declined = False
-    if problem.forked_concats:
+    if problem.concats.forked:
         # a concat whose producers run at once holds its buffer from their fork, over every
         # branch: where that costs more than copying, the smaller plan is kept
         copied = final(build(fork=False))
         if copied.arena_bytes < plan.arena_bytes:
-            problem, plan, fork_declined = copied.problem, copied, True
+            problem, plan = copied.problem, copied
     bound = bound_with_regions(problem, regions.bound)
     # a second walk of the block, only where fuse-ub left a chain
     unified = (plan_arena(MemoryProblem.build(graph, problem.order, alignment, unified_buffer=True), algorithm)
@@ -244,7 +239,7 @@ def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False
         elif added:
             ctx.remark(graph, f"memory priority: {cost} to fit {target} B")
     return GraphMemory(plan, bound, single.arena_bytes, added, slowdown, regions,
-                       unified if unified is not None and unified.problem.buffers else None, fork_declined)
+                       unified if unified is not None and unified.problem.buffers else None)
 
 
 def plan_name(algorithm: str) -> str:
@@ -261,29 +256,22 @@ def remark_regions(regions: ControlMemory, ctx: PassContext) -> None:
         ctx.remark(op, f"regions not planned (the lowering gives their values fresh bytes): {why}")
 
 
-def remark_concats(problem: MemoryProblem, ctx: PassContext, fork_declined: bool = False) -> None:
-    """A remark per concat that runs as no task (its inputs back to back in its
-    result, or written there by strided writes): its inputs laid out inside its
-    result, or why they keep buffers of their own."""
-    block = problem.graph.regions[0].blocks[0]
-    ret = block.last_op
-    returned = set(ret.operands) if ret is not None and ret.name == "ge.return" else set()
-    for op in block.ops:
-        if op.name != "ge.concat" or not (is_back_to_back(op) or "strided_write" in op.attributes):
-            continue  # a concat that runs as a task copies its inputs
-        if all(v in problem.within for v in op.operands):
+def remark_concats(problem: MemoryProblem, ctx: PassContext) -> None:
+    """A remark per concat whose inputs lie back to back in its result (GE runs
+    it as no task): its inputs laid out inside its result, or why they keep
+    buffers of their own; and per strided-write concat, that its slices do."""
+    layout = problem.concats
+    for op in problem.graph.regions[0].blocks[0].ops:
+        if op.name != "ge.concat":
+            continue
+        if op.results[0] in layout.defines:
             ctx.remark(op, f"its {len(op.operands)} inputs are written in place inside its result "
                            "(no-task concat, no copy)")
-            continue
-        why = why_not_in_place(op, returned) or (
-            "an input comes from a concat laid out in place" if any(
-                isinstance(v, OpResult) and v.op.name == "ge.concat" and v.op.operands
-                and all(w in problem.within for w in v.op.operands) for v in op.operands)
-            else "its producers run at once on several streams, and holding its buffer from their fork "
-                 "made a larger arena than the copy" if fork_declined
-            else f"no op up to {FORK_WINDOW} before its first producer happens before every producer, so "
-                 "nothing orders its buffer before them")
-        ctx.remark(op, f"its inputs keep buffers of their own: {why}")
+        elif op in layout.refused:
+            ctx.remark(op, f"its inputs keep buffers of their own: {layout.refused[op]}")
+        elif "strided_write" in op.attributes:
+            ctx.remark(op, "its inputs keep buffers of their own: they are strided slices of its result "
+                           "(a dim before the axis is above 1)")
 
 
 def write_plan(graph: Operation, result: GraphMemory) -> None:

@@ -156,7 +156,7 @@ def check_plan_invariants(graph: Any, algorithm: str, in_place: bool, zero_copy:
     assert mem.plan.arena_bytes <= problem.no_reuse_bytes
     # a concat's inputs laid out in place: back to back inside its result, which is their buffer
     for op in graph.regions[0].blocks[0].ops:
-        if op.name == "ge.concat" and op.operands[0] in problem.within:
+        if op.name == "ge.concat" and op.results[0] in problem.concats.defines:
             b = problem.of_value[op.results[0]]
             at = 0
             for v in op.operands:

@@ -1,6 +1,6 @@
-// A concat that runs as no task keeps a copy of its inputs where GE's checks
-// (ConcatCOptimizeFusionPass) refuse to lay them out inside its result; a
-// remark says which check. A concat that runs as a task gets no remark.
+// A concat whose inputs lie back to back keeps a copy of them where GE's checks
+// (ConcatNotaskPass) refuse to lay them out inside its result; a remark says
+// which check. A concat that runs as a task gets no remark.
 // RUN: ge-opt %s --split-input-file --reuse-memory -Rpass=reuse-memory -o /dev/null 2>&1 | filecheck %s
 
 // CHECK: remark: its inputs keep buffers of their own: an input is read by other ops too
@@ -11,6 +11,33 @@ ge.graph @shared(%x: tensor<1x16x4x4xf16> {ge.name = "x"}) -> (tensor<1x32x4x4xf
   %y = ge.exp %c : (tensor<1x32x4x4xf16>) -> tensor<1x32x4x4xf16>
   %z = ge.exp %a : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
   ge.return %y, %z : (tensor<1x32x4x4xf16>, tensor<1x16x4x4xf16>) -> ()
+}
+
+// -----
+
+// Two concats read one result: both keep their copies.
+// CHECK: remark: its inputs keep buffers of their own: an input is read by other ops too
+// CHECK: remark: its inputs keep buffers of their own: an input is read by other ops too
+ge.graph @claimed(%x: tensor<1x16x4x4xf16> {ge.name = "x"}) -> (tensor<1x32x4x4xf16> {ge.name = "y"}, tensor<1x32x4x4xf16> {ge.name = "z"}) {
+  %a = ge.relu %x : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  %b = ge.neg %x : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  %d = ge.abs %x : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  %c = ge.concat %a, %b {axis = 1 : i64} : (tensor<1x16x4x4xf16>, tensor<1x16x4x4xf16>) -> tensor<1x32x4x4xf16>
+  %e = ge.concat %a, %d {axis = 1 : i64} : (tensor<1x16x4x4xf16>, tensor<1x16x4x4xf16>) -> tensor<1x32x4x4xf16>
+  %y = ge.exp %c : (tensor<1x32x4x4xf16>) -> tensor<1x32x4x4xf16>
+  %z = ge.exp %e : (tensor<1x32x4x4xf16>) -> tensor<1x32x4x4xf16>
+  ge.return %y, %z : (tensor<1x32x4x4xf16>, tensor<1x32x4x4xf16>) -> ()
+}
+
+// -----
+
+// CHECK: remark: its inputs keep buffers of their own: an input is a graph output
+ge.graph @returned(%x: tensor<1x16x4x4xf16> {ge.name = "x"}) -> (tensor<1x32x4x4xf16> {ge.name = "y"}, tensor<1x16x4x4xf16> {ge.name = "z"}) {
+  %a = ge.relu %x : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  %b = ge.neg %x : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
+  %c = ge.concat %a, %b {axis = 1 : i64} : (tensor<1x16x4x4xf16>, tensor<1x16x4x4xf16>) -> tensor<1x32x4x4xf16>
+  %y = ge.exp %c : (tensor<1x32x4x4xf16>) -> tensor<1x32x4x4xf16>
+  ge.return %y, %a : (tensor<1x32x4x4xf16>, tensor<1x16x4x4xf16>) -> ()
 }
 
 // -----
@@ -83,7 +110,7 @@ ge.graph @unaligned(%x: tensor<1x3x4x1xf16> {ge.name = "x"}) -> (tensor<1x6x4x1x
 
 // The outer concat reads the inner one, laid out in place (GE: a no-task producer).
 // CHECK: remark: its 2 inputs are written in place inside its result
-// CHECK: remark: its inputs keep buffers of their own: an input comes from a concat laid out in place
+// CHECK: remark: its inputs keep buffers of their own: an input comes from 'ge.concat', which runs as no task
 ge.graph @nested(%x: tensor<1x16x4x4xf16> {ge.name = "x"}) -> (tensor<1x48x4x4xf16> {ge.name = "y"}) {
   %a = ge.relu %x : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
   %b = ge.neg %x : (tensor<1x16x4x4xf16>) -> tensor<1x16x4x4xf16>
@@ -138,7 +165,7 @@ ge.graph @unordered(%x: tensor<1x16x4x4xf32> {ge.name = "x"}) -> (tensor<1x32x4x
 
 // With a batch of 2 the slices are strided; a strided-write concat (no task)
 // keeps buffers for its inputs, and a plain one runs as a task: no remark.
-// CHECK: remark: its inputs keep buffers of their own: its inputs are not dense slices of one static result (a dim before the axis is above 1)
+// CHECK: remark: its inputs keep buffers of their own: they are strided slices of its result (a dim before the axis is above 1)
 // CHECK-NOT: remark: its
 ge.graph @batch2(%x: tensor<2x16x4x4xf16> {ge.name = "x"}) -> (tensor<2x32x4x4xf16> {ge.name = "y"}, tensor<2x32x4x4xf16> {ge.name = "z"}) {
   %a = ge.relu %x : (tensor<2x16x4x4xf16>) -> tensor<2x16x4x4xf16>

@@ -1,23 +1,27 @@
 """A concat that runs as no task takes its inputs inside its result.
 
-GE gives a channel concat of convolution results no task and no copy: the
-fusion engine's ``ConcatCOptimizeFusionPass`` and ``ConvConcatFusionPass``
-(hicann/ge ``compiler/engines/nn_engine/fusion/graph_optimizer/graph_fusion/
-fusion_pass_manager/builtin_pass/``) mark it ``_no_task``,
-``_output_reuse_input`` and ``_nopadding_continuous_input``, and the memory
-assigner lays its inputs out back to back inside its result, so each producer
-writes its slice in place. Where the dims before the axis are all 1, each slice
-is a dense byte range of the result (:func:`concat_slices`), which is what a
-plan of dense tensors can express; with a batch above 1 the slices are strided
-(the producers write with a stride) and keep buffers of their own here.
+GE gives a concat whose inputs lie back to back in its result no task and no
+copy: ``ConcatNotaskPass`` (hicann/ge ``compiler/graph/passes/memory_optimize/
+concat_notask_pass.cc`` and ``notask_pass_base.cc``, registered for ``O3``,
+the default ``--oo_level``) marks it ``_no_task``, ``_output_reuse_input`` and
+``_nopadding_continuous_input``, and the memory assigner lays its inputs out
+back to back inside its result, so each producer writes its slice in place.
+Back to back means every dim before the axis is 1 (``CheckDim``); those slices
+are dense byte ranges of the result, which a plan of dense tensors can
+express. (A channel concat of convolutions with a batch above 1 is a strided
+write, ``fuse-conv-concat``: its slices keep buffers of their own here.)
 
-An input may live inside the result only under the checks of
-``ConcatCOptimizeFusionPass``: the inputs come from distinct values, each read
-by the concat alone (``CheckMultiRef``), none a graph input or a constant, none
-the result of an op that itself runs as no task or aliases its input (GE's
-``IsPreNodeAttrValid``: a reshape, another concat laid out in place, a control
-op), each a whole number of 32-byte blocks (``CheckIs32Align``), and the
-result is not a graph output (``CheckOutput``: not read by NetOutput).
+The pass's checks, in its order (``InputCheck``, ``OutputCheck``): no scalar
+input; each input a whole number of 32-byte blocks; no value read twice; no
+input a graph input or a constant; none a control op's result; no input
+read by the graph's return (``IsPreOutAnchorValidMultiRef``); none the result
+of an op that itself runs as no task (``IsPreNodeAttrValid``: a reshape, a
+concat laid out in place); and the result not a graph output. One check is
+stricter here: GE lets other ops read an input too (they read its slice; the
+first concat in node order claims it), but the emulator tells values apart by
+their byte ranges and cannot count two values in the same bytes, so an input
+read by any other op keeps its own buffer (as in the fusion engine's
+``ConcatCOptimizeFusionPass``, ``CheckMultiRef``).
 
 The result's buffer is taken before its first producer starts, so every
 producer must start after something the plan can order the buffer by: a node
@@ -29,7 +33,7 @@ which holds the buffer while every branch runs. Without one within
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Container
 
 import attrs
 
@@ -39,7 +43,7 @@ from geir.operation import Operation, OpResult, Value
 from geir.passes.memory.happens_before import StreamOrder
 from geir.types import TensorType
 
-__all__ = ["ConcatSlice", "concat_slices", "is_back_to_back", "why_not_in_place", "FORK_WINDOW"]
+__all__ = ["ConcatSlice", "ConcatLayout", "concat_slices", "is_back_to_back", "why_not_in_place", "FORK_WINDOW"]
 
 #: how far before its first producer a concat's buffer may be taken
 FORK_WINDOW = 64
@@ -74,73 +78,91 @@ def is_back_to_back(concat: Operation) -> bool:
     return 0 <= axis < out.rank and _elements(out.shape[:axis]) == 1  # type: ignore[union-attr]
 
 
-def why_not_in_place(concat: Operation, returned: set[Value]) -> str | None:
+def why_not_in_place(concat: Operation, returned: set[Value], laid_out: Container[Operation] = ()) -> str | None:
     """Why ``concat``'s inputs cannot live inside its result (a sentence), or
-    None when they can: GE's checks (see the module doc), in their order."""
+    None when they can: GE's checks (see the module doc), in their order.
+    ``laid_out`` are the concats laid out in place before it."""
     if not is_back_to_back(concat):
         return "its inputs are not dense slices of one static result (a dim before the axis is above 1)"
-    if concat.results[0] in returned:
-        return "its result is a graph output"
     values = list(concat.operands)
-    if len(set(values)) != len(values):
-        return "an input is read twice"
-    for v in values:
+    for k, v in enumerate(values):
+        t = v.type
+        if not t.shape:  # type: ignore[attr-defined]
+            return "an input is a scalar"
+        if len(values) > 1 and (_elements(t.shape) * element_bytes(str(t.element_type))) % 32:  # type: ignore[attr-defined]
+            return "an input is not a whole number of 32-byte blocks"
+        if v in values[:k]:
+            return "an input is read twice"
         if not isinstance(v, OpResult):
             return "an input is a graph or region argument"
         if v.op.name in CONSTANT_OPS:
             return "an input is a constant"
         if v.op.regions:
             return "an input is a control op's result"
-        if v.op.name in _ALIASING_OPS:
-            return f"an input comes from '{v.op.name}', which runs as no task"
-        if len(v.uses) != 1:
-            return "an input is read by other ops too"
         if v in returned:
             return "an input is a graph output"
-        t = v.type
-        if (_elements(t.shape) * element_bytes(str(t.element_type))) % 32:  # type: ignore[attr-defined]
-            return "an input is not a whole number of 32-byte blocks"
+        if any(u.owner is not concat for u in v.uses):
+            return "an input is read by other ops too"
+        if v.op.name in _ALIASING_OPS or v.op in laid_out:
+            return f"an input comes from '{v.op.name}', which runs as no task"
+    if concat.results[0] in returned:
+        return "its result is a graph output"
     return None
 
 
+@attrs.define
+class ConcatLayout:
+    """Which concats of a block take their inputs inside their result:
+    ``slices`` (each laid-out input: where it lives), ``defines`` (each such
+    result: the node at which its buffer is taken), ``forked`` (how many are
+    taken at a fork) and, for each back-to-back concat left a copy, why
+    (``refused``, by op)."""
+
+    slices: dict[Value, ConcatSlice] = attrs.Factory(dict)
+    defines: dict[Value, int] = attrs.Factory(dict)
+    forked: int = 0
+    refused: dict[Operation, str] = attrs.Factory(dict)
+
+
+#: why a concat keeps its copy when only ``fork`` would have laid it out
+FORK_DECLINED = ("its producers run at once on several streams, and holding its buffer from their fork "
+                 "made a larger arena than the copy")
+
+
 def concat_slices(ops: list[Operation], order: StreamOrder, returned: set[Value],
-                  first_node: Callable[[Operation, int], int],
-                  fork: bool = True) -> tuple[dict[Value, ConcatSlice], dict[Value, int], int]:
-    """For the concats of ``ops`` (one block, scheduled by ``order``) whose inputs
-    can live inside their result: where each input lives, the node at which each
-    such result's buffer is taken, and how many of them are taken at a fork (only
-    with ``fork``; otherwise concurrent producers keep their inputs' buffers).
-    ``first_node(op, i)`` is the node at which op ``op`` (node ``i``) starts
-    writing (a UB-fused chain's head). Concats are visited in block order, and
-    one whose input comes from a concat laid out in place keeps its copy (GE: a
-    no-task producer)."""
-    slices: dict[Value, ConcatSlice] = {}
-    defines: dict[Value, int] = {}
-    forked = 0
-    laid_out: set[int] = set()
+                  first_node: Callable[[Operation, int], int], fork: bool = True) -> ConcatLayout:
+    """The layout of the back-to-back concats of ``ops`` (one block, scheduled by
+    ``order``), visited in block order as GE visits them. ``first_node(op, i)`` is
+    the node at which op ``op`` (node ``i``) starts writing (a UB-fused chain's
+    head). Without ``fork`` concurrent producers keep their inputs' buffers."""
+    layout = ConcatLayout()
+    laid_out: set[Operation] = set()
     for op in ops:
-        if op.name != "ge.concat" or id(op) not in order.index:
+        if op.name != "ge.concat" or id(op) not in order.index or not is_back_to_back(op):
             continue
-        if any(isinstance(v, OpResult) and id(v.op) in laid_out for v in op.operands):
-            continue
-        if why_not_in_place(op, returned) is not None:
+        why = why_not_in_place(op, returned, laid_out)
+        if why is not None:
+            layout.refused[op] = why
             continue
         writers = [first_node(v.op, order.index[id(v.op)]) for v in op.operands  # type: ignore[union-attr]
                    if id(v.op) in order.index]  # type: ignore[union-attr]
-        if len(writers) != len(op.operands):
-            continue
-        define = _fork(order, writers, FORK_WINDOW if fork else 1)
+        complete = len(writers) == len(op.operands)
+        define = _fork(order, writers, FORK_WINDOW if fork else 1) if complete else None
         if define is None:
+            forkable = complete and not fork and _fork(order, writers, FORK_WINDOW) is not None
+            layout.refused[op] = (FORK_DECLINED if forkable
+                                  else f"no op up to {FORK_WINDOW} before its first producer happens before "
+                                       "every producer, so nothing orders its buffer before them")
             continue
-        forked += define != min(writers)
+        layout.forked += define != min(writers)
         offset = 0
         result = op.results[0]
         for v in op.operands:
-            slices[v] = ConcatSlice(result, offset)
+            layout.slices[v] = ConcatSlice(result, offset)
             offset += _elements(v.type.shape) * element_bytes(str(v.type.element_type))  # type: ignore[union-attr]
-        defines[result] = define
-        laid_out.add(id(op))
-    return slices, defines, forked
+        layout.defines[result] = define
+        laid_out.add(op)
+    return layout
 
 
 def _fork(order: StreamOrder, writers: list[int], window: int) -> int | None:

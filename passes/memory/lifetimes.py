@@ -44,7 +44,7 @@ of its own.
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from typing import Container, Sequence
 
 import attrs
 
@@ -54,7 +54,7 @@ from geir.diagnostics import error_at
 from geir.dialects.ge import BINARY, UNARY
 from geir.operation import Block, BlockArgument, Operation, OpResult, Value
 from geir.passes.fuse_ub import chain_heads, stays_in_unified_buffer
-from geir.passes.memory.concat_slices import concat_slices
+from geir.passes.memory.concat_slices import ConcatLayout, concat_slices
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
@@ -160,8 +160,8 @@ class MemoryProblem:
     #: a value that lives inside its buffer, not at its start: bytes from the start
     #: (a no-task concat's input, inside the concat's result)
     within: dict[Value, int] = attrs.Factory(dict)
-    #: concats laid out in place whose buffer is taken at the op their branches fork from
-    forked_concats: int = 0
+    #: which concats take their inputs inside their result, and why the others do not
+    concats: ConcatLayout = attrs.Factory(ConcatLayout)
 
     @classmethod
     def build(cls, graph: Operation, order: StreamOrder, alignment: int = 512, in_place: bool = False,
@@ -213,10 +213,10 @@ class MemoryProblem:
 
         nodes = [(op, order.index[id(op)]) for op in block.ops if id(op) in order.index]
         span = _fused_spans(nodes, order)
-        slices, concat_defines, forked = (
-            concat_slices([op for op, _ in nodes], order, returned,
-                          lambda op, i: span[id(op)][0] if id(op) in span else i, concat_fork)
-            if concat_in_place and not unified_buffer else ({}, {}, 0))
+        layout = (concat_slices([op for op, _ in nodes], order, returned,
+                                lambda op, i: span[id(op)][0] if id(op) in span else i, concat_fork)
+                  if concat_in_place and not unified_buffer else ConcatLayout())
+        slices, concat_defines = layout.slices, layout.defines
         within: dict[Value, int] = {}
         for op, i in nodes:  # every read first: in place needs to know the *last* reader
             last = span[id(op)][1] if id(op) in span else i
@@ -230,7 +230,7 @@ class MemoryProblem:
                 new_buffer(arg, HOST, 0)
         for op, i in nodes:
             # a fused chain's ops write while the chain reads: none writes over what it reads
-            target = (_in_place_target(op, i, order, of_value, uses, returned, zero_copy)
+            target = (_in_place_target(op, i, order, of_value, uses, returned, zero_copy, slices)
                       if in_place and not unified_buffer and id(op) not in span
                       and not any(r in slices for r in op.results) else None)
             for r in op.results:
@@ -272,7 +272,7 @@ class MemoryProblem:
             if b.live_out:
                 last = {s: NEVER for s in range(order.num_streams)}
             b.free = [order.first_free(last, s) for s in range(order.num_streams)]
-        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs, within, forked)
+        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs, within, layout)
 
     @property
     def no_reuse_bytes(self) -> int:
@@ -302,17 +302,19 @@ def _fused_spans(nodes: list[tuple[Operation, int]], order: StreamOrder) -> dict
 
 
 def _in_place_target(op: Operation, i: int, order: StreamOrder, of_value: dict[Value, Buffer],
-                     uses: dict[Value, list[int]], returned: set[Value], zero_copy: bool) -> Value | None:
+                     uses: dict[Value, list[int]], returned: set[Value], zero_copy: bool,
+                     inside: Container[Value] = ()) -> Value | None:
     """The operand ``op`` (node ``i``) may overwrite, or None: an elementwise op
     whose one result has an operand's exact type, when every other use of that
-    operand's buffer happens before ``op`` and the buffer is not zero-copy I/O."""
+    operand's buffer happens before ``op`` and the buffer is not zero-copy I/O
+    (nor a slice of a concat's result, ``inside``)."""
     if op.name not in IN_PLACE_OPS or len(op.results) != 1:
         return None
     r = op.results[0]
     if zero_copy and r in returned:
         return None
     for v in op.operands:
-        if v.type != r.type or v in returned or not isinstance(v, (OpResult, BlockArgument)):
+        if v.type != r.type or v in returned or v in inside or not isinstance(v, (OpResult, BlockArgument)):
             continue
         if isinstance(v, OpResult) and v.op.name in CONSTANT_OPS:
             continue
