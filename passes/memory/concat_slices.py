@@ -86,10 +86,10 @@ def why_not_in_place(concat: Operation, returned: set[Value], laid_out: Containe
         return "its inputs are not dense slices of one static result (a dim before the axis is above 1)"
     values = list(concat.operands)
     for k, v in enumerate(values):
-        t = v.type
-        if not t.shape:  # type: ignore[attr-defined]
+        t: TensorType = v.type  # type: ignore[assignment]  # static, as is_back_to_back checked
+        if not t.shape:
             return "an input is a scalar"
-        if len(values) > 1 and (_elements(t.shape) * element_bytes(str(t.element_type))) % 32:  # type: ignore[attr-defined]
+        if len(values) > 1 and (_elements(t.shape) * element_bytes(str(t.element_type))) % 32:
             return "an input is not a whole number of 32-byte blocks"
         if v in values[:k]:
             return "an input is read twice"
