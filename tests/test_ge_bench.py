@@ -48,7 +48,13 @@ def _bench(*args: str) -> subprocess.Popen[str]:
     # its engine pools in set order, so its plan can depend on the seed.
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     return subprocess.Popen([sys.executable, "-m", "geir.tools.ge_bench", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env, preexec_fn=_as_from_a_shell)
+
+
+def _as_from_a_shell() -> None:
+    """Ctrl-C as a shell's child gets it: an xdist worker ignores SIGINT, and an
+    ignored signal stays ignored across exec (Python then installs no handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 # -- the figures of a run ------------------------------------------------------
@@ -289,6 +295,7 @@ def test_input_shapes_bind_the_models_that_have_them(tmp_path: Any) -> None:
 # -- resume ---------------------------------------------------------------------------
 
 _SWEEP = ["--models", "random_dag_60", "--strategies", "single,ge,chain-cover,cost", "--max-streams", "2,4,8"]
+_RUNS = 12
 
 
 def _wait_for_rows(path: str, proc: subprocess.Popen[str], rows: int, timeout: float = 120.0) -> None:
@@ -323,11 +330,11 @@ def test_an_interrupted_sweep_resumes_from_its_file(tmp_path: Any, how: str,
     if how == "interrupt":
         assert proc.returncode == 130 and "Traceback" not in err, err
     done = _rows(cut)
-    assert 1 <= len(done) < 12, "the sweep was not interrupted mid-way"
+    assert 1 <= len(done) < _RUNS, "the sweep was not interrupted mid-way"
     proc = _bench(*_SWEEP, "--jobs", "1", "-o", cut)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    assert f"12 runs ({len(done)} already in {cut}); running {12 - len(done)}" in err
+    assert f"{_RUNS} runs ({len(done)} already in {cut}); running {_RUNS - len(done)}" in err
     assert _untimed(_rows(cut)) == _untimed(uninterrupted_sweep)
     assert all(r["speedup"] is not None for r in _rows(cut))
 
