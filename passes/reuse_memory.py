@@ -287,7 +287,7 @@ def write_plan(graph: Operation, result: GraphMemory) -> None:
             bases[b.region_op] = plan.offsets[b.id]
     for v, b in problem.of_value.items():
         k = io_index.get(id(b))
-        top[v] = plan.io_offsets[k] if k is not None else plan.offsets[b.id] + problem.within.get(v, 0)
+        top[v] = plan.io_offsets[k] if k is not None else plan.offsets[b.id] + problem.within(v)
     if result.unified_buffer is not None:  # offsets in the ub space, which the lowering knows by fuse-ub's marks
         for v, b in result.unified_buffer.problem.of_value.items():
             top[v] = result.unified_buffer.offsets[b.id]

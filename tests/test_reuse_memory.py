@@ -160,7 +160,7 @@ def check_plan_invariants(graph: Any, algorithm: str, in_place: bool, zero_copy:
             b = problem.of_value[op.results[0]]
             at = 0
             for v in op.operands:
-                assert problem.of_value[v] is b and problem.within[v] == at
+                assert problem.of_value[v] is b and problem.within(v) == at
                 at += tensor_bytes(v.type)
             assert at <= b.size
 
@@ -207,7 +207,7 @@ def test_a_broken_plan_is_always_caught(seed: int, n_ops: int, max_streams: int,
     mem = plan_graph(graph, algorithm, in_place, True)
     problem, order = mem.problem, mem.problem.order
     # (a concat laid out in place is defined before its writers: its define orders nothing they do)
-    whole = [b for b in problem.buffers if not any(v in problem.within for v in b.values)]
+    whole = [b for b in problem.buffers if not any(v in problem.concats.slices for v in b.values)]
     pairs = [(a, b) for a in whole for b in whole
              if a.id < b.id and not a.is_input and not b.is_input and a.size and b.size
              and not order.happens_before(a.define, b.define) and not order.happens_before(b.define, a.define)]

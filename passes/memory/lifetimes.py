@@ -24,8 +24,9 @@ in the task list's ``ub`` space (the emulator's numerics need somewhere to put
 them; the device does not).
 
 A concat that runs as no task holds its inputs (:mod:`.concat_slices`): they
-are values of its result's buffer, ``within`` bytes from its start, and the
-buffer is defined at a node that happens before every producer of them.
+are values of its result's buffer, :meth:`MemoryProblem.within` bytes from its
+start, and the buffer is defined at a node that happens before every producer
+of them.
 
 Graph inputs and outputs are *zero-copy* with ``zero_copy``: they live in
 buffers of their own after the arena (GE's ``AssignZeroCopyMemory``), never
@@ -157,9 +158,6 @@ class MemoryProblem:
     of_value: dict[Value, Buffer]
     conflicts: list[list[int]]
     in_place: list[tuple[Operation, Value]]  # (op, the operand it overwrites)
-    #: a value that lives inside its buffer, not at its start: bytes from the start
-    #: (a no-task concat's input, inside the concat's result)
-    within: dict[Value, int] = attrs.Factory(dict)
     #: which concats take their inputs inside their result, and why the others do not
     concats: ConcatLayout = attrs.Factory(ConcatLayout)
 
@@ -217,7 +215,6 @@ class MemoryProblem:
                                 lambda op, i: span[id(op)][0] if id(op) in span else i, concat_fork)
                   if concat_in_place and not unified_buffer else ConcatLayout())
         slices, concat_defines = layout.slices, layout.defines
-        within: dict[Value, int] = {}
         for op, i in nodes:  # every read first: in place needs to know the *last* reader
             last = span[id(op)][1] if id(op) in span else i
             for v in op.operands:
@@ -247,7 +244,6 @@ class MemoryProblem:
                     b.values.append(r)
                     b.uses.extend(span[id(op)] if id(op) in span else (i,))
                     of_value[r] = b
-                    within[r] = where.offset
                 elif target is not None:
                     b = of_value[target]
                     b.values.append(r)
@@ -272,7 +268,13 @@ class MemoryProblem:
             if b.live_out:
                 last = {s: NEVER for s in range(order.num_streams)}
             b.free = [order.first_free(last, s) for s in range(order.num_streams)]
-        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs, within, layout)
+        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs, layout)
+
+    def within(self, v: Value) -> int:
+        """Where ``v`` lies in its buffer: bytes from the start (a no-task concat's
+        input inside the concat's result; 0 for every other value)."""
+        inside = self.concats.slices.get(v)
+        return inside.offset if inside is not None else 0
 
     @property
     def no_reuse_bytes(self) -> int:

@@ -52,8 +52,8 @@ def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_n
             offset = plan.offset_of(k, io)
             stream = "-" if b.is_input else str(order.stream_ids[order.stream[b.define]])
             for j, v in enumerate(b.values):
-                inside = problem.within.get(v)
-                if inside is not None:  # a no-task concat's input, inside the concat's result
+                if v in problem.concats.slices:  # a no-task concat's input, inside the concat's result
+                    inside = problem.within(v)
                     note = f"in {value_name(b.values[0])} at +{inside}"
                     offset_text, size_text = str(offset + inside), str(tensor_bytes(v.type))
                 else:

@@ -108,7 +108,7 @@ class ControlMemory:
                 if b.region_op is not None:
                     base[b.region_op] = start + rm.plan.offsets[b.id]
                 for v in b.values:
-                    out[v] = start + rm.plan.offsets[b.id] + rm.problem.within.get(v, 0)
+                    out[v] = start + rm.plan.offsets[b.id] + rm.problem.within(v)
         return out
 
 
