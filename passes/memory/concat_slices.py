@@ -33,11 +33,11 @@ which holds the buffer while every branch runs. Without one within
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Container
 
 import attrs
 
-from geir.backends.task_list import element_bytes
 from geir.constants import CONSTANT_OPS
 from geir.operation import Operation, OpResult, Value
 from geir.passes.memory.happens_before import StreamOrder
@@ -60,13 +60,6 @@ class ConcatSlice:
     offset: int
 
 
-def _elements(shape: tuple[object, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d  # type: ignore[operator]
-    return n
-
-
 def is_back_to_back(concat: Operation) -> bool:
     """Whether ``concat``'s inputs are dense byte ranges of its static result:
     every dim before the axis is 1 (the cost model's no-task concat)."""
@@ -75,7 +68,7 @@ def is_back_to_back(concat: Operation) -> bool:
         return False
     axis = int(concat.get_attr("axis", 0) or 0)
     axis = axis + out.rank if axis < 0 else axis
-    return 0 <= axis < out.rank and _elements(out.shape[:axis]) == 1  # type: ignore[union-attr]
+    return 0 <= axis < out.rank and math.prod(out.shape[:axis]) == 1  # type: ignore[union-attr, arg-type]
 
 
 def why_not_in_place(concat: Operation, returned: set[Value], laid_out: Container[Operation] = ()) -> str | None:
@@ -89,7 +82,7 @@ def why_not_in_place(concat: Operation, returned: set[Value], laid_out: Containe
         t: TensorType = v.type  # type: ignore[assignment]  # static, as is_back_to_back checked
         if not t.shape:
             return "an input is a scalar"
-        if len(values) > 1 and (_elements(t.shape) * element_bytes(str(t.element_type))) % 32:
+        if len(values) > 1 and t.size_in_bytes % 32:  # type: ignore[operator]
             return "an input is not a whole number of 32-byte blocks"
         if v in values[:k]:
             return "an input is read twice"
@@ -159,7 +152,7 @@ def concat_slices(ops: list[Operation], order: StreamOrder, returned: set[Value]
         result = op.results[0]
         for v in op.operands:
             layout.slices[v] = ConcatSlice(result, offset)
-            offset += _elements(v.type.shape) * element_bytes(str(v.type.element_type))  # type: ignore[union-attr]
+            offset += v.type.size_in_bytes  # type: ignore[union-attr]
         layout.defines[result] = define
         laid_out.add(op)
     return layout
