@@ -67,7 +67,10 @@ import onnx  # noqa: E402
 from vendor_edits import apply_edits, vendor_edits  # noqa: E402
 
 import geir  # noqa: E402
+from geir.attributes import FileLineColLoc  # noqa: E402
 from geir.backends.task_list import TaskList  # noqa: E402
+from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile  # noqa: E402
+from geir.tools.driver import run_guarded  # noqa: E402
 
 #: where the calibration data is looked for, in order, when --data is not given
 _DATA_CANDIDATES = (os.environ.get("GEIR_CALIBRATION_DIR", ""),
@@ -133,18 +136,99 @@ def find_data(path: str | None) -> str:
     raise SystemExit("fidelity: no calibration data (measured-310p3.csv) found; pass --data DIR")
 
 
+#: the columns every row of a measured table gives
+COLUMNS = ("model_file", "batch", "seq", "ms_per_execution", "source_path", "notes")
+#: at most this many of a table's errors are reported at once
+MAX_ERRORS = 20
+
+
 def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
-    """The rows of ``measured-310p3.csv`` (only ``models`` when given)."""
+    """The rows of ``data``'s ``measured-310p3.csv`` (only ``models`` when given).
+    A table a person wrote by hand is checked first: every column there, each
+    batch and sequence a whole number above 0, each time a positive number, each
+    model in ``models/``; what is wrong raises one :class:`DiagnosticError`, each
+    error at its row and field."""
+    path = os.path.join(data, "measured-310p3.csv")
+    with open(path, encoding="utf-8-sig") as f:  # a spreadsheet's export may start with a byte-order mark
+        text = f.read()
+    wanted = {os.path.splitext(m)[0] for m in models}
+    errors: list[Diagnostic] = []
     rows = []
-    with open(os.path.join(data, "measured-310p3.csv"), newline="", encoding="utf-8") as f:
-        for r in csv.DictReader(f):
-            name = r["model_file"]
-            if models and os.path.splitext(name)[0] not in {os.path.splitext(m)[0] for m in models}:
+    lines = text.splitlines()
+    records = csv.reader(lines)
+    header = next(records, [])
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        errors.append(Diagnostic("error", f"the header has no column {', '.join(repr(c) for c in missing)}",
+                                 FileLineColLoc(path, 1, 1)).attach_note(f"a table gives {', '.join(COLUMNS)}"))
+    else:
+        column = {c: header.index(c) for c in COLUMNS}
+        for fields in records:
+            line = records.line_num
+            if not any(f.strip() for f in fields):
                 continue
-            rows.append(Row(name, int(r["batch"]), int(r["seq"]) if r["seq"] else None, float(r["ms_per_execution"]),
-                            r["source_path"], r["notes"].startswith("DUPLICATE"), _small_channel(r["notes"]),
-                            _aipp(r["notes"]), vendor_edits(_own_notes(r["notes"]))))
+
+            def field(name: str) -> str:
+                k = column[name]
+                return fields[k].strip() if k < len(fields) else ""
+
+            def bad(name: str, message: str) -> None:
+                errors.append(Diagnostic("error", message,
+                                         FileLineColLoc(path, line, _field_column(lines[line - 1], column[name]))))
+
+            name = field("model_file")
+            if wanted and os.path.splitext(name)[0] not in wanted:
+                continue
+            batch = _whole(field("batch"))
+            if batch is None:
+                bad("batch", f"batch '{field('batch')}' is not a whole number above 0")
+            seq = _whole(field("seq")) if field("seq") else None
+            if field("seq") and seq is None:
+                bad("seq", f"seq '{field('seq')}' is not a whole number above 0 (or empty for an image model)")
+            ms = _positive(field("ms_per_execution"))
+            if ms is None:
+                bad("ms_per_execution", f"ms_per_execution '{field('ms_per_execution')}' is not a time in ms above 0")
+            if not os.path.isfile(os.path.join(data, "models", name)):
+                bad("model_file", f"model '{name}' is not in {os.path.join(data, 'models')}")
+            if batch is None or ms is None or (field("seq") and seq is None):
+                continue
+            notes = field("notes")
+            rows.append(Row(name, batch, seq, ms, field("source_path"), notes.startswith("DUPLICATE"),
+                            _small_channel(notes), _aipp(notes), vendor_edits(_own_notes(notes))))
+    if errors:
+        shown = errors[:MAX_ERRORS]
+        if len(errors) > MAX_ERRORS:
+            shown[-1].attach_note(f"{len(errors) - MAX_ERRORS} more error(s) in this table not shown")
+        raise DiagnosticError(shown, [SourceFile(path, text)])
     return rows
+
+
+def _whole(text: str) -> int | None:
+    """``text`` as a whole number above 0, or None."""
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+def _positive(text: str) -> float | None:
+    """``text`` as a finite number above 0, or None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def _field_column(line: str, index: int) -> int:
+    """The 1-based column at which field ``index`` of a CSV ``line`` starts (commas
+    inside quotes do not separate fields)."""
+    k, quoted = 0, False
+    for col, ch in enumerate(line):
+        if k == index:
+            return col + 1
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            k += 1
+    return len(line) + 1
 
 
 def _own_notes(notes: str) -> str:
@@ -440,4 +524,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_guarded(main, "fidelity"))

@@ -53,6 +53,7 @@ from geir.backends.cost_model import (CUBE_OPS, MATMUL_OPS, CostModel, TaskCost,
                                       _op_name)
 from geir.backends.device_profile import DeviceProfile, load_profile  # noqa: E402
 from geir.backends.task_list import WEIGHTS, Kernel, TaskList  # noqa: E402
+from geir.tools.driver import run_guarded  # noqa: E402
 
 #: the parts a kernel's time is split into, in the order they are printed
 PARTS = ("kernel fixed cost", "cube: 1x1 convolution", "cube: kxk convolution", "cube: grouped convolution",
@@ -217,4 +218,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_guarded(main, "fidelity_components"))

@@ -64,6 +64,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fidelity  # noqa: E402
 
 from geir.backends.device_profile import PARAMS, load_profile  # noqa: E402
+from geir.tools.driver import run_guarded  # noqa: E402
 
 #: the free parameters fitted unless ``--params`` names others
 DEFAULT_PARAMS = ("cube_efficiency", "matmul_efficiency", "vector_efficiency", "kernel_overhead_us",
@@ -222,4 +223,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_guarded(main, "fit_calibration"))
