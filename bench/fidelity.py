@@ -151,49 +151,39 @@ def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
     path = os.path.join(data, "measured-310p3.csv")
     with open(path, encoding="utf-8-sig") as f:  # a spreadsheet's export may start with a byte-order mark
         text = f.read()
-    wanted = {os.path.splitext(m)[0] for m in models}
-    errors: list[Diagnostic] = []
-    rows = []
     lines = text.splitlines()
     records = csv.reader(lines)
     header = next(records, [])
     missing = [c for c in COLUMNS if c not in header]
     if missing:
-        errors.append(Diagnostic("error", f"the header has no column {', '.join(repr(c) for c in missing)}",
-                                 FileLineColLoc(path, 1, 1)).attach_note(f"a table gives {', '.join(COLUMNS)}"))
-    else:
-        column = {c: header.index(c) for c in COLUMNS}
-        for fields in records:
-            line = records.line_num
-            if not any(f.strip() for f in fields):
-                continue
-
-            def field(name: str) -> str:
-                k = column[name]
-                return fields[k].strip() if k < len(fields) else ""
-
-            def bad(name: str, message: str) -> None:
-                errors.append(Diagnostic("error", message,
-                                         FileLineColLoc(path, line, _field_column(lines[line - 1], column[name]))))
-
-            name = field("model_file")
-            if wanted and os.path.splitext(name)[0] not in wanted:
-                continue
-            batch = _whole(field("batch"))
-            if batch is None:
-                bad("batch", f"batch '{field('batch')}' is not a whole number above 0")
-            seq = _whole(field("seq")) if field("seq") else None
-            if field("seq") and seq is None:
-                bad("seq", f"seq '{field('seq')}' is not a whole number above 0 (or empty for an image model)")
-            ms = _positive(field("ms_per_execution"))
-            if ms is None:
-                bad("ms_per_execution", f"ms_per_execution '{field('ms_per_execution')}' is not a time in ms above 0")
-            if not os.path.isfile(os.path.join(data, "models", name)):
-                bad("model_file", f"model '{name}' is not in {os.path.join(data, 'models')}")
-            if batch is None or ms is None or (field("seq") and seq is None):
-                continue
-            notes = field("notes")
-            rows.append(Row(name, batch, seq, ms, field("source_path"), notes.startswith("DUPLICATE"),
+        raise DiagnosticError(Diagnostic(
+            "error", f"the header has no column {', '.join(repr(c) for c in missing)}",
+            FileLineColLoc(path, 1, 1)).attach_note(f"a table gives {', '.join(COLUMNS)}"), [SourceFile(path, text)])
+    column = {c: header.index(c) for c in COLUMNS}
+    wanted = {os.path.splitext(m)[0] for m in models}
+    errors: list[Diagnostic] = []
+    rows = []
+    for fields in records:
+        line = records.line_num
+        r = {c: fields[k].strip() if k < len(fields) else "" for c, k in column.items()}
+        if not any(f.strip() for f in fields) or (wanted and os.path.splitext(r["model_file"])[0] not in wanted):
+            continue
+        problems = []
+        batch, seq, ms = _whole(r["batch"]), _whole(r["seq"]) if r["seq"] else None, _positive(r["ms_per_execution"])
+        if batch is None:
+            problems.append(("batch", f"batch '{r['batch']}' is not a whole number above 0"))
+        if r["seq"] and seq is None:
+            problems.append(("seq", f"seq '{r['seq']}' is not a whole number above 0 (or empty for an image model)"))
+        if ms is None:
+            problems.append(("ms_per_execution", f"ms_per_execution '{r['ms_per_execution']}' is not a time in ms "
+                                                 "above 0"))
+        if not os.path.isfile(os.path.join(data, "models", r["model_file"])):
+            problems.append(("model_file", f"model '{r['model_file']}' is not in {os.path.join(data, 'models')}"))
+        errors += [Diagnostic("error", message, FileLineColLoc(path, line, _field_column(lines[line - 1], column[c])))
+                   for c, message in problems]
+        if not problems:
+            notes = r["notes"]
+            rows.append(Row(r["model_file"], batch, seq, ms, r["source_path"], notes.startswith("DUPLICATE"),
                             _small_channel(notes), _aipp(notes), vendor_edits(_own_notes(notes))))
     if errors:
         shown = errors[:MAX_ERRORS]
@@ -205,7 +195,9 @@ def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
 
 def _whole(text: str) -> int | None:
     """``text`` as a whole number above 0, or None."""
-    return int(text) if text.isdigit() and int(text) > 0 else None
+    if not (text.isascii() and text.isdigit()):
+        return None
+    return int(text) if int(text) > 0 else None
 
 
 def _positive(text: str) -> float | None:
