@@ -4,7 +4,7 @@ models, ``shared/calibration/measured-310p3.csv``) compiled and emulated the
 way the vendor ran it, emulated against measured.
 
     python bench/fidelity.py [--data DIR | --more | --predicted] [--device 310P3] [--strategy ge]
-                             [--models resnet18,vgg16]
+                             [--models resnet18,vgg16] [--json]
 
 Each row names a graph-only ONNX export (``models/<file>``: every weight's
 shape and type, none of its bytes), a batch and, for BERT, a sequence length.
@@ -33,7 +33,9 @@ series of three batches or more, the time per image at its largest batch over
 that at the next largest, measured and emulated; and the measurements that
 contradict each other: one configuration's smaller problem (no larger batch,
 no longer sequence) measured slower than a larger one, which no emulator can
-follow.
+follow. ``--json`` prints the same rows and figures as one JSON object, for a
+program to read or two runs (a change to the cost model, another profile) to be
+compared row by row.
 
 Nothing is fitted here: the device profile's numbers are used as they are
 (``bench/fit_calibration.py`` fits the free ones, to this table and the next).
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import math
 import os
 import sys
@@ -484,6 +487,26 @@ def print_batch_scaling(scaling: dict[str, tuple[float, float]], condition: str,
     print(f"series within 20% of the measured scaling: {within}/{len(scaling)}", file=out)
 
 
+def figures_json(results: Sequence[Result], header: dict[str, object]) -> dict[str, object]:
+    """What :func:`print_table` prints, as one JSON-ready object: ``header`` (the
+    device, strategy, data and overrides of the run), every row emulated and the
+    summary, for a program to read or two runs to be compared."""
+    rows = [{"model": r.row.model, "batch": r.row.batch, "seq": r.row.seq, "measured_ms": r.row.measured_ms,
+             "emulated_ms": r.emulated_ms, "ratio": r.ratio, "error": r.error, "source": r.row.source,
+             "second_measurement": r.row.duplicate and _is_second(r, results), "small_channel": r.row.small_channel,
+             "aipp": os.path.basename(r.row.aipp) or None, "edits": list(r.row.edits)} for r in results]
+    s = summarize(results)
+    pairs = {name: {k: {"measured": m, "emulated": e} for k, (m, e) in figures.items()}
+             for name, figures in (("batch_scaling", s.batch_scaling), ("last_step", s.last_step))}
+    summary = {"rows": s.rows, "mape": s.mape, "median_ratio": s.median_ratio, "worst_ratio": s.worst_ratio,
+               "within_1_5x": s.within_1_5x, **pairs,
+               "architectures": {k: attrs.asdict(a) for k, a in s.architectures.items()},
+               # the smaller problem of each pair was measured slower than the larger
+               "contradictions": [{"smaller": a, "larger": b, "smaller_ms": ms, "larger_ms": other}
+                                  for a, b, ms, other in s.contradictions]}
+    return {**header, "rows": rows, "summary": summary}
+
+
 def _is_second(r: Result, results: Sequence[Result]) -> bool:
     same = [x for x in results if (x.row.model, x.row.batch, x.row.seq) == (r.row.model, r.row.batch, r.row.seq)]
     return len(same) > 1 and same[0] is not r
@@ -501,6 +524,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--models", default="", help="comma-separated model names (default: every row)")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE",
                    help="override one number of the device profile (repeatable)")
+    p.add_argument("--json", action="store_true",
+                   help="print every row and the summary as one JSON object instead of the tables")
     args = p.parse_args(argv)
     if sum((args.more, args.predicted, args.data is not None)) > 1:
         p.error("--more, --predicted and --data each name a table; give one")
@@ -509,9 +534,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not rows:
         p.error(f"no row of {os.path.join(data, 'measured-310p3.csv')} measures --models {args.models}")
     compiled = compile_rows(data, rows, args.device, args.strategy)
+    results = evaluate(rows, compiled, args.device, args.device_param)
+    if args.json:
+        header = {"device": args.device, "strategy": args.strategy, "data": data, "device_params": args.device_param}
+        print(json.dumps(figures_json(results, header), indent=1))
+        return 0
     print(f"device {args.device}, strategy {args.strategy}, sink mode, one launch after a warm-up run, timed by "
           f"the host; data {data}\n")
-    print_table(evaluate(rows, compiled, args.device, args.device_param))
+    print_table(results)
     return 0
 
 

@@ -3,6 +3,7 @@ judged by (MAPE, worst ratio, batch-scaling series)."""
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 
 import pytest
@@ -87,3 +88,30 @@ def test_a_smaller_problem_measured_slower_than_a_larger_is_a_contradiction(fide
     assert s.contradictions == [("bert.onnx batch 1 seq 64", "bert.onnx batch 1 seq 128", 2.4, 2.1)]
     # another configuration (with AIPP) is not compared with this one
     assert fidelity.summarize([row(1, 64, 2.4), row(1, 128, 2.1, aipp="a.cfg")]).contradictions == []
+
+
+def test_json_holds_every_row_and_the_summary_the_tables_print(fidelity: ModuleType) -> None:
+    results = [_result(fidelity, 1, 1.0, 1.1), _result(fidelity, 8, 4.0, 2.0, duplicate=True),
+               _result(fidelity, 8, 4.4, 2.0, duplicate=True)]
+    figures = fidelity.figures_json(results, {"device": "310P3"})
+    assert figures["device"] == "310P3"
+    first, second, third = figures["rows"]
+    assert (first["batch"], first["measured_ms"], first["emulated_ms"]) == (1, 1.0, 1.1)
+    assert first["ratio"] == pytest.approx(1.1) and first["error"] == pytest.approx(0.1)
+    assert (second["second_measurement"], third["second_measurement"]) == (False, True)
+    s = fidelity.summarize(results)
+    summary = figures["summary"]
+    assert (summary["rows"], summary["mape"], summary["within_1_5x"]) == (3, s.mape, s.within_1_5x)
+    measured, emulated = s.batch_scaling["net.onnx"]
+    assert summary["batch_scaling"] == {"net.onnx": {"measured": measured, "emulated": emulated}}
+    assert summary["architectures"]["net.onnx"]["rows"] == 3
+
+
+def test_json_is_what_the_bench_prints_with_json(fidelity: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    assert fidelity.main(["--more", "--models", "mobilenet_v2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    (row,) = figures["rows"]
+    assert (row["model"], row["batch"], row["aipp"]) == ("mobilenet_v2.onnx", 4, "imagenet_224.cfg")
+    assert row["ratio"] == pytest.approx(row["emulated_ms"] / row["measured_ms"])
+    assert figures["summary"]["mape"] == pytest.approx(row["error"])
+    assert figures["device"] == "310P3" and figures["data"].endswith("more_310p3")
