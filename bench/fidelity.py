@@ -33,7 +33,10 @@ series of three batches or more, the time per image at its largest batch over
 that at the next largest, measured and emulated; and the measurements that
 contradict each other: one configuration's smaller problem (no larger batch,
 no longer sequence) measured slower than a larger one, which no emulator can
-follow. ``--json`` prints the same rows and figures as one JSON object, for a
+follow. A folder holds one table per device, ``measured-<device>.csv``
+(``measured-310p3.csv``; ``--device 910B2 --data DIR`` reads
+``DIR/measured-910b2.csv``), each checked before anything compiles: every bad
+field is an error at its row and column. ``--json`` prints the same rows and figures as one JSON object, for a
 program to read or two runs (a change to the cost model, another profile) to be
 compared row by row.
 
@@ -71,6 +74,7 @@ from vendor_edits import apply_edits, vendor_edits  # noqa: E402
 
 import geir  # noqa: E402
 from geir.attributes import FileLineColLoc  # noqa: E402
+from geir.backends.device_profile import load_profile  # noqa: E402
 from geir.backends.task_list import TaskList  # noqa: E402
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile  # noqa: E402
 from geir.tools.driver import run_guarded  # noqa: E402
@@ -131,12 +135,25 @@ MORE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "more_310p3"
 PREDICTED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "predicted_310p3")
 
 
-def find_data(path: str | None) -> str:
-    """The calibration folder: ``path``, ``$GEIR_CALIBRATION_DIR`` or ``../shared/calibration``."""
+def table_name(device: str = "310P3") -> str:
+    """The file of a folder that holds ``device``'s measured times:
+    ``measured-<profile name>.csv`` in lower case (``measured-310p3.csv``)."""
+    return f"measured-{load_profile(device).name.lower()}.csv"
+
+
+def has_table(data: str, device: str = "310P3") -> bool:
+    """Whether the folder ``data`` holds measured times of ``device``."""
+    return os.path.isfile(os.path.join(data, table_name(device)))
+
+
+def find_data(path: str | None, device: str = "310P3") -> str:
+    """The folder of ``device``'s measured times: ``path``, ``$GEIR_CALIBRATION_DIR``
+    or ``../shared/calibration``, the first that holds :func:`table_name`."""
     for candidate in ((path,) if path else _DATA_CANDIDATES):
-        if candidate and os.path.isfile(os.path.join(candidate, "measured-310p3.csv")):
+        if candidate and has_table(candidate, device):
             return os.path.abspath(candidate)
-    raise SystemExit("fidelity: no calibration data (measured-310p3.csv) found; pass --data DIR")
+    where = f"in {path}" if path else "found; pass --data DIR"
+    raise SystemExit(f"fidelity: no measured times of {device} ({table_name(device)}) {where}")
 
 
 #: the columns every row of a measured table gives
@@ -145,13 +162,14 @@ COLUMNS = ("model_file", "batch", "seq", "ms_per_execution", "source_path", "not
 MAX_ERRORS = 20
 
 
-def load_rows(data: str, models: Sequence[str] = ()) -> list[Row]:
-    """The rows of ``data``'s ``measured-310p3.csv`` (only ``models`` when given).
+def load_rows(data: str, models: Sequence[str] = (), device: str = "310P3") -> list[Row]:
+    """The rows of ``data``'s table of ``device`` (:func:`table_name`; only ``models``
+    when given).
     A table a person wrote by hand is checked first: every column there, each
     batch and sequence a whole number above 0, each time a positive number, each
     model in ``models/``; what is wrong raises one :class:`DiagnosticError`, each
     error at its row and field."""
-    path = os.path.join(data, "measured-310p3.csv")
+    path = os.path.join(data, table_name(device))
     with open(path, encoding="utf-8-sig") as f:  # a spreadsheet's export may start with a byte-order mark
         text = f.read()
     lines = text.splitlines()
@@ -529,10 +547,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if sum((args.more, args.predicted, args.data is not None)) > 1:
         p.error("--more, --predicted and --data each name a table; give one")
-    data = find_data(MORE_DIR if args.more else PREDICTED_DIR if args.predicted else args.data)
-    rows = load_rows(data, [m for m in args.models.split(",") if m])
+    data = find_data(MORE_DIR if args.more else PREDICTED_DIR if args.predicted else args.data, args.device)
+    rows = load_rows(data, [m for m in args.models.split(",") if m], args.device)
     if not rows:
-        p.error(f"no row of {os.path.join(data, 'measured-310p3.csv')} measures --models {args.models}")
+        p.error(f"no row of {os.path.join(data, table_name(args.device))} measures --models {args.models}")
     compiled = compile_rows(data, rows, args.device, args.strategy)
     results = evaluate(rows, compiled, args.device, args.device_param)
     if args.json:

@@ -177,10 +177,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--device", default="310P3")
     p.add_argument("--strategy", default="ge")
     args = p.parse_args(argv)
-    tables = {"calibration": fidelity.find_data(args.data), "more": fidelity.MORE_DIR}
+    tables = {"calibration": fidelity.find_data(args.data, args.device)}
+    if fidelity.has_table(fidelity.MORE_DIR, args.device):  # 310P3 times
+        tables["more"] = fidelity.MORE_DIR
+    elif args.fit == "more":
+        p.error(f"--fit more: {fidelity.MORE_DIR} holds no measured times of {args.device}")
     parts, measured, emulated, table_of, floor, labels = [], [], [], [], [], []
     for name, data in tables.items():
-        rows = fidelity.load_rows(data)
+        rows = fidelity.load_rows(data, device=args.device)
         compiled = fidelity.compile_rows(data, rows, args.device, args.strategy, progress=False)
         row_parts, row_floors = row_figures(rows, compiled, args.device)
         parts.append(row_parts)

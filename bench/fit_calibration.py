@@ -7,7 +7,10 @@ nothing per network.
 
 The rows are those of the calibration table (``--data``, ``bench/fidelity.py``'s)
 and of ``bench/more_310p3/`` (fifteen more architectures, measured the same
-way); ``--calibration-only`` fits to the calibration table alone. The free
+way); ``--calibration-only`` fits to the calibration table alone. The table
+is the device's own (``measured-<device>.csv``, ``bench/fidelity.py``'s
+``table_name``): a fit for another device than the 310P3 reads the one in
+``--data`` alone. The free
 parameters are the ones no public figure fixes (the profile marks them
 ``"fitted": true``): by default the nine the 310P3 profile was fitted with —
 the share of the cube's peak a core sustains on convolutions and on MatMul,
@@ -184,8 +187,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SystemExit(f"fit_calibration: no bounds for '{n}'; known: {', '.join(BOUNDS)}")
     models = [m for m in args.models.split(",") if m]
     rows, compiled = [], {}
-    for data in [fidelity.find_data(args.data)] + ([] if args.calibration_only else [fidelity.MORE_DIR]):
-        table = fidelity.load_rows(data, models)
+    # the second table holds 310P3 times: a fit for another device reads its own table alone
+    more = [] if args.calibration_only or not fidelity.has_table(fidelity.MORE_DIR, args.device) else [
+        fidelity.MORE_DIR]
+    for data in [fidelity.find_data(args.data, args.device)] + more:
+        table = fidelity.load_rows(data, models, args.device)
         compiled.update(fidelity.compile_rows(data, table, args.device, args.strategy))
         rows += table
     if not rows:
@@ -215,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     fidelity.print_table(evaluate(rows, overrides(x)))
     if args.predict_more:
-        more = fidelity.load_rows(fidelity.MORE_DIR)
+        more = fidelity.load_rows(fidelity.find_data(fidelity.MORE_DIR, args.device), device=args.device)
         compiled.update(fidelity.compile_rows(fidelity.MORE_DIR, more, args.device, args.strategy))
         print(f"\nrows of {fidelity.MORE_DIR}, predicted with the fitted numbers:\n")
         fidelity.print_table(evaluate(more, overrides(x)))

@@ -4,7 +4,9 @@ MLIR prints them, and the benches that read the table exit 1 without a traceback
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +18,7 @@ from geir.diagnostics import DiagnosticError
 
 from calibration_bench import BENCH_DIR, load_bench_script
 
+EXAMPLES = os.path.join(os.path.dirname(BENCH_DIR), "examples")
 HEADER = "model_file,batch,seq,input,fps,ms_per_execution,source_path,notes\n"
 
 
@@ -91,3 +94,31 @@ def test_a_bench_given_a_bad_table_exits_1_with_the_errors_and_no_traceback(scri
     assert run.returncode == 1
     assert f"measured-310p3.csv:2:10: error: batch '0' is not a whole number above 0\n" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def _tiny_table(tmp_path: Path, name: str) -> str:
+    (tmp_path / "models").mkdir()
+    shutil.copy(os.path.join(EXAMPLES, "tiny_cnn.onnx"), tmp_path / "models" / "net.onnx")
+    (tmp_path / name).write_text(HEADER + "net.onnx,1,,3x32x32,20000,0.05,my bench,plain\n", encoding="utf-8")
+    return str(tmp_path)
+
+
+def test_each_device_has_its_own_table(fidelity: ModuleType, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    data = _tiny_table(tmp_path, "measured-910b2.csv")
+    assert fidelity.table_name("910b2") == "measured-910b2.csv" and fidelity.table_name() == "measured-310p3.csv"
+    assert fidelity.main(["--device", "910B2", "--data", data, "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    (row,) = figures["rows"]
+    assert figures["device"] == "910B2" and row["source"] == "my bench" and row["emulated_ms"] > 0
+    with pytest.raises(SystemExit) as exit_info:  # the folder holds no 310P3 times
+        fidelity.main(["--data", data])
+    assert "no measured times of 310P3 (measured-310p3.csv) in" in str(exit_info.value.code)
+
+
+def test_a_fit_for_another_device_reads_its_own_table_alone(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    fit_calibration = load_bench_script("fit_calibration.py", "fit_calibration_device_table")
+    data = _tiny_table(tmp_path, "measured-910b2.csv")
+    assert fit_calibration.main(["--device", "910B2", "--data", data, "--params", "kernel_overhead_us"]) == 0
+    assert capsys.readouterr().out.startswith("device 910B2: 1 rows")
