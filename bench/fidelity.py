@@ -36,9 +36,9 @@ no longer sequence) measured slower than a larger one, which no emulator can
 follow. A folder holds one table per device, ``measured-<device>.csv``
 (``measured-310p3.csv``; ``--device 910B2 --data DIR`` reads
 ``DIR/measured-910b2.csv``), each checked before anything compiles: every bad
-field is an error at its row and column. ``--json`` prints the same rows and figures as one JSON object, for a
-program to read or two runs (a change to the cost model, another profile) to be
-compared row by row.
+field is an error at its row and column. ``--json`` prints the same rows and
+figures as one JSON object, for a program to read or two runs (a change to the
+cost model, another profile) to be compared row by row.
 
 Nothing is fitted here: the device profile's numbers are used as they are
 (``bench/fit_calibration.py`` fits the free ones, to this table and the next).

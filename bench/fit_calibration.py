@@ -187,10 +187,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SystemExit(f"fit_calibration: no bounds for '{n}'; known: {', '.join(BOUNDS)}")
     models = [m for m in args.models.split(",") if m]
     rows, compiled = [], {}
+    tables = [fidelity.find_data(args.data, args.device)]
     # the second table holds 310P3 times: a fit for another device reads its own table alone
-    more = [] if args.calibration_only or not fidelity.has_table(fidelity.MORE_DIR, args.device) else [
-        fidelity.MORE_DIR]
-    for data in [fidelity.find_data(args.data, args.device)] + more:
+    if not args.calibration_only and fidelity.has_table(fidelity.MORE_DIR, args.device):
+        tables.append(fidelity.MORE_DIR)
+    for data in tables:
         table = fidelity.load_rows(data, models, args.device)
         compiled.update(fidelity.compile_rows(data, table, args.device, args.strategy))
         rows += table
