@@ -1,6 +1,7 @@
-"""A measured table (``measured-310p3.csv``) that a person wrote by hand is checked
-before anything is compiled: each mistake is an error at its row and field, as
-MLIR prints them, and the benches that read the table exit 1 without a traceback."""
+"""A measured table (``measured-<device>.csv``: ``measured-310p3.csv`` for the 310P3)
+that a person wrote by hand is checked before anything is compiled: each mistake
+is an error at its row and field, as MLIR prints them, and the benches that read
+the table exit 1 without a traceback. Each device has a table of its own."""
 
 from __future__ import annotations
 
