@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for j, part in enumerate(PARTS):
         shares = [x[which == t, j].sum() / x[which == t].sum() for t in tables]
         print(f"{part:<36} " + " ".join(f"{100 * s:>17.1f}%" for s in shares) + f" {scale[j]:>7.2f}")
-    fitted = "the rows of both tables" if args.fit == "both" else f"the {args.fit} rows"
+    fitted = f"the rows of {' and '.join(tables)}" if args.fit == "both" else f"the {args.fit} rows"
     print(f"\nscales fitted to {fitted} ({int(mask.sum())})")
     for t in tables:
         sel = which == t
