@@ -1229,12 +1229,23 @@ _TERMINAL_NAMES = {
     "OP_NAME": "an operation name", "BARE_ID": "an identifier", "TENSOR_TYPE": "a tensor type",
     "SCALAR_TYPE": "a type", "DIALECT_TYPE": "a dialect type", "INT": "an integer", "FLOAT": "a float",
     "HEX": "a hex literal", "STRING": "a string", "ATTR_ALIAS": "an attribute alias (#name)",
-    "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
-    "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "LESSTHAN": "'<'", "MORETHAN": "'>'",
-    "__ANON_0": "'->'", "__ANON_1": "'::'", "_MODULE": "'module'", "_ATTRIBUTES": "'attributes'",
-    "_LOC": "'loc'", "$END": "end of input", "TYPE_ALIAS": "a type alias (!name)",
-    "DIALECT_ATTR": "a dialect attribute (#dialect.name<...>)", "_TO": "'to'",
+    "$END": "end of input", "TYPE_ALIAS": "a type alias (!name)",
+    "DIALECT_ATTR": "a dialect attribute (#dialect.name<...>)", "FUNCTION_TYPE": "a function type",
 }
+
+
+def _terminal_name(terminal: str) -> str:
+    """How a diagnostic names an expected terminal: a literal by its spelling,
+    read from the grammar (lark names `->` `__ANON_0`), a pattern by what it matches."""
+    if terminal in _TERMINAL_NAMES:
+        return _TERMINAL_NAMES[terminal]
+    try:
+        pattern = _lark().get_terminal(terminal).pattern
+    except KeyError:
+        return terminal
+    if isinstance(pattern, lark.lexer.PatternStr):
+        return f"'{pattern.value}'"
+    return terminal.lstrip("_").lower().replace("_", " ")
 
 
 @lru_cache(maxsize=1)
@@ -1318,9 +1329,7 @@ def _translate_lark_error(e: lark.exceptions.LarkError, source: SourceFile) -> D
         return DiagnosticError(Diagnostic("error", msg, FileLineColLoc(source.name, e.line, e.column)))
     if isinstance(e, lark.exceptions.UnexpectedToken):
         tok = e.token
-        # a keyword terminal (_DENSE, _ARRAY) is named by its spelling
-        expected = sorted({_TERMINAL_NAMES.get(t, repr(t.lstrip("_").lower()) if t.isupper() else t)
-                           for t in e.expected})
+        expected = sorted({_terminal_name(t) for t in e.expected})
         got = "end of input" if tok.type == "$END" else f"'{tok.value}'"
         exp = ", ".join(expected[:8]) + (", ..." if len(expected) > 8 else "")
         line = getattr(tok, "line", None)

@@ -273,3 +273,9 @@ ge.graph @g(%a: tensor<4xf32>) {
   %r = ge.relu %a {test.arr = array<i8: 1, 300>} : (tensor<4xf32>) -> tensor<4xf32>
   ge.return : () -> ()
 }
+
+// -----
+
+// A literal token is named by its spelling, as the grammar writes it.
+// expected-error@+1 {{unexpected ')', expected 'module', '{-#', a string}}
+)
