@@ -10,7 +10,8 @@ graph's lower bound and the memory plan against its bound
 (:mod:`geir.backends.model_compile`), lower, and emulate timing and numerics.
 The result is one :class:`~geir.report.RunReport`.
 
-A module of gears runs the smallest gear that fits the inputs. A graph with
+A module of gears runs the smallest gear that fits the inputs, compiled as any
+static graph is (gears lowered to task lists run as written). A graph with
 static control flow (``ge.if``, the while form of ``ge.loop``) runs in the task
 sink, as GE's runtime v1 runs static shapes: one task list whose label tasks
 branch and loop on the device; the report compares it with the same model run
@@ -167,11 +168,13 @@ def prepare(module: Module, settings: RunSettings, interpret: bool = False) -> P
         DiagnosticError: an option that cannot apply to this kind of model, a
             binding that does not fit, an input dim left unbound.
     """
-    from geir.backends.shape_gears import has_gears
+    from geir.backends.shape_gears import gears_are_graphs, has_gears
     if has_gears(module):
-        no_pipeline(settings, "a gear module holds task lists")
+        if not gears_are_graphs(module):
+            no_pipeline(settings, "the gears are task lists (rt.model), already lowered")
         if interpret or settings.inputs is None or settings.input_shapes:
-            why = ("--interpret runs ge graphs, and a gear module holds task lists" if interpret else
+            why = ("--interpret runs one graph as written and picks no gear: interpret the model imported without "
+                   "a gear option" if interpret else
                    "a gear is picked from the shapes of --inputs; --input-shape does not apply"
                    if settings.input_shapes else "a gear module picks its gear from the shapes of --inputs; give them")
             raise DiagnosticError(Diagnostic("error", why))
@@ -581,35 +584,36 @@ def _graph_bound_line(bound: dict[str, Any], makespan: float) -> str:
 
 
 def _run_gears(module: Module, settings: RunSettings) -> RunReport:
-    """Emulate the smallest gear that fits the inputs; outputs trimmed back to
-    the real sizes; the report's ``gear`` says which ran."""
-    from geir.backends.emulator import emulate
+    """Run the smallest gear that fits the inputs: a gear graph compiled as any
+    static graph is (the pipeline for the device, then lowering), a gear task
+    list as written; outputs trimmed back to the real sizes; the report's
+    ``gear`` says which ran."""
     from geir.backends.io_bindings import check_inputs, load_inputs
-    from geir.backends.rt_module import task_list_from_model
     from geir.backends.shape_gears import gear_description, gear_signature, select_gear, trim_outputs
-    from geir.report import RunReport, output_summary
-    where = settings.inputs_named
+    from geir.report import output_summary
+    from geir.rewriter import Rewriter
     if isinstance(settings.inputs, (str, os.PathLike)):
         arrays = load_inputs(os.fspath(settings.inputs), gear_signature(module))
     else:
         arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
-    selection = select_gear(module, arrays, where)
-    options = _emulator_options(settings, timing_only=settings.timing_only)
-    from geir.backends.kernels.underflow import first_overflow, located, watch_underflow
-    task_list = task_list_from_model(selection.model)
-    with watch_underflow() as watch:
-        result = emulate(task_list, selection.inputs, options)
-    kernels = kernel_locations([task_list])
-    fields = result.report
-    fields["gear"] = gear_description(selection)
-    outputs = trim_outputs(selection, result.outputs) if result.outputs is not None else None
-    if outputs is not None:
-        fields["outputs"] = output_summary(outputs)
-    fields["inputs"] = _described(settings)
-    return RunReport(fields, f"gear: {fields['gear']}\n" + result.text(), outputs, result,
-                     input_arrays=None if settings.timing_only else arrays,
-                     f16_underflow=located(watch, kernels), f16_overflowed=watch.overflowed,
-                     f16_first_overflow=first_overflow(watch, kernels))
+    selection = select_gear(module, arrays, settings.inputs_named)
+    for op in list(module.body.ops):  # the gear that runs, alone in its module
+        if op is not selection.model and op.name in ("ge.graph", "rt.model"):
+            Rewriter().erase_op(op)
+    padded = attrs.evolve(settings, inputs=selection.inputs)
+    if selection.model.name == "ge.graph":  # a static graph now: run as one
+        from geir.backends.model_compile import needs_host
+        report = run_prepared(Prepared(module, "host" if needs_host(module) else "graph", selection.inputs), padded)
+    else:
+        report = emulate_module(module, padded, None, selection.inputs)
+    report.fields["gear"] = gear_description(selection)
+    report.fields["inputs"] = _described(settings)
+    if report.outputs is not None:
+        report.outputs = trim_outputs(selection, report.outputs)
+        report.fields["outputs"] = output_summary(report.outputs)
+    report.input_arrays = None if report.input_arrays is None else arrays
+    report.body = f"gear: {report.fields['gear']}\n" + report.body
+    return report
 
 
 def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str, np.ndarray] | None) -> RunReport:

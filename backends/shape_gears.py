@@ -1,19 +1,25 @@
-"""GE's dynamic batch / image size / dims "gears": one static task list per
-gear in one module, and, at run time, the smallest gear that fits the inputs.
+"""GE's dynamic batch / image size / dims "gears": one static graph per gear
+in one module, and, at run time, the smallest gear that fits the inputs.
 
 ATC's ``--dynamic_batch_size="1,2,4,8"`` (and ``--dynamic_image_size``,
 ``--dynamic_dims``) compiles the model once per listed size; the runtime then
 runs the gear that fits. Here:
 
-* :func:`compile_gears` clones ``@main`` per gear, binds it with
-  ``specialize-shapes``' machinery, lowers it with ``lower-to-tasks``, and keeps
-  the ``rt.model @main_gear<i>`` ops. Each carries
+* :func:`specialize_gears` clones ``@main`` per gear and binds it with
+  ``specialize-shapes``' machinery into a static ``ge.graph @main_gear<i>``.
+  Each carries
 
   - ``ge.gear = [["batch", 4]]``: the size of each gear symbol;
   - ``ge.gear_inputs = [["x", 0, "batch"], ...]``: the input dims a gear pads;
   - ``ge.gear_outputs = [["y", 0, "batch", 3, 1], ...]``: the output dims
     trimmed back after the run, to ``3/1`` times the real size of ``batch``
     (found by comparing the gears' output shapes).
+
+  A run compiles the gear it picks as it compiles any static model: the
+  device's pipeline (``ge-default``), then ``lower-to-tasks``, so a gear's
+  time is the time of that batch compiled for the device. ``lower-to-tasks``
+  keeps the three attributes on each ``rt.model``, so a module of gears
+  lowered by ``ge-opt`` runs its task lists as written.
 
 * :func:`select_gear` reads the symbol sizes off the input arrays (one size per
   symbol), takes the gear with the fewest input elements among those at least
@@ -45,8 +51,9 @@ from geir.types import TensorType
 if TYPE_CHECKING:
     from geir.backends.io_bindings import GraphSignature
 
-__all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "compile_gears", "has_gears", "select_gear",
-           "trim_outputs", "Selection", "gear_signature", "gear_description"]
+__all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "specialize_gears", "has_gears",
+           "gear_ops", "gears_are_graphs", "select_gear", "trim_outputs", "Selection", "gear_signature",
+           "gear_description"]
 
 #: the ge-translate option of each gear kind (GE's ATC names, with dashes)
 GEAR_KINDS = {"batch": "--dynamic-batch-size", "image": "--dynamic-image-size", "dims": "--dynamic-dims"}
@@ -124,19 +131,19 @@ def gear_symbols(graph: Operation, kind: str) -> tuple[list[str], list[tuple[str
     return order, dims
 
 
-# ================================================================ compile
+# ================================================================ specialize
 
 
-def compile_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]], alignment: int = 512) -> None:
-    """Replace ``@main`` of ``module`` by one ``rt.model @main_gear<i>`` per gear.
+def specialize_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]]) -> None:
+    """Replace ``@main`` of ``module`` by one static ``ge.graph @main_gear<i>`` per gear.
 
     Raises:
-        DiagnosticError: a gear's arity does not match the kind's symbols, a dim
-            stays dynamic after binding (naming it), or lowering fails.
+        DiagnosticError: a gear's arity does not match the kind's symbols, or a
+            dim stays dynamic after binding (naming it).
     """
     from geir.backends.io_bindings import find_graph
-    from geir.passes.lower_to_tasks import lower_graph
-    from geir.passes.specialize_shapes import resolve_bindings, specialize_graph
+    from geir.passes.range_shapes import dynamic_shape_diagnostics
+    from geir.passes.specialize_shapes import fold_static_shapes, resolve_bindings, specialize_graph
     graph = find_graph(module)
     order, dims = gear_symbols(graph, kind)
     what = GEAR_KINDS[kind]
@@ -147,7 +154,7 @@ def compile_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]], a
         order = order * 2  # H and W are one symbol: a square gear
     block = graph.regions[0].blocks[0]
     names = input_names(graph)
-    models: list[Operation] = []
+    specialized: list[Operation] = []
     gear_sizes: list[dict[str, int]] = []
     for index, gear in enumerate(gears):
         sizes = dict(zip(order, gear))
@@ -162,7 +169,7 @@ def compile_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]], a
             shapes[name] = tuple(shape)
         clone = graph.clone()  # attributes are shared: weights still point at the module's blobs
         clone.attributes["sym_name"] = StringAttr(f"main_gear{index}")
-        module.body.append(clone)
+        module.body.insert_before(graph, clone)
         try:
             resolved = {i: s for i, s in resolve_bindings(clone, {n: tuple(s) for n, s in shapes.items()
                                                                   if None not in s}, what).items()}
@@ -170,24 +177,25 @@ def compile_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]], a
                 resolved.setdefault(names.index(name), shape)
             _require_static(clone, resolved, what)
             specialize_graph(clone, module, resolved)
-            from geir.passes.range_shapes import dynamic_shape_diagnostics
+            fold_static_shapes(clone, module)  # dims only shape arithmetic decides, as a run binds them
             problems = dynamic_shape_diagnostics(clone)
             if problems:
                 raise DiagnosticError(problems)
-            model = lower_graph(clone, module, alignment)
-        finally:
+        except BaseException:
             _unlink(clone)
-        models.append(model)
+            for done in specialized:
+                _unlink(done)
+            raise
+        specialized.append(clone)
         gear_sizes.append(sizes)
-    outputs = _output_dims(graph, order, gear_sizes, models)
-    for model, sizes in zip(models, gear_sizes):
-        model.attributes["ge.gear"] = ArrayAttr(ArrayAttr((StringAttr(s), IntegerAttr(v)))
-                                                for s, v in sizes.items())
-        model.attributes["ge.gear_inputs"] = ArrayAttr(_triple(n, k, s) for n, k, s in dims)
-        model.attributes["ge.gear_outputs"] = ArrayAttr(
+    outputs = _output_dims(graph, order, gear_sizes, specialized)
+    for gear_graph, sizes in zip(specialized, gear_sizes):
+        gear_graph.attributes["ge.gear"] = ArrayAttr(ArrayAttr((StringAttr(s), IntegerAttr(v)))
+                                                     for s, v in sizes.items())
+        gear_graph.attributes["ge.gear_inputs"] = ArrayAttr(_triple(n, k, s) for n, k, s in dims)
+        gear_graph.attributes["ge.gear_outputs"] = ArrayAttr(
             ArrayAttr((StringAttr(n), IntegerAttr(k), StringAttr(s), IntegerAttr(a), IntegerAttr(b)))
             for n, k, s, a, b in outputs)
-        module.body.insert_before(graph, model)
     _unlink(graph)
 
 
@@ -218,16 +226,15 @@ def _require_static(graph: Operation, shapes: Mapping[int, Sequence[int | None]]
 
 
 def _output_dims(graph: Operation, order: list[str], gears: Sequence[dict[str, int]],
-                 models: Sequence[Operation]) -> list[tuple[str, int, str, int, int]]:
+                 specialized: Sequence[Operation]) -> list[tuple[str, int, str, int, int]]:
     """The (output, dim, symbol, num, den) a run trims back: every output dim
     that is dynamic in ``graph`` and, in every gear, is ``num/den`` times the
     gear's size of one symbol (a batch-major ``batch*seq`` dim too: rows are
     independent). The symbol the importer named on the result is tried first."""
     from fractions import Fraction
-    from geir.backends.rt_module import task_list_from_model
     ftype = graph.attributes["function_type"].value  # type: ignore[attr-defined]
     dicts = attribute_dicts(graph.attributes.get("res_attrs"))
-    shapes = [{b.name: b.ref.shape for b in task_list_from_model(m).outputs} for m in models]
+    shapes = [_io_shapes(g, "outputs") for g in specialized]
     out = []
     for i, (name, t) in enumerate(zip(output_names(graph, len(ftype.results)), ftype.results)):
         if not isinstance(t, TensorType) or t.shape is None:
@@ -250,13 +257,39 @@ def _output_dims(graph: Operation, order: list[str], gears: Sequence[dict[str, i
 # ================================================================ run
 
 
+def gear_ops(module: Module) -> list[Operation]:
+    """The gears of ``module``: its ``ge.graph`` or ``rt.model`` ops that carry ``ge.gear``."""
+    return [op for op in module.body.ops if op.name in ("ge.graph", "rt.model") and "ge.gear" in op.attributes]
+
+
 def has_gears(module: Module) -> bool:
-    """Whether ``module`` holds gear task lists (from :func:`compile_gears`)."""
-    return any(op.name == "rt.model" and "ge.gear" in op.attributes for op in module.body.ops)
+    """Whether ``module`` holds gears (from :func:`specialize_gears`, as graphs
+    or lowered to task lists)."""
+    return bool(gear_ops(module))
+
+
+def gears_are_graphs(module: Module) -> bool:
+    """Whether the gears of ``module`` are graphs a run compiles (not task lists)."""
+    return any(op.name == "ge.graph" for op in gear_ops(module))
+
+
+def _io_shapes(op: Operation, which: str) -> dict[str, tuple[int, ...]]:
+    """The static shapes of a gear's ``inputs`` or ``outputs`` by name, from a
+    graph's signature or a task list's bindings."""
+    if op.name == "rt.model":
+        from geir.backends.rt_module import task_list_from_model
+        task_list = task_list_from_model(op)
+        return {b.name: tuple(b.ref.shape) for b in (task_list.inputs if which == "inputs" else task_list.outputs)}
+    ftype = op.attributes["function_type"].value  # type: ignore[attr-defined]
+    types = ftype.inputs if which == "inputs" else ftype.results
+    names = input_names(op) if which == "inputs" else output_names(op, len(types))
+    return {n: tuple(t.shape) for n, t in zip(names, types)
+            if isinstance(t, TensorType) and t.shape is not None and None not in t.shape}
 
 
 class Selection(NamedTuple):
-    """The gear a run takes: its model, its sizes, the padded inputs, and the real sizes."""
+    """The gear a run takes: its graph or task list (``model``), its sizes, the padded inputs,
+    and the real sizes."""
 
     model: Operation
     gear: dict[str, int]
@@ -277,7 +310,7 @@ def select_gear(module: Module, arrays: Mapping[str, np.ndarray], where: str = "
             dims differ from the gears', or no gear is large enough (listing them).
     """
     from geir.attributes import NameLoc
-    models = [op for op in module.body.ops if op.name == "rt.model" and "ge.gear" in op.attributes]
+    models = gear_ops(module)
     loc = NameLoc(where)
     sizes: dict[str, tuple[int, str]] = {}
     for name, k, symbol in _triples(models[0], "ge.gear_inputs"):
@@ -301,8 +334,7 @@ def select_gear(module: Module, arrays: Mapping[str, np.ndarray], where: str = "
                                                   f"{listed}", loc))
     _, model, gear = min(fitting, key=lambda f: f[0])
     padded = dict(arrays)
-    from geir.backends.rt_module import task_list_from_model
-    shapes = {b.name: b.ref.shape for b in task_list_from_model(model).inputs}
+    shapes = _io_shapes(model, "inputs")
     for name, k, _ in _triples(model, "ge.gear_inputs"):
         if name in padded and name in shapes and np.ndim(padded[name]) == len(shapes[name]):
             a = np.asarray(padded[name])
@@ -321,8 +353,7 @@ def _gear_text(sizes: Mapping[str, int]) -> str:
 
 
 def _input_elements(model: Operation) -> int:
-    from geir.backends.rt_module import task_list_from_model
-    return sum(int(np.prod(b.ref.shape)) for b in task_list_from_model(model).inputs)
+    return sum(int(np.prod(shape)) for shape in _io_shapes(model, "inputs").values())
 
 
 def trim_outputs(selection: Selection, outputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -348,11 +379,14 @@ def gear_description(selection: Selection) -> str:
 def gear_signature(module: Module) -> "GraphSignature":
     """The inputs/outputs of a gear module, with the gear dims as ``?``: what
     ``--inputs`` is checked against before a gear is picked."""
-    from geir.backends.emulator import task_list_signature
-    from geir.backends.io_bindings import Binding, GraphSignature
-    from geir.backends.rt_module import task_list_from_model
-    model = next(op for op in module.body.ops if op.name == "rt.model" and "ge.gear" in op.attributes)
-    sig = task_list_signature(task_list_from_model(model))
+    from geir.backends.io_bindings import Binding, GraphSignature, graph_signature
+    model = gear_ops(module)[0]
+    if model.name == "rt.model":
+        from geir.backends.emulator import task_list_signature
+        from geir.backends.rt_module import task_list_from_model
+        sig = task_list_signature(task_list_from_model(model))
+    else:
+        sig = graph_signature(module, str(model.get_attr("sym_name")))
     dynamic: dict[str, set[int]] = {}
     for name, k, _ in _triples(model, "ge.gear_inputs"):
         dynamic.setdefault("in" + name, set()).add(k)

@@ -93,6 +93,9 @@ FALLBACK_ENGINE = "AICPU"
 DECISIONS = frozenset(a.name for a in COMMON_ATTRIBUTES) - frozenset(COST_ATTRIBUTES)
 SYNC = frozenset({"ge.record_event", "ge.wait_event"})
 MAX_ERRORS = 20
+#: a graph's attributes its rt.model keeps: the gear a module of gears runs it
+#: as (``geir.backends.shape_gears``), so lowering such a module keeps its gears
+CARRIED_ATTRIBUTES = ("ge.gear", "ge.gear_inputs", "ge.gear_outputs")
 
 
 @attrs.define
@@ -120,6 +123,9 @@ def lower_graph(graph: Operation, module: Module, alignment: int = 512) -> Opera
     tl = lowering.lower()
     model = model_from_task_list(tl, module, locations=lowering.locations, weight_values=lowering.weight_values)
     model.location = graph.location
+    for name in CARRIED_ATTRIBUTES:
+        if name in graph.attributes:
+            model.attributes[name] = graph.attributes[name]
     return model
 
 

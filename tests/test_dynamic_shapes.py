@@ -24,9 +24,10 @@ from geir.backends.emulator import emulate
 from geir.backends.host_control import HostDriver
 from geir.backends.interpreter import interpret
 from geir.backends.io_bindings import find_graph, graph_signature
-from geir.backends.rt_module import task_list_from_module, task_list_from_model
-from geir.backends.shape_gears import (compile_gears, gear_symbols, parse_gears, select_gear, trim_outputs)
+from geir.backends.rt_module import task_list_from_module
+from geir.backends.shape_gears import gear_symbols, has_gears, parse_gears, select_gear, specialize_gears
 from geir.diagnostics import DiagnosticError
+from geir.api import run_model
 from geir.onnx_importer import import_onnx
 from geir.passes.lower_to_tasks import LowerToTasks
 from geir.passes.pass_manager import PassManager
@@ -510,15 +511,16 @@ def test_light_model_with_a_symbolic_batch(name: str, batch: int) -> None:
 
 def _gear_module(model: onnx.ModelProto, kind: str, text: str, **bind: int):  # type: ignore[no-untyped-def]
     module = import_onnx(model, input_shapes={k: (v,) for k, v in bind.items()})
-    compile_gears(module, kind, parse_gears(kind, text))
+    specialize_gears(module, kind, parse_gears(kind, text))
     verify(module)
     return module
 
 
-def _run_gear(module, feeds):  # type: ignore[no-untyped-def]
-    selection = select_gear(module, feeds)
-    result = emulate(task_list_from_model(selection.model), selection.inputs)
-    return selection, trim_outputs(selection, result.outputs)
+def _run_gear(module, feeds, **options):  # type: ignore[no-untyped-def]
+    """A run as ge-run makes it: the gear picked, compiled for the device and emulated
+    (in f32, so that the outputs compare with onnx.reference's)."""
+    report = run_model(module, inputs=feeds, precision_mode="must_keep_origin_dtype", compare=False, **options)
+    return select_gear(module, feeds), report
 
 
 @pytest.mark.parametrize("batch", [1, 3, 4, 7])
@@ -526,18 +528,19 @@ def test_batch_gears_pad_and_trim_to_the_reference(batch: int) -> None:
     model = heads()
     module = _gear_module(model, "batch", "1,2,4,8", seq=3)
     feeds = _feeds(model, {"batch": batch, "seq": 3})
-    selection, outputs = _run_gear(module, feeds)
+    selection, report = _run_gear(module, feeds)
     assert selection.gear == {"batch": min(g for g in (1, 2, 4, 8) if g >= batch)}
-    _close(outputs, _reference(model, feeds))
+    assert report.fields["gear"].startswith(f"main_gear{(1, 2, 4, 8).index(selection.gear['batch'])} ")
+    _close(report.outputs, _reference(model, feeds))
 
 
 def test_image_gear_that_fits_exactly_matches_the_reference() -> None:
     model = onnx.load(os.path.join(LIT_MODELS, "image.onnx"))
     module = _gear_module(model, "image", "8,8;16,12", N=2)
     feeds = _feeds(model, {"N": 2, "H": 16, "W": 12})
-    selection, outputs = _run_gear(module, feeds)
+    selection, report = _run_gear(module, feeds)
     assert selection.gear == {"H": 16, "W": 12}
-    _close(outputs, _reference(model, feeds), rtol=1e-4, atol=1e-4)
+    _close(report.outputs, _reference(model, feeds), rtol=1e-4, atol=1e-4)
 
 
 def test_dims_gears_cover_every_symbol_in_order() -> None:
@@ -547,11 +550,11 @@ def test_dims_gears_cover_every_symbol_in_order() -> None:
     assert order == ["batch", "seq"] and dims == [("x", 0, "batch"), ("x", 1, "seq")]
     module = _gear_module(model, "dims", "1,2;4,4")
     feeds = _feeds(model, {"batch": 3, "seq": 3})
-    selection, outputs = _run_gear(module, feeds)
+    selection, report = _run_gear(module, feeds)
     assert selection.gear == {"batch": 4, "seq": 4}
     expected = _reference(model, feeds)
     # z is elementwise in batch and seq; y's rows are batch*seq, which padding seq interleaves
-    _close({"z": outputs["z"]}, {"z": expected["z"]})
+    _close({"z": report.outputs["z"]}, {"z": expected["z"]})
 
 
 def test_no_gear_fits_lists_the_gears() -> None:
@@ -575,6 +578,37 @@ def test_the_chosen_gear_is_the_smallest_that_fits(gears: list[int], batch: int)
     assert selection.inputs["x"].shape == (min(fitting), 8)
     np.testing.assert_array_equal(selection.inputs["x"][:batch], feeds["x"])
     assert not selection.inputs["x"][batch:].any()
+
+
+@pytest.mark.parametrize("device", ["910B2", "310P3"])
+def test_a_gear_runs_as_its_batch_compiled_for_the_device(device: str) -> None:
+    """A gear is timed as the same batch of the model compiled for the device:
+    the pipeline, the stream plan and the memory plan are the static model's."""
+    model = onnx.load(os.path.join(LIT_MODELS, "shape_chain.onnx"))
+    module = _gear_module(model, "batch", "1,4", seq=2)
+    feeds = _feeds(model, {"batch": 4, "seq": 2})
+    gear = run_model(module, inputs=feeds, device=device)
+    static = run_model(import_onnx(model, input_shapes={"batch": (4,), "seq": (2,)}), inputs=feeds, device=device)
+    assert gear.fields["pipeline"] == static.fields["pipeline"] == f"ge-default{{device={device}}}"
+    assert gear.fields["makespan_us"] == static.fields["makespan_us"]
+    assert gear.fields["memory_plan"] == static.fields["memory_plan"]
+    for name, value in static.outputs.items():
+        np.testing.assert_array_equal(gear.outputs[name], value)
+
+
+def test_lowering_a_gear_module_keeps_its_gears() -> None:
+    """``lower-to-tasks`` carries each gear onto its task list, which then runs as written."""
+    model = onnx.load(os.path.join(LIT_MODELS, "shape_chain.onnx"))
+    module = _gear_module(model, "batch", "1,4", seq=2)
+    feeds = _feeds(model, {"batch": 3, "seq": 2})
+    compiled = run_model(module, inputs=feeds, compare=False)
+    PassManager([LowerToTasks()]).run(module)
+    assert has_gears(module) and not any(op.name == "ge.graph" for op in module.body.ops)
+    lowered = run_model(module, inputs=feeds)
+    assert lowered.fields["gear"] == compiled.fields["gear"] == "main_gear1 (batch=4; inputs batch=3, padded)"
+    assert "pipeline" not in lowered.fields
+    for name, value in lowered.outputs.items():
+        assert value.shape == compiled.outputs[name].shape
 
 
 @settings(max_examples=15, deadline=None)

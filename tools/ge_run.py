@@ -23,7 +23,8 @@ A ``ge`` graph with dynamic dims (``?``) is specialised before it runs: with
 ``--inputs``, each dynamic dim takes its array's size (one symbolic dim, one
 size across all inputs); ``--input-shape`` binds dims by input or symbol name.
 A module of gears (``ge-translate --dynamic-batch-size`` ...) runs the smallest
-gear that fits the inputs, padding them, and the report names the gear. A graph
+gear that fits the inputs, padding them, compiled as any static graph is; the
+report names the gear. A graph
 with ``ge.if`` / ``ge.loop`` / ``ge.scan`` or a data-dependent size (NonZero ...)
 runs on the emulator as host-driven launches (GE's runtime v2,
 :mod:`geir.backends.host_control`).

@@ -9,9 +9,9 @@
   ge-translate --import-tasks-json tasks.json -o tasks.mlir
 
 Without ``--input-shape``, a dynamic dim imports as ``?`` with its ONNX name in
-a ``ge.symbols`` argument attribute. A gear option (GE's ATC names) compiles one
-static task list per gear (``lower-to-tasks``) into one ``rt`` module, which
-``ge-run`` runs with the smallest gear that fits its inputs.
+a ``ge.symbols`` argument attribute. A gear option (GE's ATC names) writes one
+static graph per gear into one module; ``ge-run`` picks the smallest gear that
+fits its inputs and compiles it for its device as any static model.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="bind a dynamic input shape (x=1x3x224x224) or symbolic dim (batch=4); repeatable")
     gears = p.add_mutually_exclusive_group()
     gears.add_argument("--dynamic-batch-size", default=None, metavar="N,N,...",
-                       help="with --import-onnx: one task list per batch size (dim 0 of the inputs)")
+                       help="with --import-onnx: one static graph per batch size (dim 0 of the inputs)")
     gears.add_argument("--dynamic-image-size", default=None, metavar="H,W;H,W;...",
-                       help="with --import-onnx: one task list per image size (dims 2, 3 of NCHW inputs)")
+                       help="with --import-onnx: one static graph per image size (dims 2, 3 of NCHW inputs)")
     gears.add_argument("--dynamic-dims", default=None, metavar="D,D;D,D;...",
-                       help="with --import-onnx: one task list per set of sizes of the dynamic dims, in order")
+                       help="with --import-onnx: one static graph per set of sizes of the dynamic dims, in order")
     p.add_argument("--strict", action="store_true", help="fail on ONNX ops with no native ge op")
     p.add_argument("--elide-weights", action="store_true",
                    help="with --import-onnx: import the weights without their values (types kept; the IR then "
@@ -100,9 +100,9 @@ def _run(args: argparse.Namespace) -> int:
             from geir.passes.precision_mode import PrecisionMode
             PrecisionMode(args.precision_mode).run(module, PassContext())
         if gear is not None:
-            from geir.backends.shape_gears import compile_gears
+            from geir.backends.shape_gears import specialize_gears
             from geir.verifier import verify
-            compile_gears(module, gear[0], gears)  # type: ignore[arg-type]
+            specialize_gears(module, gear[0], gears)  # type: ignore[arg-type]
             verify(module)
         write_output(args.output, lambda out: print_module(module, out, options))
         return 0
