@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from geir.backends.io_bindings import GraphSignature
 
 __all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "specialize_gears", "has_gears",
-           "gear_ops", "gears_are_graphs", "select_gear", "trim_outputs", "Selection", "gear_signature",
+           "gear_ops", "gears_are_graphs", "gear_label", "select_gear", "trim_outputs", "Selection", "gear_signature",
            "gear_description"]
 
 #: the ge-translate option of each gear kind (GE's ATC names, with dashes)
@@ -350,6 +350,11 @@ def _gear(model: Operation) -> dict[str, int]:
 
 def _gear_text(sizes: Mapping[str, int]) -> str:
     return ", ".join(f"{s}={v}" for s, v in sizes.items())
+
+
+def gear_label(gear: Operation) -> str:
+    """``"batch=4"``: the sizes of a gear (one of :func:`gear_ops`)."""
+    return _gear_text(_gear(gear))
 
 
 def _input_elements(model: Operation) -> int:

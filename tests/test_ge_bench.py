@@ -292,6 +292,27 @@ def test_input_shapes_bind_the_models_that_have_them(tmp_path: Any) -> None:
         resolve_models([str(path)], input_shapes={"x": (8,)})
 
 
+def test_a_module_of_gears_is_one_model_per_gear(tmp_path: Any) -> None:
+    """Each gear is a model of the sweep, named by its sizes, and its row is
+    what ge-run gives for an input of that gear's size."""
+    import numpy as np
+    import geir
+    from geir.backends.shape_gears import parse_gears, specialize_gears
+    from geir.printer import module_to_string
+    from geir.tools.bench.models import resolve_models
+    module = geir.import_onnx(os.path.join(ROOT, "lit_tests", "import", "Inputs", "shape_chain.onnx"),
+                              input_shapes={"seq": (2,)})
+    specialize_gears(module, "batch", parse_gears("batch", "1,4"))
+    path = tmp_path / "gears.mlir"
+    path.write_text(module_to_string(module))
+    models = resolve_models([str(path)])
+    assert [m.name for m in models] == [f"{path}[batch=1]", f"{path}[batch=4]"]
+    row = measure(models[1].text, Configuration("cost", 8, "310P3", "best"))
+    report = geir.run_model(str(path), device="310P3", inputs={"x": np.ones((3, 2, 4), np.float32)}, compare=False)
+    assert report.fields["gear"] == "main_gear1 (batch=4; inputs batch=3, padded)"
+    assert row["makespan_us"] == pytest.approx(report.makespan_us, rel=1e-9)
+
+
 # -- resume ---------------------------------------------------------------------------
 
 _SWEEP = ["--models", "random_dag_60", "--strategies", "single,ge,chain-cover,cost", "--max-streams", "2,4,8"]

@@ -6,7 +6,9 @@
   (``light_resnet50``);
 * a path ending in ``.onnx`` (imported without its weights' bytes, as a sweep
   emulates timing only, and canonicalised) or ``.mlir`` (a ``ge``
-  module whose ``main`` graph, or only graph, is run).
+  module whose ``main`` graph, or only graph, is run; a module of gears,
+  ``ge-translate --dynamic-batch-size`` ..., is one model per gear, named
+  ``gears.mlir[batch=4]``).
 
 Each resolves to ``(name, ge IR text)``; the driver resolves every model once
 (so a bad name, an unparsable file or an input dim left dynamic fails before any
@@ -223,8 +225,30 @@ def resolve_models(specs: list[str], base_dir: str = ".",
             for name, load in _resolve_one(spec, base_dir):
                 if name not in models:
                     text, module = load()
-                    models[name] = Model(name, bind_input_shapes(text, name, input_shapes or {},
-                                                                 located=name.endswith(".mlir"), module=module))
+                    for model_name, model_text, model_module in _one_per_gear(name, text, module):
+                        located = name.endswith(".mlir") and model_text is text  # a gear's text is not the file
+                        models[model_name] = Model(model_name, bind_input_shapes(
+                            model_text, model_name, input_shapes or {}, located=located, module=model_module))
         except DiagnosticError as e:
             raise (on_error(i, e) if on_error else e) from None
     return list(models.values())
+
+
+def _one_per_gear(name: str, text: str, module: Module | None) -> list[tuple[str, str, Module | None]]:
+    """``(name, text, module)`` of a model, or of each gear of a module of
+    gears (``name[batch=4]``: the module with that gear's graph alone)."""
+    from geir.backends.shape_gears import gear_label, gear_ops
+    gears = gear_ops(module) if module is not None else []
+    if not gears:
+        return [(name, text, module)]
+    from geir.printer import module_to_string
+    from geir.rewriter import Rewriter
+    out: list[tuple[str, str, Module | None]] = []
+    for gear in gears:
+        one = module.clone()  # type: ignore[union-attr]
+        keep = gear.get_attr("sym_name")
+        for op in list(one.body.ops):
+            if op.name in ("ge.graph", "rt.model") and op.get_attr("sym_name") != keep:
+                Rewriter().erase_op(op)
+        out.append((f"{name}[{gear_label(gear)}]", module_to_string(one), one))
+    return out
