@@ -172,11 +172,13 @@ def prepare(module: Module, settings: RunSettings, interpret: bool = False) -> P
     if has_gears(module):
         if not gears_are_graphs(module):
             no_pipeline(settings, "the gears are task lists (rt.model), already lowered")
-        if interpret or settings.inputs is None or settings.input_shapes:
+        if interpret or (settings.inputs is None) == (not settings.input_shapes):
             why = ("--interpret runs one graph as written and picks no gear: interpret the model imported without "
                    "a gear option" if interpret else
-                   "a gear is picked from the shapes of --inputs; --input-shape does not apply"
-                   if settings.input_shapes else "a gear module picks its gear from the shapes of --inputs; give them")
+                   "a gear is picked from the shapes of --inputs or from --input-shape, not both"
+                   if settings.input_shapes else
+                   "a gear module picks its gear from the shapes of --inputs, or from --input-shape (batch=4); "
+                   "give one")
             raise DiagnosticError(Diagnostic("error", why))
         return Prepared(module, "gears")
     inputs = _specialize(module, settings, interpret)
@@ -193,17 +195,11 @@ def _specialize(module: Module, settings: RunSettings, interpret: bool) -> dict[
     if not any(op.name == "ge.graph" for op in module.body.ops):
         return None  # a task list: static by construction
     from geir.backends.io_bindings import find_graph, graph_signature, load_inputs
-    from geir.passes.specialize_shapes import (bindings_from_inputs, parse_shape_bindings, resolve_bindings,
-                                               specialize_graph)
+    from geir.passes.specialize_shapes import bindings_from_inputs, resolve_bindings, specialize_graph
     name = graph_name(module)
     graph = find_graph(module, name)
     if settings.input_shapes:
-        shapes = settings.input_shapes
-        if isinstance(shapes, Mapping):
-            bindings = {k: (int(v),) if isinstance(v, int) else tuple(int(d) for d in v) for k, v in shapes.items()}
-            where = "input_shapes"
-        else:
-            bindings, where = parse_shape_bindings(list(shapes)), "--input-shape"
+        bindings, where = _input_shape_bindings(settings)
         specialize_graph(graph, module, resolve_bindings(graph, bindings, where))
     inputs = None
     if settings.inputs is not None:
@@ -223,6 +219,17 @@ def _specialize(module: Module, settings: RunSettings, interpret: bool) -> dict[
         from geir.passes.specialize_shapes import fold_static_shapes
         fold_static_shapes(graph, module)  # dims only shape arithmetic decides: static, not host-driven
     return inputs
+
+
+def _input_shape_bindings(settings: RunSettings) -> tuple[dict[str, tuple[int, ...]], str]:
+    """The bindings ``settings.input_shapes`` make (name or symbol -> dims), and
+    what to call the option in a diagnostic."""
+    from geir.passes.specialize_shapes import parse_shape_bindings
+    shapes = settings.input_shapes or {}
+    if isinstance(shapes, Mapping):
+        return ({k: (int(v),) if isinstance(v, int) else tuple(int(d) for d in v) for k, v in shapes.items()},
+                "input_shapes")
+    return parse_shape_bindings(list(shapes)), "--input-shape"
 
 
 def graph_name(module: Module) -> str:
@@ -589,18 +596,23 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     list as written; outputs trimmed back to the real sizes; the report's
     ``gear`` says which ran."""
     from geir.backends.io_bindings import check_inputs, load_inputs
-    from geir.backends.shape_gears import gear_description, gear_signature, select_gear, trim_outputs
+    from geir.backends.shape_gears import (bound_signature, gear_description, gear_signature, select_gear,
+                                           trim_outputs)
     from geir.report import output_summary
     from geir.rewriter import Rewriter
-    if isinstance(settings.inputs, (str, os.PathLike)):
+    if settings.inputs is None:  # sized by --input-shape: random inputs of that size
+        from geir.backends.io_bindings import random_inputs
+        arrays = random_inputs(bound_signature(module, _input_shape_bindings(settings)[0]), settings.seed)
+    elif isinstance(settings.inputs, (str, os.PathLike)):
         arrays = load_inputs(os.fspath(settings.inputs), gear_signature(module))
     else:
         arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
-    selection = select_gear(module, arrays, settings.inputs_named)
+    selection = select_gear(module, arrays, settings.inputs_named if settings.inputs is not None else
+                            _input_shape_bindings(settings)[1])
     for op in list(module.body.ops):  # the gear that runs, alone in its module
         if op is not selection.model and op.name in ("ge.graph", "rt.model"):
             Rewriter().erase_op(op)
-    padded = attrs.evolve(settings, inputs=selection.inputs)
+    padded = attrs.evolve(settings, inputs=selection.inputs, input_shapes=None)
     if selection.model.name == "ge.graph":  # a static graph now: run as one
         from geir.backends.model_compile import needs_host
         report = run_prepared(Prepared(module, "host" if needs_host(module) else "graph", selection.inputs), padded)
@@ -612,6 +624,8 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
         report.outputs = trim_outputs(selection, report.outputs)
         report.fields["outputs"] = output_summary(report.outputs)
     report.input_arrays = None if report.input_arrays is None else arrays
+    if settings.inputs is None and report.input_arrays is not None:
+        report.random_seed = settings.seed
     report.body = f"gear: {report.fields['gear']}\n" + report.body
     return report
 

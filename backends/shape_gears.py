@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from geir.backends.io_bindings import GraphSignature
 
 __all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "specialize_gears", "has_gears",
-           "gear_ops", "gears_are_graphs", "gear_label", "select_gear", "trim_outputs", "Selection", "gear_signature",
+           "gear_ops", "gears_are_graphs", "gear_label", "select_gear", "bound_signature", "trim_outputs", "Selection", "gear_signature",
            "gear_description"]
 
 #: the ge-translate option of each gear kind (GE's ATC names, with dashes)
@@ -379,6 +379,50 @@ def gear_description(selection: Selection) -> str:
     padded = any(selection.sizes.get(s, v) != v for s, v in selection.gear.items())
     return (f"{name} ({_gear_text(selection.gear)}; inputs {_gear_text(selection.sizes)}"
             f"{', padded' if padded else ''})")
+
+
+def bound_signature(module: Module, bindings: Mapping[str, tuple[int, ...]]) -> "GraphSignature":
+    """:func:`gear_signature` with its gear dims sized by ``bindings`` (an
+    input's whole shape, ``x=3x3x224x224``, or a gear symbol's size,
+    ``batch=3``), as ``aclmdlSetDynamicBatchSize`` sizes a run of GE's gears:
+    the signature random inputs are drawn for.
+
+    Raises:
+        DiagnosticError: a binding names neither an input nor a gear symbol, an
+            input's binding has the wrong rank or changes a dim no gear sizes,
+            or a gear dim is left unbound.
+    """
+    from geir.backends.io_bindings import Binding, GraphSignature
+    sig = gear_signature(module)
+    triples = _triples(gear_ops(module)[0], "ge.gear_inputs")
+    symbols = {s for _, _, s in triples}
+    names = {b.name for b in sig.inputs}
+    unknown = sorted(set(bindings) - symbols - names)
+    if unknown:
+        raise DiagnosticError(Diagnostic("error", f"--input-shape: '{unknown[0]}' is neither an input nor a gear "
+                                                  f"symbol ({', '.join(sorted(symbols | names))})"))
+    inputs = []
+    for b in sig.inputs:
+        t = b.type
+        if not isinstance(t, TensorType) or t.shape is None:
+            inputs.append(b)
+            continue
+        shape = list(t.shape)
+        if b.name in bindings:
+            given = bindings[b.name]
+            if len(given) != len(shape) or any(d is not None and d != g for d, g in zip(shape, given)):
+                raise DiagnosticError(Diagnostic("error", f"--input-shape: input '{b.name}' is {t}, which "
+                                                          f"{'x'.join(map(str, given)) or 'a scalar'} does not fit"))
+            shape = list(given)
+        for name, k, symbol in triples:
+            if name == b.name and shape[k] is None:
+                if symbol not in bindings or len(bindings[symbol]) != 1:
+                    raise DiagnosticError(Diagnostic("error", f"input '{b.name}' dim {k} ('{symbol}') is the gear's: "
+                                                              f"bind it with --input-shape {symbol}=<size>, or give "
+                                                              f"--inputs"))
+                shape[k] = bindings[symbol][0]
+        inputs.append(Binding(b.name, t.with_shape(shape)))
+    return GraphSignature(sig.graph, inputs, sig.outputs)
 
 
 def gear_signature(module: Module) -> "GraphSignature":

@@ -350,8 +350,9 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
     bound, lower it and emulate it (timing and numerics).
 
     A graph already scheduled (its ops on streams) or a task list runs as
-    written; a module of gears runs the smallest gear that fits ``inputs``;
-    a graph with control flow or data-dependent sizes runs as host-driven
+    written; a module of gears runs the smallest gear that fits ``inputs``
+    (or ``input_shapes``), compiled as any static graph is; a graph with
+    control flow or data-dependent sizes runs as host-driven
     launches. A model whose weights are absent runs timing-only, and the
     report says so (``weights_absent``).
 

@@ -596,6 +596,22 @@ def test_a_gear_runs_as_its_batch_compiled_for_the_device(device: str) -> None:
         np.testing.assert_array_equal(gear.outputs[name], value)
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 8))
+def test_a_size_picks_the_gear_its_arrays_would(batch: int) -> None:
+    """``input_shapes`` (a symbol's size or an input's shape) picks the gear that
+    arrays of that size pick, and runs it on random inputs of that size."""
+    model = onnx.load(os.path.join(LIT_MODELS, "shape_chain.onnx"))
+    module = _gear_module(model, "batch", "2,4,8", seq=2)
+    arrays = run_model(module, inputs=_feeds(model, {"batch": batch, "seq": 2}), compare=False)
+    for shapes in ({"batch": batch}, {"x": (batch, 2, 4)}):
+        sized = run_model(module, input_shapes=shapes, compare=False)
+        assert sized.fields["gear"] == arrays.fields["gear"]
+        assert sized.fields["makespan_us"] == arrays.fields["makespan_us"]
+        assert {k: v.shape for k, v in sized.outputs.items()} == {k: v.shape for k, v in arrays.outputs.items()}
+        assert sized.random_seed == 0
+
+
 def test_lowering_a_gear_module_keeps_its_gears() -> None:
     """``lower-to-tasks`` carries each gear onto its task list, which then runs as written."""
     model = onnx.load(os.path.join(LIT_MODELS, "shape_chain.onnx"))

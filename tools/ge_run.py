@@ -10,6 +10,7 @@ task list first).
   ge-run dynamic.mlir --inputs in.npz            # '?' dims take the arrays' sizes
   ge-run dynamic.mlir --input-shape batch=4      # random inputs of a bound shape
   ge-run gears.mlir --inputs in.npz              # picks the smallest gear that fits
+  ge-run gears.mlir --input-shape batch=3        # ... for random inputs of that size
 
 An ``.onnx`` file is imported; a ``ge`` graph that nothing has scheduled yet
 (no op on a stream, no events) is compiled with the ``ge-default`` pipeline, or
@@ -23,8 +24,9 @@ A ``ge`` graph with dynamic dims (``?``) is specialised before it runs: with
 ``--inputs``, each dynamic dim takes its array's size (one symbolic dim, one
 size across all inputs); ``--input-shape`` binds dims by input or symbol name.
 A module of gears (``ge-translate --dynamic-batch-size`` ...) runs the smallest
-gear that fits the inputs, padding them, compiled as any static graph is; the
-report names the gear. A graph
+gear that fits the inputs (``--inputs``, or random ones of the size
+``--input-shape batch=3`` gives), padding them, compiled as any static graph
+is; the report names the gear. A graph
 with ``ge.if`` / ``ge.loop`` / ``ge.scan`` or a data-dependent size (NonZero ...)
 runs on the emulator as host-driven launches (GE's runtime v2,
 :mod:`geir.backends.host_control`).
