@@ -628,18 +628,27 @@ def conv_shape(ctx: InferContext, x: TensorType, w: TensorType, b: TensorType | 
     if b is not None and b.shape is not None and (len(b.shape) != 1 or None not in (b.shape[0], m)
                                                   and b.shape[0] != m):
         raise InferError(f"operand '{names[2]}' must be 1-D of size {m}, got {b}")
-    kernel = ctx.attrs.get("kernel_shape")
-    if kernel is None:
-        kernel = w_shape[2:]
-    elif len(kernel) != rank - 2:
-        raise InferError(f"attribute 'kernel_shape' has {len(kernel)} values for {rank - 2} spatial dims")
-    else:
-        for k, wk in zip(kernel, w_shape[2:]):
-            if wk is not None and k != wk:
-                raise InferError(f"attribute 'kernel_shape' = {kernel} disagrees with '{names[1]}' ({w})")
+    kernel = _kernel_shape(ctx, w_shape, names[1], w)
     if None in kernel:
         return (x.shape[0], m) + (None,) * (rank - 2)
     return (x.shape[0], m, *window_output_dims(ctx, x.shape[2:], kernel))
+
+
+def _kernel_shape(ctx: InferContext, w_shape: Shape, w_name: str, w: TensorType) -> Sequence[Dim]:
+    """A convolution's window: ``kernel_shape`` when given (one value per
+    spatial dim, equal to the weight's where that is known), else the weight's
+    spatial dims."""
+    kernel = ctx.attrs.get("kernel_shape")
+    if kernel is None:
+        return w_shape[2:]
+    if len(kernel) != len(w_shape) - 2:
+        raise InferError(f"attribute 'kernel_shape' has {len(kernel)} values for {len(w_shape) - 2} spatial dims")
+    if any(k < 1 for k in kernel):
+        raise InferError(f"attribute 'kernel_shape' = {kernel} must be positive")
+    for k, wk in zip(kernel, w_shape[2:]):
+        if wk is not None and k != wk:
+            raise InferError(f"attribute 'kernel_shape' = {kernel} disagrees with '{w_name}' ({w})")
+    return kernel
 
 
 def infer_conv(ctx: InferContext) -> list[Type]:
@@ -676,7 +685,7 @@ def infer_conv_transpose(ctx: InferContext) -> list[Type]:
         raise InferError(f"operand 'X' has {x.shape[1]} channels but 'W' ({w}) expects {w_shape[0]}")
     out_channels = dim_map(lambda c: c * group, w_shape[1])
     n = rank - 2
-    kernel = ctx.attrs.get("kernel_shape") or list(w_shape[2:])
+    kernel = _kernel_shape(ctx, w_shape, "W", w)
     output_shape = ctx.attrs.get("output_shape")
     if output_shape is not None:
         spatial = list(output_shape[-n:])

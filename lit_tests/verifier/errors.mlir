@@ -138,3 +138,28 @@ ge.graph @g(%a: tensor<4xf32>) {
   %s:3 = ge.split %a {num_outputs = 2} : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
   ge.return : () -> ()
 }
+
+// -----
+
+// A window needs one size per spatial dim, for ConvTranspose as for Conv.
+ge.graph @g(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error@+1 {{'ge.conv_transpose' op attribute 'kernel_shape' has 1 values for 2 spatial dims}}
+  %y = ge.conv_transpose %x, %w {kernel_shape = [3]} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<1x1x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error@+1 {{'ge.conv_transpose' op attribute 'kernel_shape' = [3, 2] disagrees with 'W' (tensor<1x2x3x3xf32>)}}
+  %y = ge.conv_transpose %x, %w {kernel_shape = [3, 2]} : (tensor<1x1x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<1x1x3x3xf32>, %w: tensor<2x1x?x?xf32>) {
+  // expected-error@+1 {{'ge.conv2d' op attribute 'kernel_shape' = [-1, 3] must be positive}}
+  %y = ge.conv2d %x, %w {kernel_shape = [-1, 3]} : (tensor<1x1x3x3xf32>, tensor<2x1x?x?xf32>) -> tensor<1x2x?x?xf32>
+  ge.return : () -> ()
+}
