@@ -14,6 +14,7 @@ from geir.backends.cost_model import AICORE, AICPU, DVPP, GE_LOCAL, HCCL, VECTOR
 from geir.backends.device_profile import DeviceProfile, load_profile
 from geir.backends.task_list import ARENA, WEIGHTS, Kernel, TensorRef
 from geir.constants import CONSTANT_OPS
+from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.operation import Operation, OpResult, Value
 from geir.passes.fuse_ub import chain_heads
 from geir.passes.lower_to_tasks import kernel_task, loc_text
@@ -91,6 +92,11 @@ class ScheduleProblem:
         model = CostModel(profile, warm_weights=warm_weights)
         kernels = [node_kernel(op) for op in graph.ops]
         costs = [model.kernel(k) for k in kernels]
+        missing = [Diagnostic("error", f"'{op.name}' runs on {c.pool}, but device '{profile.name}' has no {c.pool} "
+                                       "units", op.location)
+                   for op, c in zip(graph.ops, costs) if c.pool != GE_LOCAL and model.capacity[c.pool] == 0]
+        if missing:  # no plan can place these ops: said here, before a bound divides by the missing units
+            raise DiagnosticError(missing[:20])
         labels = []
         for op in graph.ops:
             label = op.get_attr("stream_label")
