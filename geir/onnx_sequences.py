@@ -293,7 +293,12 @@ class _Resolver:
         import onnx.numpy_helper
         tensor = self.constants.get(name)
         if tensor is not None:
-            return None if tensor.data_location == tensor.EXTERNAL else onnx.numpy_helper.to_array(tensor)
+            if tensor.data_location == tensor.EXTERNAL:
+                return None
+            try:
+                return onnx.numpy_helper.to_array(tensor)
+            except (ValueError, TypeError, KeyError):
+                return None  # data that does not fit its tensor fixes nothing; the importer reports it
         if name not in self._values:
             self._values[name] = self._evaluate(name)
         return self._values[name]

@@ -356,6 +356,15 @@ def malformed_tensors() -> None:
     graph = helper.make_graph([helper.make_node("Identity", ["w"], ["y"], name="id")], "string_initializer", [],
                               [helper.make_tensor_value_info("y", TensorProto.STRING, [4])], [strings])
     _save(_model(graph), "string_initializer.onnx")
+    # a list's position whose data does not fit it: read before the initializers are
+    position = numpy_helper.from_array(np.array(1, np.int64), "at")
+    position.raw_data = position.raw_data + bytes(8)  # 16 bytes for one int64
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    nodes = [helper.make_node("SplitToSequence", ["x"], ["rows"], name="unbind", axis=0, keepdims=0),
+             helper.make_node("SequenceAt", ["rows", "at"], ["y"], name="row")]
+    graph = helper.make_graph(nodes, "sequence_position_too_long", [x],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])], [position])
+    _save(_model(graph), "sequence_position_too_long.onnx", check=False)
 
 
 def exporter_dims() -> None:
