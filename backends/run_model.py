@@ -596,10 +596,9 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     list as written; outputs trimmed back to the real sizes; the report's
     ``gear`` says which ran."""
     from geir.backends.io_bindings import check_inputs, load_inputs
-    from geir.backends.shape_gears import (bound_signature, gear_description, gear_signature, select_gear,
-                                           trim_outputs)
+    from geir.backends.shape_gears import (bound_signature, gear_description, gear_signature, keep_only,
+                                           select_gear, trim_outputs)
     from geir.report import output_summary
-    from geir.rewriter import Rewriter
     if settings.inputs is None:  # sized by --input-shape: random inputs of that size
         from geir.backends.io_bindings import random_inputs
         arrays = random_inputs(bound_signature(module, _input_shape_bindings(settings)[0]), settings.seed)
@@ -609,9 +608,7 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
         arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
     selection = select_gear(module, arrays, settings.inputs_named if settings.inputs is not None else
                             _input_shape_bindings(settings)[1])
-    for op in list(module.body.ops):  # the gear that runs, alone in its module
-        if op is not selection.model and op.name in ("ge.graph", "rt.model"):
-            Rewriter().erase_op(op)
+    keep_only(module, str(selection.model.get_attr("sym_name")))  # the gear that runs, alone in its module
     padded = attrs.evolve(settings, inputs=selection.inputs, input_shapes=None)
     if selection.model.name == "ge.graph":  # a static graph now: run as one
         from geir.backends.model_compile import needs_host
@@ -619,7 +616,8 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     else:
         report = emulate_module(module, padded, None, selection.inputs)
     report.fields["gear"] = gear_description(selection)
-    report.fields["inputs"] = _described(settings)
+    if report.input_arrays is not None:  # the inputs as given (a timing-only run took none)
+        report.fields["inputs"] = _described(settings)
     if report.outputs is not None:
         report.outputs = trim_outputs(selection, report.outputs)
         report.fields["outputs"] = output_summary(report.outputs)

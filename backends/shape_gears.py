@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from geir.backends.io_bindings import GraphSignature
 
 __all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "specialize_gears", "has_gears",
-           "gear_ops", "gears_are_graphs", "gear_label", "select_gear", "bound_signature", "trim_outputs", "Selection", "gear_signature",
+           "gear_ops", "gears_are_graphs", "gear_label", "keep_only", "select_gear", "bound_signature", "trim_outputs", "Selection", "gear_signature",
            "gear_description"]
 
 #: the ge-translate option of each gear kind (GE's ATC names, with dashes)
@@ -271,6 +271,14 @@ def has_gears(module: Module) -> bool:
 def gears_are_graphs(module: Module) -> bool:
     """Whether the gears of ``module`` are graphs a run compiles (not task lists)."""
     return any(op.name == "ge.graph" for op in gear_ops(module))
+
+
+def keep_only(module: Module, name: str) -> None:
+    """Erase every graph and task list of ``module`` but ``@name`` (a gear that
+    runs, or is measured, alone)."""
+    for op in list(module.body.ops):
+        if op.name in ("ge.graph", "rt.model") and op.get_attr("sym_name") != name:
+            _unlink(op)
 
 
 def _io_shapes(op: Operation, which: str) -> dict[str, tuple[int, ...]]:

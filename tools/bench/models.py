@@ -237,18 +237,14 @@ def resolve_models(specs: list[str], base_dir: str = ".",
 def _one_per_gear(name: str, text: str, module: Module | None) -> list[tuple[str, str, Module | None]]:
     """``(name, text, module)`` of a model, or of each gear of a module of
     gears (``name[batch=4]``: the module with that gear's graph alone)."""
-    from geir.backends.shape_gears import gear_label, gear_ops
+    from geir.backends.shape_gears import gear_label, gear_ops, keep_only
     gears = gear_ops(module) if module is not None else []
     if not gears:
         return [(name, text, module)]
     from geir.printer import module_to_string
-    from geir.rewriter import Rewriter
     out: list[tuple[str, str, Module | None]] = []
     for gear in gears:
         one = module.clone()  # type: ignore[union-attr]
-        keep = gear.get_attr("sym_name")
-        for op in list(one.body.ops):
-            if op.name in ("ge.graph", "rt.model") and op.get_attr("sym_name") != keep:
-                Rewriter().erase_op(op)
+        keep_only(one, str(gear.get_attr("sym_name")))
         out.append((f"{name}[{gear_label(gear)}]", module_to_string(one), one))
     return out
