@@ -69,6 +69,9 @@ __all__ = ["FORMAT", "VERSION", "module_to_json", "json_to_module", "task_list_t
 
 FORMAT = "geir.task-list"
 VERSION = 1
+#: the most elements a tensor's shape may hold: its bytes, at 8 an element, stay a
+#: 64-bit signed count, as numpy and the arena offsets need
+MAX_ELEMENTS = 2**60
 
 
 # ==================================================================== export
@@ -298,6 +301,9 @@ class _Reader:
         dims = self.get(o, "shape", list, path)
         if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
             self.fail(path + ("shape",), f"expected a list of non-negative integers, got {json.dumps(dims)[:40]}")
+        if math.prod(dims) > MAX_ELEMENTS:
+            self.fail(path + ("shape",), f"{json.dumps(dims)[:60]} holds {math.prod(dims):.3g} elements, more than "
+                                         f"a tensor's bytes can number ({MAX_ELEMENTS:.3g} at most)")
         return tuple(dims)
 
     def dtype(self, o: dict[str, Any], path: tuple[str | int, ...]) -> str:

@@ -74,6 +74,8 @@ ge.graph @main(%x: tensor<2x2xf32> {ge.name = "x"}) -> (tensor<2x2xf32> {ge.name
 // KIND: unknown_kind.json:2:23: error: invalid task list: streams[0].tasks[0].kind: unknown task kind "launch"
 // RUN: not ge-translate --import-tasks-json %S/Inputs/short_weight.json 2>&1 | filecheck %s --check-prefix=WEIGHT
 // WEIGHT: short_weight.json:3:4: error: invalid task list: weights[0].data: holds 4 bytes, but shape [4] of f32 needs 16
+// RUN: not ge-translate --import-tasks-json %S/Inputs/huge_shape.json 2>&1 | filecheck %s --check-prefix=HUGE
+// HUGE: huge_shape.json:3:4: error: invalid task list: weights[0].shape: [64, 1000000000000000000] holds 6.4e+19 elements, more than a tensor's bytes can number (1.15e+18 at most)
 // RUN: not ge-translate --import-tasks-json %S/Inputs/bad_space.json 2>&1 | filecheck %s --check-prefix=SPACE
 // SPACE: bad_space.json:9:18: error: invalid task list: streams[0].tasks[0].outputs[0].space: expected "arena", "weights" or "ub", got "heap"
 
