@@ -109,6 +109,15 @@ class HostDriver(Interpreter):
         #: switch predicate -> the value the host last read back for it
         self._read: dict[Value, Any] = {}
 
+    def memory_limit(self) -> tuple[int, str] | None:
+        """The device's memory, where the launches keep a run's values, or this
+        machine's, where the emulator computes them, whichever is less."""
+        from geir.backends.device_profile import load_profile
+        profile = load_profile(self.options.device, list(self.options.device_params))
+        device = (int(profile["memory_bytes"]), f"device {profile.name}'s memory")
+        host = super().memory_limit()
+        return device if host is None or device[0] <= host[0] else host
+
     def task_lists(self) -> list[Any]:
         """The task lists launched so far: one per segment and input shapes."""
         return list(self._lowered.values())

@@ -172,6 +172,8 @@ class Interpreter:
             carried, scan_values = rest[:len(carried)], rest[len(carried):]
             if not scans:
                 scans = [[] for _ in scan_values]
+                if max_trips is not None:
+                    self._check_stacked(op, max_trips, sum(np.asarray(v).nbytes for v in scan_values))
             for acc, value in zip(scans, scan_values):
                 acc.append(np.asarray(value))
             keep_going = bool(np.asarray(cond_out).reshape(-1)[0])
@@ -179,6 +181,25 @@ class Interpreter:
         stacked = [_stack(acc, result, 0) for acc, result in
                    zip(scans or [[] for _ in op.results[len(carried):]], op.results[len(carried):])]
         return [*carried, *stacked]
+
+    def memory_limit(self) -> tuple[int, str] | None:
+        """The most bytes a run's values may take, and what holds them: this
+        machine's memory, where the interpreter keeps them (None: unknown)."""
+        import os
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's memory"
+        except (AttributeError, ValueError, OSError):
+            return None
+
+    def _check_stacked(self, op: Operation, trips: int, trip_bytes: int) -> None:
+        """A diagnostic at a loop whose scan outputs, stacked over ``trips``
+        trips of ``trip_bytes`` each, cannot fit where the run keeps them: said
+        before the trips run, not after memory runs out."""
+        limit = self.memory_limit()
+        if limit is not None and trips * trip_bytes > limit[0]:
+            raise DiagnosticError(Diagnostic(
+                "error", f"'{op.name}' would stack its scan outputs over {trips} trips, {trips * trip_bytes:.3g} "
+                         f"bytes, more than {limit[1]} ({limit[0]:.3g} bytes)", op_position(op)))
 
     def _scan(self, op: Operation, env: Env) -> list[Any]:
         """ONNX Scan (opset 9+): the body runs once per slice of the scan inputs,
