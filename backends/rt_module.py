@@ -19,7 +19,8 @@ import numpy as np
 from geir.backends.task_list import (Binding, EndGraph, Kernel, LabelGoto, LabelSet, LabelSwitch, Memcpy, Record, Stream,
                                      StreamActive, StreamSwitch, Task, TaskList, Wait, WeightBlob)
 from geir.attributes import (UNKNOWN_LOC, ArrayAttr, Attribute, DenseElementsAttr, DenseResourceAttr,
-                             DictionaryAttr, FloatAttr, IntegerAttr, Location, StringAttr, to_attribute)
+                             DictionaryAttr, FloatAttr, IntegerAttr, Location, StringAttr, is_splat_view,
+                             to_attribute)
 from geir.absent_weights import is_absent
 from geir.diagnostics import Diagnostic, DiagnosticError, error_at
 from geir.dialects import rt
@@ -197,7 +198,9 @@ def model_from_task_list(tl: TaskList, module: Module, *, locations: Mapping[int
 _RESOURCE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*\Z")
 
 
-def _resource(module: Module, blob: WeightBlob) -> DenseResourceAttr:
+def _resource(module: Module, blob: WeightBlob) -> DenseResourceAttr | DenseElementsAttr:
+    if is_splat_view(blob.data):  # one value repeated: a dense splat, never materialised as a blob
+        return DenseElementsAttr(TensorType(blob.data.shape, element_type_of(blob.data.dtype)), blob.data)
     data = np.asarray(blob.data, order="C")
     # A resource name is a bare identifier; the weight keeps its own name beside it.
     stem = blob.name if _RESOURCE_NAME.match(blob.name) else "w_" + re.sub(r"[^A-Za-z0-9_$.\-]", "_", blob.name)

@@ -74,6 +74,9 @@ ge.graph @main(%x: tensor<2x2xf32> {ge.name = "x"}) -> (tensor<2x2xf32> {ge.name
 // KIND: unknown_kind.json:2:23: error: invalid task list: streams[0].tasks[0].kind: unknown task kind "launch"
 // RUN: not ge-translate --import-tasks-json %S/Inputs/short_weight.json 2>&1 | filecheck %s --check-prefix=WEIGHT
 // WEIGHT: short_weight.json:3:4: error: invalid task list: weights[0].data: holds 4 bytes, but shape [4] of f32 needs 16
+// A splat weight stays one value: 4 GiB of ones import as a dense splat, never written out as a blob.
+// RUN: ge-translate --import-tasks-json %S/Inputs/large_splat.json | filecheck %s --check-prefix=SPLAT
+// SPLAT: weights = {{\[\["w", 0, dense<1.000000e\+00> : tensor<1024x1024x1024xf32>\]\]}}
 // RUN: not ge-translate --import-tasks-json %S/Inputs/huge_shape.json 2>&1 | filecheck %s --check-prefix=HUGE
 // HUGE: huge_shape.json:3:4: error: invalid task list: weights[0].shape: [64, 1000000000000000000] holds 6.4e+19 elements, more than a tensor's bytes can number (1.15e+18 at most)
 // RUN: not ge-translate --import-tasks-json %S/Inputs/bad_space.json 2>&1 | filecheck %s --check-prefix=SPACE
