@@ -185,11 +185,9 @@ class Interpreter:
     def memory_limit(self) -> tuple[int, str] | None:
         """The most bytes a run's values may take, and what holds them: this
         machine's memory, where the interpreter keeps them (None: unknown)."""
-        import os
-        try:
-            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's memory"
-        except (AttributeError, ValueError, OSError):
-            return None
+        from geir.backends.emulator.arena import host_memory_bytes
+        host = host_memory_bytes()
+        return None if host is None else (host, "this machine's memory")
 
     def _check_stacked(self, op: Operation, trips: int, trip_bytes: int) -> None:
         """A diagnostic at a loop whose scan outputs, stacked over ``trips``

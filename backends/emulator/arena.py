@@ -33,7 +33,7 @@ from geir.backends.emulator.program import Program
 from geir.backends.task_list import ARENA, UB, Kernel, Memcpy, TaskList, TensorRef
 from geir.diagnostics import Diagnostic, DiagnosticError, location_from_text
 
-__all__ = ["DeviceMemory", "NumericExecutor", "RunOp", "dtype_of", "release_arena"]
+__all__ = ["DeviceMemory", "NumericExecutor", "RunOp", "dtype_of", "release_arena", "host_memory_bytes"]
 
 #: ``run_op(op_name, attributes, inputs, num_results) -> outputs`` (geir.backends.kernel_dispatch.run_op)
 RunOp = Callable[[str, Mapping[str, Any], Sequence["np.ndarray | None"], int], list[np.ndarray]]
@@ -98,10 +98,25 @@ def release_arena(memory: "DeviceMemory") -> None:
     memory.arena = np.zeros(0, dtype=np.uint8)
 
 
+def host_memory_bytes() -> int | None:
+    """This machine's memory, where the numeric mode keeps a run's values (None: unknown)."""
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 class DeviceMemory:
     """The arena, the unified buffer and the weight space of one run."""
 
     def __init__(self, task_list: TaskList, poison: bool = False) -> None:
+        host = host_memory_bytes()
+        need = task_list.arena_size + task_list.ub_size
+        if host is not None and need > host:  # said, not a MemoryError: the timing needs no bytes
+            raise DiagnosticError(Diagnostic(
+                "error", f"the numbers need the arena and unified buffer ({need:.3g} bytes) in this machine's "
+                         f"memory ({host:.3g} bytes); --timing-only emulates the time alone"))
         self.arena = _allocate(task_list.arena_size)
         self.unified_buffer = np.zeros(task_list.ub_size, dtype=np.uint8)
         if poison:
