@@ -178,7 +178,7 @@ def model_from_task_list(tl: TaskList, module: Module, *, locations: Mapping[int
                                     attributes={"id": IntegerAttr(stream.id), "priority": IntegerAttr(stream.priority)}))
     weights = []
     for i, blob in enumerate(tl.weights):
-        value = weight_values[i] if weight_values is not None else _resource(module, blob)
+        value = weight_values[i] if weight_values is not None else _weight_value(module, blob)
         weights.append(ArrayAttr((StringAttr(blob.name), IntegerAttr(blob.offset), value)))
     attributes: dict[str, Attribute] = {
         "sym_name": StringAttr(tl.name), "arena_size": IntegerAttr(tl.arena_size),
@@ -198,7 +198,9 @@ def model_from_task_list(tl: TaskList, module: Module, *, locations: Mapping[int
 _RESOURCE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*\Z")
 
 
-def _resource(module: Module, blob: WeightBlob) -> DenseResourceAttr | DenseElementsAttr:
+def _weight_value(module: Module, blob: WeightBlob) -> DenseResourceAttr | DenseElementsAttr:
+    """A weight's value in the module: a dense splat for one repeated value, else a
+    resource blob of its bytes."""
     if is_splat_view(blob.data):  # one value repeated: a dense splat, never materialised as a blob
         return DenseElementsAttr(TensorType(blob.data.shape, element_type_of(blob.data.dtype)), blob.data)
     data = np.asarray(blob.data, order="C")
