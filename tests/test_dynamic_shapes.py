@@ -516,10 +516,10 @@ def _gear_module(model: onnx.ModelProto, kind: str, text: str, **bind: int):  # 
     return module
 
 
-def _run_gear(module, feeds, **options):  # type: ignore[no-untyped-def]
+def _run_gear(module, feeds):  # type: ignore[no-untyped-def]
     """A run as ge-run makes it: the gear picked, compiled for the device and emulated
     (in f32, so that the outputs compare with onnx.reference's)."""
-    report = run_model(module, inputs=feeds, precision_mode="must_keep_origin_dtype", compare=False, **options)
+    report = run_model(module, inputs=feeds, precision_mode="must_keep_origin_dtype", compare=False)
     return select_gear(module, feeds), report
 
 
