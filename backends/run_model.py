@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
     from geir.backends.emulator import EmulatorOptions
     from geir.backends.model_compile import CompileReport
+    from geir.backends.shape_gears import Selection
     from geir.backends.task_list import TaskList
     from geir.module import Module
     from geir.report import RunReport
@@ -596,7 +597,7 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     list as written; outputs trimmed back to the real sizes; the report's
     ``gear`` says which ran."""
     from geir.backends.io_bindings import check_inputs, load_inputs
-    from geir.backends.shape_gears import (bound_signature, gear_description, gear_signature, keep_only,
+    from geir.backends.shape_gears import (bound_signature, gear_description, gear_ops, gear_signature, keep_only,
                                            select_gear, trim_outputs)
     from geir.report import output_summary
     if settings.inputs is None:  # sized by --input-shape: random inputs of that size
@@ -608,14 +609,17 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
         arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
     selection = select_gear(module, arrays, settings.inputs_named if settings.inputs is not None else
                             _input_shape_bindings(settings)[1])
-    keep_only(module, str(selection.model.get_attr("sym_name")))  # the gear that runs, alone in its module
     padded = attrs.evolve(settings, inputs=selection.inputs, input_shapes=None)
+    others = _largest_gear_plans(module, selection, padded) if selection.model.name == "ge.graph" else {}
+    count = len(gear_ops(module))
+    keep_only(module, str(selection.model.get_attr("sym_name")))  # the gear that runs, alone in its module
     if selection.model.name == "ge.graph":  # a static graph now: run as one
         from geir.backends.model_compile import needs_host
         report = run_prepared(Prepared(module, "host" if needs_host(module) else "graph", selection.inputs), padded)
     else:
         report = emulate_module(module, padded, None, selection.inputs)
     report.fields["gear"] = gear_description(selection)
+    _add_gears_memory(report, selection, others, count)
     if report.input_arrays is not None:  # the inputs as given (a timing-only run took none)
         report.fields["inputs"] = _described(settings)
     if report.outputs is not None:
@@ -626,6 +630,47 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
         report.random_seed = settings.seed
     report.body = f"gear: {report.fields['gear']}\n" + report.body
     return report
+
+
+def _largest_gear_plans(module: Module, selection: "Selection", settings: RunSettings) -> dict[str, int | None]:
+    """The memory plans (bytes without I/O, None when the pipeline plans none) of
+    the gears GE sizes the model's memory by (:func:`largest_gears`), each
+    compiled as the run compiles its own gear, but for the gear that runs."""
+    from geir.backends.shape_gears import gear_label, keep_only, largest_gears
+    plans: dict[str, int | None] = {}
+    for gear in largest_gears(module):
+        if gear is selection.model:
+            continue
+        alone = module.clone()
+        keep_only(alone, str(gear.get_attr("sym_name")))
+        compiled = compile_for_run(alone, settings, compare=False)
+        plans[gear_label(gear)] = (None if compiled is None or compiled.memory is None
+                                   else int(compiled.memory["arena_bytes"]))
+    return plans
+
+
+def _add_gears_memory(report: RunReport, selection: "Selection", others: Mapping[str, int | None],
+                      count: int) -> None:
+    """``gears_memory`` and its line after the memory plan's: the largest plan of
+    the gears GE sizes the model's memory by (the running gear's among them),
+    which a gear module holds on the device whichever gear runs. Absent for a
+    single gear, lowered gears (planned by ge-opt) or a pipeline with no plan."""
+    from geir.backends.emulator.report import _bytes
+    from geir.backends.shape_gears import gear_label
+    plan = report.fields.get("memory_plan")
+    if count < 2 or not isinstance(plan, dict) or any(v is None for v in others.values()):
+        return
+    plans = {gear_label(selection.model): int(plan["arena_bytes"]), **{k: int(v) for k, v in others.items()
+                                                                        if v is not None}}
+    gear, size = max(plans.items(), key=lambda kv: kv[1])
+    report.fields["gears_memory"] = {"plan_bytes": size, "gear": gear, "gears": count}
+    whose = "this gear's plan" if gear == gear_label(selection.model) else f"the plan of gear {gear}"
+    line = (f"gears memory    {_bytes(size)} without I/O: {whose}, the largest of the {count} gears; GE lays every "
+            f"gear's memory blocks into the largest gear's, so the model holds at least this whichever gear runs\n")
+    body = report.body.splitlines(keepends=True)
+    at = next((i + 1 for i, l in enumerate(body) if l.startswith("memory plan ")), len(body))
+    body.insert(at, line)
+    report.body = "".join(body)
 
 
 def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str, np.ndarray] | None) -> RunReport:

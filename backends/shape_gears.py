@@ -29,6 +29,12 @@ runs the gear that fits. Here:
   convolutions see at the border, so results equal the unpadded model's only
   when the input fits a gear exactly.
 
+* :func:`largest_gears`: the gears GE sizes a gear module's memory by. GE's
+  dynamic-batch memory assigner (``compiler/graph/build/memory/
+  dynamic_batch_mem_assigner.cc`` in ``hicann/ge``) takes the gear whose memory
+  blocks add up to the most and lays every other gear's blocks inside them: the
+  model holds that gear's memory whichever gear runs.
+
 Gear kinds and their symbols: ``batch`` — dim 0 of every input whose dim 0 is
 dynamic (one symbol: a model whose inputs name it differently is refused);
 ``image`` — dims 2 and 3 (H, W) of every rank-4 input with dynamic H and W;
@@ -52,7 +58,7 @@ if TYPE_CHECKING:
     from geir.backends.io_bindings import GraphSignature
 
 __all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "specialize_gears", "has_gears",
-           "gear_ops", "gears_are_graphs", "gear_label", "keep_only", "select_gear", "bound_signature", "trim_outputs", "Selection", "gear_signature",
+           "gear_ops", "gears_are_graphs", "gear_label", "largest_gears", "keep_only", "select_gear", "bound_signature", "trim_outputs", "Selection", "gear_signature",
            "gear_description"]
 
 #: the ge-translate option of each gear kind (GE's ATC names, with dashes)
@@ -363,6 +369,16 @@ def _gear_text(sizes: Mapping[str, int]) -> str:
 def gear_label(gear: Operation) -> str:
     """``"batch=4"``: the sizes of a gear (one of :func:`gear_ops`)."""
     return _gear_text(_gear(gear))
+
+
+def largest_gears(module: Module) -> list[Operation]:
+    """The gears of ``module`` with the most input elements: those whose memory
+    plans may be the largest, which GE's dynamic-batch memory holds for every
+    gear (see the module doc). Without compiling, the input size ranks them; two
+    gears of equal inputs (``--dynamic-dims`` 1x512 and 8x64) are both returned."""
+    gears = gear_ops(module)
+    most = max((_input_elements(g) for g in gears), default=0)
+    return [g for g in gears if _input_elements(g) == most]
 
 
 def _input_elements(model: Operation) -> int:

@@ -351,9 +351,11 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
 
     A graph already scheduled (its ops on streams) or a task list runs as
     written; a module of gears runs the smallest gear that fits ``inputs``
-    (or ``input_shapes``), compiled as any static graph is; a graph with
-    control flow or data-dependent sizes runs as host-driven
-    launches. A model whose weights are absent runs timing-only, and the
+    (or ``input_shapes``), compiled as any static graph is, and its report's
+    ``gears_memory`` is the largest plan among the gears of the most input
+    elements (compiled too), which GE's dynamic-batch memory holds for every
+    gear; a graph with control flow or data-dependent sizes runs as
+    host-driven launches. A model whose weights are absent runs timing-only, and the
     report says so (``weights_absent``).
 
     Args:

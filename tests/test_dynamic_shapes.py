@@ -25,7 +25,8 @@ from geir.backends.host_control import HostDriver
 from geir.backends.interpreter import interpret
 from geir.backends.io_bindings import find_graph, graph_signature
 from geir.backends.rt_module import task_list_from_module
-from geir.backends.shape_gears import gear_symbols, has_gears, parse_gears, select_gear, specialize_gears
+from geir.backends.shape_gears import (gear_label, gear_ops, gear_symbols, has_gears, keep_only, parse_gears,
+                                       select_gear, specialize_gears)
 from geir.diagnostics import DiagnosticError
 from geir.api import run_model
 from geir.onnx_importer import import_onnx
@@ -610,6 +611,41 @@ def test_a_size_picks_the_gear_its_arrays_would(batch: int) -> None:
         assert sized.fields["makespan_us"] == arrays.fields["makespan_us"]
         assert {k: v.shape for k, v in sized.outputs.items()} == {k: v.shape for k, v in arrays.outputs.items()}
         assert sized.random_seed == 0
+
+
+@pytest.mark.parametrize("kind, text, runs", [("batch", "1,2,8", [{"N": 1}, {"N": 2}, {"N": 8}]),
+                                               ("dims", "1,16,8;2,8,8;1,4,4", [{"N": 1, "H": 4, "W": 4}])])
+def test_a_gear_module_holds_its_largest_gear_plan_whichever_gear_runs(
+        kind: str, text: str, runs: list[dict[str, int]]) -> None:
+    """GE lays every gear's memory blocks into the largest gear's: each run reports,
+    beside its own plan, the largest plan among the gears of the most input
+    elements (two of equal inputs are both compiled), each as it plans when it runs."""
+    model = onnx.load(os.path.join(LIT_MODELS, "image.onnx"))
+    bind = {"H": 16, "W": 16} if kind == "batch" else {}
+    module = _gear_module(model, kind, text, **bind)
+    own = {}
+    for gear in gear_ops(module):
+        alone = module.clone()
+        keep_only(alone, str(gear.get_attr("sym_name")))
+        sizes = dict(_gear_sizes(gear))
+        own[gear_label(gear)] = run_model(alone, input_shapes=sizes, compare=False,
+                                          timing_only=True).fields["memory_plan"]["arena_bytes"]
+    most = max(_input_count(g) for g in gear_ops(module))
+    want = max(own[gear_label(g)] for g in gear_ops(module) if _input_count(g) == most)
+    for sizes in runs:
+        report = run_model(module, input_shapes=sizes, compare=False, timing_only=True)
+        assert report.fields["gears_memory"]["plan_bytes"] == want
+        assert report.fields["gears_memory"]["gears"] == len(own)
+        assert own[report.fields["gears_memory"]["gear"]] == want
+        assert report.fields["memory_plan"]["arena_bytes"] <= want
+
+
+def _gear_sizes(gear) -> list[tuple[str, int]]:  # type: ignore[no-untyped-def]
+    return [(str(p.value[0].value), int(p.value[1].value)) for p in gear.attributes["ge.gear"]]
+
+
+def _input_count(gear) -> int:  # type: ignore[no-untyped-def]
+    return int(np.prod(gear.attributes["function_type"].value.inputs[0].shape))
 
 
 def test_lowering_a_gear_module_keeps_its_gears() -> None:
