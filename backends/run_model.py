@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from geir.report import RunReport
 
 __all__ = ["RunSettings", "Prepared", "Interpreted", "run_model", "interpret_prepared", "run_warnings", "kernel_locations", "with_device_resolved", "no_pipeline", "load", "prepare", "run_prepared", "compile_for_run",
-           "emulate_module", "static_task_list", "graph_name", "SegmentPlan", "segment_pipeline"]
+           "emulate_module", "static_task_list", "binding_names", "graph_name", "SegmentPlan", "segment_pipeline"]
 
 
 @attrs.define
@@ -408,26 +408,43 @@ def static_task_list(module: Module, settings: RunSettings, name: str, device: s
     ``device`` as the passes take it (:func:`~geir.backends.model_compile.pass_device`).
     The passes' warnings are added to ``warnings``.
 
+    ``settings.input_shapes`` binds the dims it names in this model (an input or
+    a symbolic dim of its graph; the others' names are not its), and picks a
+    gear module's gear as a run of it alone would.
+
     Raises:
-        DiagnosticError: a gear module, control flow, data-dependent sizes or
-            unbound dynamic dims (one static task list each is needed).
+        DiagnosticError: a gear module no binding sizes, control flow,
+            data-dependent sizes or unbound dynamic dims (one static task list
+            each is needed).
     """
     from geir.backends.model_compile import (compile_module, needs_host, needs_pipeline, plan_pipeline,
                                              task_list_of)
     from geir.backends.shape_gears import has_gears
     from geir.diagnostics import error
     from geir.passes.range_shapes import unbound_input_diagnostics
-    if has_gears(module):
-        raise error(f"'{name}' is a gear module: several models at once run one static task list each")
     from geir.passes.specialize_shapes import fold_static_shapes
-    for graph in [op for op in module.body.ops if op.name == "ge.graph"]:
+    bindings = _input_shape_bindings(settings)[0] if settings.input_shapes else {}
+    known = binding_names(module)
+    bindings = {k: v for k, v in bindings.items() if k in known}
+    if has_gears(module):
+        if not bindings:
+            raise error(f"'{name}' is a gear module: beside other models, --input-shape picks its gear (it "
+                        f"binds {', '.join(sorted(known))})")
+        _keep_bound_gear(module, bindings)
+        bindings = {}  # the gear's graph is static
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    if bindings and graphs:
+        from geir.passes.specialize_shapes import resolve_bindings, specialize_graph
+        graph = next(op for op in graphs if op.get_attr("sym_name") == graph_name(module))
+        specialize_graph(graph, module, resolve_bindings(graph, bindings, "--input-shape"))
+    for graph in graphs:
         fold_static_shapes(graph, module)  # dims only shape arithmetic decides: static, as for one model
     if needs_host(module):
         raise error(f"'{name}' has control flow or data-dependent sizes: several models at once run one static "
                     "task list each")
     graphs = [op for op in module.body.ops if op.name == "ge.graph"]
     for graph in graphs:
-        problems = unbound_input_diagnostics(graph)
+        problems = unbound_input_diagnostics(graph, inputs_option=False)  # several models take no --inputs
         if problems:
             raise DiagnosticError(problems)
     if needs_pipeline(module) or (settings.pipeline is not None and graphs):
@@ -437,6 +454,28 @@ def static_task_list(module: Module, settings: RunSettings, name: str, device: s
         if warnings is not None:
             warnings.extend(compiled.warnings)
     return task_list_of(module, settings.allow_unregistered)
+
+
+def binding_names(module: Module) -> set[str]:
+    """The names ``--input-shape`` may bind in ``module``: its graph's inputs and
+    symbolic dims, a gear module's inputs and gear symbols; none in a task list."""
+    from geir.backends.shape_gears import gear_binding_names, has_gears
+    if has_gears(module):
+        return gear_binding_names(module)
+    from geir.passes.specialize_shapes import binding_names as graph_binding_names
+    graphs = [op for op in module.body.ops if op.name == "ge.graph"]
+    if not graphs:
+        return set()
+    name = graph_name(module)
+    return graph_binding_names(next((g for g in graphs if g.get_attr("sym_name") == name), graphs[0]))
+
+
+def _keep_bound_gear(module: Module, bindings: Mapping[str, tuple[int, ...]]) -> None:
+    """Leave in ``module`` only the gear that inputs of the bound sizes pick."""
+    from geir.backends.io_bindings import random_inputs
+    from geir.backends.shape_gears import bound_signature, keep_only, select_gear
+    selection = select_gear(module, random_inputs(bound_signature(module, bindings), 0), "--input-shape")
+    keep_only(module, str(selection.model.get_attr("sym_name")))
 
 
 def _weights_absent(module: Module) -> bool:

@@ -57,9 +57,9 @@ from geir.types import TensorType
 if TYPE_CHECKING:
     from geir.backends.io_bindings import GraphSignature
 
-__all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "specialize_gears", "has_gears",
-           "gear_ops", "gears_are_graphs", "gear_label", "largest_gears", "keep_only", "select_gear", "bound_signature", "trim_outputs", "Selection", "gear_signature",
-           "gear_description"]
+__all__ = ["GEAR_KINDS", "parse_gears", "gear_symbols", "specialize_gears", "has_gears", "gear_ops",
+           "gears_are_graphs", "gear_label", "largest_gears", "keep_only", "select_gear", "bound_signature",
+           "gear_binding_names", "trim_outputs", "Selection", "gear_signature", "gear_description"]
 
 #: the ge-translate option of each gear kind (GE's ATC names, with dashes)
 GEAR_KINDS = {"batch": "--dynamic-batch-size", "image": "--dynamic-image-size", "dims": "--dynamic-dims"}
@@ -419,12 +419,11 @@ def bound_signature(module: Module, bindings: Mapping[str, tuple[int, ...]]) -> 
     from geir.backends.io_bindings import Binding, GraphSignature
     sig = gear_signature(module)
     triples = _triples(gear_ops(module)[0], "ge.gear_inputs")
-    symbols = {s for _, _, s in triples}
-    names = {b.name for b in sig.inputs}
-    unknown = sorted(set(bindings) - symbols - names)
+    known = gear_binding_names(module)
+    unknown = sorted(set(bindings) - known)
     if unknown:
         raise DiagnosticError(Diagnostic("error", f"--input-shape: '{unknown[0]}' is neither an input nor a gear "
-                                                  f"symbol ({', '.join(sorted(symbols | names))})"))
+                                                  f"symbol ({', '.join(sorted(known))})"))
     inputs = []
     for b in sig.inputs:
         t = b.type
@@ -447,6 +446,12 @@ def bound_signature(module: Module, bindings: Mapping[str, tuple[int, ...]]) -> 
                 shape[k] = bindings[symbol][0]
         inputs.append(Binding(b.name, t.with_shape(shape)))
     return GraphSignature(sig.graph, inputs, sig.outputs)
+
+
+def gear_binding_names(module: Module) -> set[str]:
+    """The names :func:`bound_signature` takes: the gear module's inputs and gear symbols."""
+    return {b.name for b in gear_signature(module).inputs} | {s for _, _, s in
+                                                              _triples(gear_ops(module)[0], "ge.gear_inputs")}
 
 
 def gear_signature(module: Module) -> "GraphSignature":

@@ -15,11 +15,14 @@ import json
 import os
 import pathlib
 import subprocess
+import tempfile
 from typing import Any
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from geir import import_onnx
+from geir.backends.shape_gears import parse_gears, specialize_gears
 from geir.diagnostics import DiagnosticError
 from geir.tools.ge_run import main as ge_run
 from geir.backends.model_compile import DEFAULT_PIPELINE, needs_pipeline, plan_pipeline, resolve_device
@@ -218,6 +221,34 @@ def test_co_run_models_are_compiled_as_one_model_is(capsys: Any) -> None:
     assert solo["resnet_block"] == _json(capsys, RESNET, "--timing-only", "--no-compare")["makespan_us"]
     assert solo["tiny_cnn"] == _json(capsys, TINY, "--timing-only", "--no-compare")["makespan_us"]
     assert out["throughput_per_s"] == pytest.approx(2 / out["makespan_us"] * 1e6, rel=1e-3)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(1, 4), st.integers(1, 3))
+def test_co_run_binds_each_model_as_its_own_run_would(capsys: Any, batch: int, seq: int) -> None:
+    """--input-shape beside other models binds in each the names it has, and picks
+    a gear module's gear: each model's solo latency is the makespan of its own
+    run with the bindings it has."""
+    image = str(ROOT / "lit_tests" / "import" / "Inputs" / "image.onnx")
+    chain = str(ROOT / "lit_tests" / "import" / "Inputs" / "shape_chain.onnx")
+    module = import_onnx(chain, input_shapes={"seq": (seq,)})
+    specialize_gears(module, "batch", parse_gears("batch", "1,2,4"))
+    shapes = ["--input-shape", f"N={batch}", "--input-shape", "H=8", "--input-shape", "W=8",
+              "--input-shape", f"batch={batch}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        gears = str(pathlib.Path(tmp) / "gears.mlir")
+        pathlib.Path(gears).write_text(str(module))
+        out = _json(capsys, image, chain, gears, *shapes, "--input-shape", f"seq={seq}")
+        alone_gear = _json(capsys, gears, "--input-shape", f"batch={batch}", "--timing-only", "--no-compare")
+    solo = {m["name"]: m["solo_latency_us"] for m in out["models"]}
+    alone = _json(capsys, image, *shapes[:6], "--timing-only", "--no-compare")
+    assert solo["image"] == alone["makespan_us"]
+    alone = _json(capsys, chain, "--input-shape", f"batch={batch}", "--input-shape", f"seq={seq}",
+                  "--timing-only", "--no-compare")
+    assert solo["shape_chain"] == alone["makespan_us"]
+    gear = {1: 1, 2: 2, 3: 4, 4: 4}[batch]
+    assert alone_gear["gear"].startswith(f"main_gear{(1, 2, 4).index(gear)} ")
+    assert solo[f"gears[batch={gear}]"] == alone_gear["makespan_us"]
 
 
 @pytest.mark.parametrize("argv, message", [

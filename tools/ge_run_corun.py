@@ -7,7 +7,9 @@ streams of its own at the priority ``--priority`` gives it::
   ge-run a.onnx b.onnx --priority 0 --priority 5 --report json
 
 Priorities follow ACL's convention: smaller is more urgent; 0 each by default;
-one per model, in command-line order. The report: each model's latency under
+one per model, in command-line order. ``--input-shape`` binds, in each model,
+the inputs and symbolic dims it names that the model has (``batch=4`` sizes
+every model with a ``batch`` dim) and picks a gear module's gear. The report: each model's latency under
 load beside its solo latency, and the device's throughput (models completed per
 second).
 
@@ -86,7 +88,6 @@ _SINGLE_ONLY = {
     "interpret": "--interpret runs one graph op by op",
     "inputs": "--inputs binds one graph's inputs (several models run timing-only)",
     "output": "-o writes one graph's outputs (several models run timing-only)",
-    "input_shape": "--input-shape binds one graph's dims",
     "sweep": "--sweep varies one model's device",
     "trace": "--trace is written for one model's run",
     "timeline": "--timeline is drawn for one model's run",
@@ -99,9 +100,10 @@ _SINGLE_ONLY = {
 def run_several(args: argparse.Namespace) -> int:
     """Compile each input, run them together with ``co_run`` and print its
     table (or, with ``--report json``, one JSON object); the exit code."""
-    from geir.diagnostics import DiagnosticError, SourceFile, SourceManager
+    from geir.diagnostics import DiagnosticError
     from geir.backends.model_compile import load_model, pass_device, resolve_device
-    from geir.backends.run_model import static_task_list
+    from geir.backends.run_model import binding_names, static_task_list
+    from geir.backends.shape_gears import gear_label, gear_ops
     from geir.tools.ge_run import settings_of
     paths = list(args.input)
     if len(paths) < 2:
@@ -121,28 +123,38 @@ def run_several(args: argparse.Namespace) -> int:
     buffers = _count("--buffers", getattr(args, "buffers", None), 2)
     device, profile = resolve_device(args.device, list(args.device_param))
     args.device = device
+    settings = settings_of(args)
     task_lists = []
     with pass_device(device, profile, list(args.device_param)) as for_passes:
+        loaded: list[tuple[Any, str, str | None]] = []
         for path in paths:
-            name, text = path, None
             try:
-                module, name, text = load_model(path, args.allow_unregistered_dialect)
+                loaded.append(load_model(path, args.allow_unregistered_dialect))
+            except DiagnosticError as e:
+                return _report(e, path, None)
+        # each model binds the names it has; a name none has is a mistake
+        unused = set(_binding_keys(args)).difference(*(binding_names(m) for m, _, _ in loaded))
+        if unused:
+            raise _error(f"--input-shape: '{sorted(unused)[0]}' is neither an input nor a symbolic dim of any of "
+                         f"the models")
+        gears = []  # the gear each gear module runs, named as ge-bench names it
+        for module, name, text in loaded:
+            try:
                 warnings: list[Any] = []
-                task_lists.append(static_task_list(module, settings_of(args), name, for_passes, warnings))
+                task_lists.append(static_task_list(module, settings, name, for_passes, warnings))
+                kept = gear_ops(module)
+                gears.append(f"[{gear_label(kept[0])}]" if kept else "")
                 for d in warnings:
                     sys.stderr.write(d.format())
             except DiagnosticError as e:
-                sources = SourceManager()
-                if text is not None:
-                    sources.add(SourceFile(name, text))
-                sys.stderr.write(e.format(sources, "ge-run"))
-                return 1
+                return _report(e, name, text)
     try:
         from geir.backends.scenarios.co_run import co_run
     except ImportError:
         raise _error("running several models at once needs geir.backends.scenarios.co_run, which this "
                      "installation lacks") from None
-    result = co_run(task_lists, model_names(paths), priorities, profile, args.mode, iterations=iterations,
+    names = [n + g for n, g in zip(model_names(paths), gears)]
+    result = co_run(task_lists, names, priorities, profile, args.mode, iterations=iterations,
                     buffers=buffers)
     if args.report == "json":
         sys.stdout.write(json.dumps({**result.as_dict(), "inputs": paths}, indent=1) + "\n")
@@ -158,6 +170,22 @@ def run_several(args: argparse.Namespace) -> int:
                          f"{EXIT_FINDINGS}\n")
         return EXIT_FINDINGS
     return 0
+
+
+def _report(e: Any, name: str, text: str | None) -> int:
+    """Print a model's diagnostics (with its source text, when it has one); exit code 1."""
+    from geir.diagnostics import SourceFile, SourceManager
+    sources = SourceManager()
+    if text is not None:
+        sources.add(SourceFile(name, text))
+    sys.stderr.write(e.format(sources, "ge-run"))
+    return 1
+
+
+def _binding_keys(args: argparse.Namespace) -> list[str]:
+    """The names ``--input-shape`` binds (each model takes those it has)."""
+    from geir.passes.specialize_shapes import parse_shape_bindings
+    return list(parse_shape_bindings(list(getattr(args, "input_shape", None) or [])))
 
 
 def _count(flag: str, text: Any, default: int) -> int:
