@@ -251,6 +251,21 @@ def test_co_run_binds_each_model_as_its_own_run_would(capsys: Any, batch: int, s
     assert solo[f"gears[batch={gear}]"] == alone_gear["makespan_us"]
 
 
+def test_co_run_table_columns_line_up_under_a_long_name(capsys: Any, tmp_path: pathlib.Path) -> None:
+    """A gear's name (``gears[batch=2, seq=64]``) may be longer than the name column:
+    the column widens, and every row of the table ends where its header does."""
+    long = tmp_path / "a_model_whose_file_name_is_long.mlir"
+    long.write_text(pathlib.Path(RESNET).read_text())
+    capsys.readouterr()
+    assert ge_run([str(long), TINY]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("model "))
+    table = lines[header:header + 3]
+    assert table[1].startswith("a_model_whose_file_name_is_long ")
+    assert len({len(line) for line in table}) == 1
+    assert len({line.index(" 0 ") for line in table[1:]}) == 1
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--priority", "0,1,2"], "--priority gives 3 priorities for 2 models"),
     (["--interpret"], "--interpret cannot apply to several models at once"),

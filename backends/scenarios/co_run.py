@@ -139,13 +139,14 @@ class CoRunResult:
     def text(self) -> str:
         """A printable table: a line per model, then the device's figures."""
         r = self.report
+        width = max([20, *(len(m["name"]) for m in self.models)])  # a gear's name is long: the columns stay
         lines = [f"co-run of {len(self.models)} models on {r['device']} ({r['mode']} mode): makespan "
                  f"{self.makespan_us:.3f} us, throughput {self.throughput_per_s:.1f} model runs/s",
                  calibration_line(r),
-                 f"{'model':<20} {'priority':>8} {'streams':>8} {'runs':>5} {'latency us':>12} {'solo us':>12} "
+                 f"{'model':<{width}} {'priority':>8} {'streams':>8} {'runs':>5} {'latency us':>12} {'solo us':>12} "
                  f"{'slowdown':>9}"]
         for m in self.models:
-            lines.append(f"{m['name']:<20} {m['priority']:>8} {len(m['streams']):>8} {m['iterations']:>5} "
+            lines.append(f"{m['name']:<{width}} {m['priority']:>8} {len(m['streams']):>8} {m['iterations']:>5} "
                          f"{m['latency_us']:>12.3f} {m['solo_latency_us']:>12.3f} {m['slowdown']:>8.3f}x")
         used = [f"{name} {e['utilization'] * 100:.1f}%" for name, e in r["engines"].items() if e["tasks"]]
         lines.append(f"utilisation     {', '.join(used)}")
