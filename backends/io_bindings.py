@@ -9,8 +9,9 @@ names for inputs and ``output_<i>`` for outputs.
 from __future__ import annotations
 
 import io
-import zipfile
+import math
 import os
+import zipfile
 from typing import Mapping, NamedTuple
 
 import numpy as np
@@ -24,7 +25,7 @@ from geir.operation import Operation
 from geir.types import FunctionType, TensorType, Type
 
 __all__ = ["Binding", "GraphSignature", "graph_signature", "find_graph", "load_inputs", "check_inputs",
-           "random_inputs", "save_outputs", "main_or_first_graph"]
+           "random_inputs", "shape_views", "save_outputs", "main_or_first_graph"]
 
 
 class Binding(NamedTuple):
@@ -148,13 +149,46 @@ def load_inputs(path: str, sig: GraphSignature) -> dict[str, np.ndarray]:
     return check_inputs(arrays, sig, path)
 
 
+def shape_views(sig: GraphSignature) -> dict[str, np.ndarray]:
+    """Zeros of each static input's shape, as views that hold no memory: the
+    sizes a gear is picked from before inputs of a bound size (which may fit no
+    gear, nor this machine's memory) are drawn."""
+    out = {}
+    for b in sig.inputs:
+        t = b.type
+        dtype = _dtype_of(t) if isinstance(t, TensorType) and t.is_static else None
+        if dtype is not None:
+            out[b.name] = np.broadcast_to(np.zeros((), dtype), tuple(int(d) for d in t.shape))  # type: ignore[union-attr]
+    return out
+
+
+def _check_fits_in_memory(sig: GraphSignature) -> None:
+    """A diagnostic, not numpy's MemoryError, when the static inputs of ``sig``
+    need more bytes than this machine has (a size bound to 10^11 rows)."""
+    from geir.backends.emulator.arena import host_memory_bytes
+    host = host_memory_bytes()
+    if host is None:
+        return
+    need = 0
+    for b in sig.inputs:
+        t = b.type
+        dtype = _dtype_of(t) if isinstance(t, TensorType) and t.is_static else None
+        if dtype is not None:
+            need += math.prod(int(d) for d in t.shape) * dtype.itemsize  # type: ignore[union-attr]
+    if need > host:
+        raise DiagnosticError(Diagnostic("error", f"random inputs of these shapes need {need} B, more than this "
+                                                  f"machine's {host} B: bind smaller sizes, or run --timing-only"))
+
+
 def random_inputs(sig: GraphSignature, seed: int = 0) -> dict[str, np.ndarray]:
     """Deterministic random values for every input: floats standard normal,
     integers in [0, 4) (valid as small indices), booleans fair coins.
 
     Raises:
-        DiagnosticError: an input has a dynamic dim (its size must be chosen).
+        DiagnosticError: an input has a dynamic dim (its size must be chosen),
+            or the inputs together need more than this machine's memory.
     """
+    _check_fits_in_memory(sig)
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
     errors: list[Diagnostic] = []

@@ -472,9 +472,9 @@ def binding_names(module: Module) -> set[str]:
 
 def _keep_bound_gear(module: Module, bindings: Mapping[str, tuple[int, ...]]) -> None:
     """Leave in ``module`` only the gear that inputs of the bound sizes pick."""
-    from geir.backends.io_bindings import random_inputs
+    from geir.backends.io_bindings import shape_views
     from geir.backends.shape_gears import bound_signature, keep_only, select_gear
-    selection = select_gear(module, random_inputs(bound_signature(module, bindings), 0), "--input-shape")
+    selection = select_gear(module, shape_views(bound_signature(module, bindings)), "--input-shape")
     keep_only(module, str(selection.model.get_attr("sym_name")))
 
 
@@ -640,8 +640,10 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
                                            select_gear, trim_outputs)
     from geir.report import output_summary
     if settings.inputs is None:  # sized by --input-shape: random inputs of that size
-        from geir.backends.io_bindings import random_inputs
-        arrays = random_inputs(bound_signature(module, _input_shape_bindings(settings)[0]), settings.seed)
+        from geir.backends.io_bindings import random_inputs, shape_views
+        signature = bound_signature(module, _input_shape_bindings(settings)[0])
+        select_gear(module, shape_views(signature), _input_shape_bindings(settings)[1])  # no gear fits: said first
+        arrays = random_inputs(signature, settings.seed)
     elif isinstance(settings.inputs, (str, os.PathLike)):
         arrays = load_inputs(os.fspath(settings.inputs), gear_signature(module))
     else:

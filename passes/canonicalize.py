@@ -21,6 +21,8 @@ Folds (each a pattern, tried on every op a rewrite touches):
 
 from __future__ import annotations
 
+import math
+
 import attrs
 
 import numpy as np
@@ -162,13 +164,14 @@ class FoldConstantLayout(RewritePattern):
 
 def _run_kernel(op: Operation, inputs: list[np.ndarray | None]) -> list[np.ndarray] | None:
     """``op``'s kernel on ``inputs``, or None when it fails (it fails at run time
-    too, where the interpreter names it)."""
+    too, where the interpreter names it) or its result cannot be allocated (a
+    constant too large to hold stays an op)."""
     from geir.backends.kernel_dispatch import KernelError, prepare_op
     try:
         fn = prepare_op(op.name, op.attributes, len(op.results), [r.type for r in op.results])
         with np.errstate(all="ignore"):
             return [np.asarray(v) for v in fn(inputs)]
-    except (KernelError, *_KERNEL_ERRORS):
+    except (KernelError, MemoryError, *_KERNEL_ERRORS):
         return None
 
 
@@ -214,8 +217,9 @@ def _selected_shape_value(op: Operation) -> np.ndarray | None:
     return np.array(picked, np.int64).reshape(positions.shape)
 
 
-def _constant_value_of(op: Operation) -> np.ndarray | None:
-    """``op``'s kernel on its operands, when they are all constants."""
+def _constant_value_of(op: Operation, limit: int | None = None) -> np.ndarray | None:
+    """``op``'s kernel on its operands, when they are all constants; not run when
+    its result would hold more than ``limit`` elements (see :func:`_result_elements`)."""
     inputs: list[np.ndarray | None] = []
     for v in op.operands:
         c = constant_value(v)
@@ -224,8 +228,31 @@ def _constant_value_of(op: Operation) -> np.ndarray | None:
         inputs.append(c)
     if all(c is None for c in inputs):
         return None
+    if limit is not None:
+        planned = _result_elements(op, inputs)
+        if planned is not None and planned > limit:
+            return None
     out = _run_kernel(op, inputs)
     return None if out is None else out[0]
+
+
+def _result_elements(op: Operation, inputs: list[np.ndarray | None]) -> int | None:
+    """The elements of the result of an op whose result can dwarf its constant
+    operands (Expand, Tile, Range: a shape bound to 10^11 rows makes a mask of
+    terabytes), counted before its kernel runs; None for other ops or operands
+    the count cannot read."""
+    try:
+        if op.name == "ge.expand" and inputs[0] is not None and inputs[1] is not None:
+            shape = np.broadcast_shapes(inputs[0].shape, tuple(int(d) for d in inputs[1].reshape(-1)))
+            return math.prod(shape)
+        if op.name == "ge.tile" and inputs[0] is not None and inputs[1] is not None:
+            return inputs[0].size * math.prod(max(int(r), 0) for r in inputs[1].reshape(-1))
+        if op.name == "ge.range" and all(c is not None and c.size for c in inputs[:3]):
+            start, limit, delta = (float(c.reshape(-1)[0]) for c in inputs[:3])  # type: ignore[union-attr]
+            return max(math.ceil((limit - start) / delta), 0) if delta else None
+    except (ValueError, OverflowError):
+        return None  # not a shape numpy broadcasts: the kernel's own failure says so
+    return None
 
 
 def _foldable(op: Operation) -> bool:
@@ -288,7 +315,7 @@ def fold_op(op: Operation, limit: int | None = FOLD_LIMIT,
     else:
         value = _selected_shape_value(op) if op.name in _SELECT_OPS else None
         if value is None:
-            value = _constant_value_of(op)
+            value = _constant_value_of(op, limit)
     if value is None or (limit is not None and value.size > limit) or value.dtype == object:
         return None
     if rt.shape is not None and (len(rt.shape) != value.ndim

@@ -180,11 +180,12 @@ class ReuseMemory(ModulePass):
         live = sorted(result.bound.live, key=lambda k: -bufs[k].size)
         names = ", ".join(f"{buffer_name(bufs[k])} ({bufs[k].size} B)" for k in live[:SHOWN_LIVE])
         more = f" and {len(live) - SHOWN_LIVE} more" if len(live) > SHOWN_LIVE else ""
+        why = (f"the biggest live set, {result.bound.bytes} B that this schedule keeps live at once, is {names}{more}"
+               if live else "the arena keeps nothing live: the graph's inputs, outputs and weights alone exceed it")
         raise DiagnosticError(Diagnostic(
             "error", f"reuse-memory: the plan needs {total} B (arena {p.arena_bytes} B, zero-copy I/O "
                      f"{p.zero_copy_bytes} B, weights {weights} B), more than the {memory_bytes} B of device "
-                     f"{self.device}; the biggest live set, {result.bound.bytes} B that this schedule keeps "
-                     f"live at once, is {names}{more}", op_position(graph)))
+                     f"{self.device}; {why}", op_position(graph)))
 
 
 def plan_graph(graph: Operation, algorithm: str = "best", in_place: bool = False, zero_copy: bool = True,

@@ -220,3 +220,41 @@ def test_a_standardised_weight_folds_to_what_onnx_reference_computes(out_channel
     x = np.random.default_rng(k).standard_normal((1, in_channels, 6, 6)).astype(np.float32)
     (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
     np.testing.assert_allclose(interpret(module, {"x": x})["y"], expected, rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["expand", "tile", "range"]), st.lists(st.integers(1, 4), min_size=1, max_size=3),
+       st.lists(st.integers(0, 4), min_size=1, max_size=3), st.integers(-5, 20), st.sampled_from([-3, -2, -1, 1, 2, 3]))
+def test_a_result_counted_before_its_kernel_runs_is_the_kernels_size(op: str, dims: list[int], other: list[int],
+                                                                     stop: int, step: int) -> None:
+    """Folding counts what an Expand, Tile or Range would make before running it
+    (a bound size of 10^11 must not be allocated to be refused): the count is
+    the size of what the kernel makes, whenever the kernel runs."""
+    from geir.passes.canonicalize import _result_elements, _run_kernel
+    if op == "expand":
+        given = [1 if k % 2 else d for k, d in enumerate(dims)]  # broadcast to dims, under leading dims
+        shape = other + dims
+        text = (f"%a = ge.const {{value = dense<1.0> : tensor<{'x'.join(map(str, given))}xf32>}} : () -> "
+                f"tensor<{'x'.join(map(str, given))}xf32>\n"
+                f"  %s = ge.const {{value = dense<{shape}> : tensor<{len(shape)}xi64>}} : () -> tensor<{len(shape)}xi64>\n"
+                f"  %r = ge.expand %a, %s : (tensor<{'x'.join(map(str, given))}xf32>, tensor<{len(shape)}xi64>) -> "
+                f"tensor<*xf32>")
+    elif op == "tile":
+        reps = (other * len(dims))[:len(dims)]
+        text = (f"%a = ge.const {{value = dense<1.0> : tensor<{'x'.join(map(str, dims))}xf32>}} : () -> "
+                f"tensor<{'x'.join(map(str, dims))}xf32>\n"
+                f"  %s = ge.const {{value = dense<{reps}> : tensor<{len(reps)}xi64>}} : () -> tensor<{len(reps)}xi64>\n"
+                f"  %r = ge.tile %a, %s : (tensor<{'x'.join(map(str, dims))}xf32>, tensor<{len(reps)}xi64>) -> "
+                f"tensor<*xf32>")
+    else:
+        text = (f"%a = ge.const {{value = dense<{dims[0]}> : tensor<i64>}} : () -> tensor<i64>\n"
+                f"  %b = ge.const {{value = dense<{stop}> : tensor<i64>}} : () -> tensor<i64>\n"
+                f"  %c = ge.const {{value = dense<{step}> : tensor<i64>}} : () -> tensor<i64>\n"
+                f"  %r = ge.range %a, %b, %c : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>")
+    module = geir.parse(f"ge.graph @main() {{\n  {text}\n  ge.return : () -> ()\n}}")
+    target = next(o for o in find_graph(module).walk() if o.name == f"ge.{op}")
+    inputs = [constant_value(v) for v in target.operands]
+    out = _run_kernel(target, inputs)
+    counted = _result_elements(target, inputs)
+    if out is not None:
+        assert counted == out[0].size
