@@ -141,3 +141,14 @@ def test_the_fewer_events_choice_is_noted() -> None:
                 assert f"{judged.makespan_us:.1f}" == m[3]
                 assert judged.makespan_us <= float(m[4]) * (1 + EVENT_TOLERANCE) + 0.05  # the note rounds to 0.1 us
     assert noted > 0  # the rule chose on some of these graphs
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dags(2, 12))
+def test_a_budget_beyond_the_nodes_plans_as_the_nodes_do(dag: tuple[int, int]) -> None:
+    """No plan puts n nodes on more than n streams, so max-streams=100000 plans
+    what max-streams=n plans (the portfolio's budgets stop at n, rather than
+    scheduling 100000 budgets of tables 100000 wide)."""
+    n, _ = dag
+    text = random_dag_text(*dag)
+    assert _lowered(text, "cost", 100000)["makespan_us"] == _lowered(text, "cost", n)["makespan_us"]

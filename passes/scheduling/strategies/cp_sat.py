@@ -440,7 +440,7 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
     n = g.n
     labels = problem.labels
     label_ids, first_free = label_streams(problem)
-    M = max(1, problem.max_streams)
+    M = max(1, min(problem.max_streams, n))  # no plan fills more free streams than it has nodes
     T = first_free + M  # label streams, then the free ones
     # Solved for its bound alone, every duration rounds down, so that the bound holds
     # for the emulator's unrounded durations too.

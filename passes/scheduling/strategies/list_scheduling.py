@@ -261,17 +261,25 @@ class _Streams:
         return held
 
 
+def _usable_streams(problem: ScheduleProblem) -> int:
+    """The budget a list schedule can use: ``max-streams``, but no more than the
+    nodes (a larger budget, max-streams=100000, schedules the same; each list
+    schedule's tables are as wide as its budget)."""
+    return max(1, min(problem.max_streams, problem.n))
+
+
 def _portfolio(problem: ScheduleProblem, rank: list[float]) -> tuple[list[tuple[str, StreamPlan]], int]:
     """The deterministic candidates, and how many of them (the first) are
     other strategies' plans."""
     from geir.passes.scheduling.strategies.chain_cover import plan as chain_cover
     from geir.passes.scheduling.strategies.single import plan as single
     n = problem.n
-    budgets = [problem.max_streams]
+    usable = _usable_streams(problem)
+    budgets = [usable]
     if n <= WIDE_PORTFOLIO_LIMIT:
-        budgets = list(range(problem.max_streams, 1, -1)) or [1]
+        budgets = list(range(usable, 1, -1)) or [1]
     elif n <= EVALUATE_LIMIT:
-        b = problem.max_streams
+        b = usable
         while b > 2:
             b = max(2, b // 2)
             budgets.append(b)
@@ -319,7 +327,7 @@ def _sampled(problem: ScheduleProblem, rank: list[float]) -> list[tuple[str, Str
     margins = [0.0, problem.sync_us, 2 * problem.sync_us, 5 * problem.sync_us]
     for k in range(count):
         noisy = [r * (1.0 + rng.uniform(-RANK_NOISE, RANK_NOISE)) for r in rank]
-        b = rng.randint(min(2, problem.max_streams), problem.max_streams)
+        b = rng.randint(min(2, _usable_streams(problem)), _usable_streams(problem))
         margin = rng.choice(margins)
         exact = rng.random() < 0.5
         out.append((f"list schedule on {b} streams with perturbed priorities (sample {k + 1})",
