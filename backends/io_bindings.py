@@ -185,9 +185,12 @@ def random_inputs(sig: GraphSignature, seed: int = 0) -> dict[str, np.ndarray]:
     integers in [0, 4) (valid as small indices), booleans fair coins.
 
     Raises:
-        DiagnosticError: an input has a dynamic dim (its size must be chosen),
-            or the inputs together need more than this machine's memory.
+        DiagnosticError: a negative seed, an input with a dynamic dim (its
+            size must be chosen), or inputs that together need more than this
+            machine's memory.
     """
+    if seed < 0:  # numpy's generators take no negative seed
+        raise DiagnosticError(Diagnostic("error", f"--seed (of the random inputs) must be at least 0, got {seed}"))
     _check_fits_in_memory(sig)
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
