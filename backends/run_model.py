@@ -474,7 +474,7 @@ def _keep_bound_gear(module: Module, bindings: Mapping[str, tuple[int, ...]]) ->
     """Leave in ``module`` only the gear that inputs of the bound sizes pick."""
     from geir.backends.io_bindings import shape_views
     from geir.backends.shape_gears import bound_signature, keep_only, select_gear
-    selection = select_gear(module, shape_views(bound_signature(module, bindings)), "--input-shape")
+    selection = select_gear(module, shape_views(bound_signature(module, bindings)), "--input-shape", pad=False)
     keep_only(module, str(selection.model.get_attr("sym_name")))
 
 
@@ -639,26 +639,30 @@ def _run_gears(module: Module, settings: RunSettings) -> RunReport:
     from geir.backends.shape_gears import (bound_signature, gear_description, gear_ops, gear_signature, keep_only,
                                            select_gear, trim_outputs)
     from geir.report import output_summary
+    where = settings.inputs_named if settings.inputs is not None else _input_shape_bindings(settings)[1]
     if settings.inputs is None:  # sized by --input-shape: random inputs of that size
         from geir.backends.io_bindings import random_inputs, shape_views
         signature = bound_signature(module, _input_shape_bindings(settings)[0])
-        select_gear(module, shape_views(signature), _input_shape_bindings(settings)[1])  # no gear fits: said first
-        arrays = random_inputs(signature, settings.seed)
+        arrays = shape_views(signature)  # sizes only: a size no gear fits is said before any is drawn
+        if not settings.timing_only:
+            select_gear(module, arrays, where, pad=False)
+            arrays = random_inputs(signature, settings.seed)
     elif isinstance(settings.inputs, (str, os.PathLike)):
         arrays = load_inputs(os.fspath(settings.inputs), gear_signature(module))
     else:
         arrays = check_inputs(dict(settings.inputs or {}), gear_signature(module), "inputs")
-    selection = select_gear(module, arrays, settings.inputs_named if settings.inputs is not None else
-                            _input_shape_bindings(settings)[1])
-    padded = attrs.evolve(settings, inputs=selection.inputs, input_shapes=None)
+    # a timing-only run takes no values: nothing is padded to the gear's size
+    selection = select_gear(module, arrays, where, pad=not settings.timing_only)
+    given = None if settings.timing_only else selection.inputs
+    padded = attrs.evolve(settings, inputs=given, input_shapes=None)
     others = _largest_gear_plans(module, selection, padded) if selection.model.name == "ge.graph" else {}
     count = len(gear_ops(module))
     keep_only(module, str(selection.model.get_attr("sym_name")))  # the gear that runs, alone in its module
     if selection.model.name == "ge.graph":  # a static graph now: run as one
         from geir.backends.model_compile import needs_host
-        report = run_prepared(Prepared(module, "host" if needs_host(module) else "graph", selection.inputs), padded)
+        report = run_prepared(Prepared(module, "host" if needs_host(module) else "graph", given), padded)
     else:
-        report = emulate_module(module, padded, None, selection.inputs)
+        report = emulate_module(module, padded, None, given)
     report.fields["gear"] = gear_description(selection)
     _add_gears_memory(report, selection, others, count)
     if report.input_arrays is not None:  # the inputs as given (a timing-only run took none)

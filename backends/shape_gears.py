@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from geir.attributes import ArrayAttr, IntegerAttr, StringAttr
+from geir.attributes import ArrayAttr, IntegerAttr, NameLoc, StringAttr
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.graph_io import attribute_dicts, input_names, output_names
 from geir.module import Module
@@ -316,14 +316,16 @@ def _triples(model: Operation, key: str) -> list[tuple[str, int, str]]:
             for a in model.attributes.get(key, ArrayAttr(()))]  # type: ignore[union-attr]
 
 
-def select_gear(module: Module, arrays: Mapping[str, np.ndarray], where: str = "inputs") -> Selection:
-    """The smallest gear that fits ``arrays`` (see the module doc), with the inputs padded to it.
+def select_gear(module: Module, arrays: Mapping[str, np.ndarray], where: str = "inputs",
+                pad: bool = True) -> Selection:
+    """The smallest gear that fits ``arrays`` (see the module doc), with the inputs
+    padded to it (``pad``; else as given: a run that needs no values).
 
     Raises:
         DiagnosticError: a symbol has two sizes in two inputs, an input's other
-            dims differ from the gears', or no gear is large enough (listing them).
+            dims differ from the gears', no gear is large enough (listing them),
+            or the padded inputs need more than this machine's memory.
     """
-    from geir.attributes import NameLoc
     models = gear_ops(module)
     loc = NameLoc(where)
     sizes: dict[str, tuple[int, str]] = {}
@@ -348,7 +350,10 @@ def select_gear(module: Module, arrays: Mapping[str, np.ndarray], where: str = "
                                                   f"{listed}", loc))
     _, model, gear = min(fitting, key=lambda f: f[0])
     padded = dict(arrays)
+    if not pad:
+        return Selection(model, gear, padded, real)
     shapes = _io_shapes(model, "inputs")
+    _check_padded_fit(model, shapes, padded, loc)
     for name, k, _ in _triples(model, "ge.gear_inputs"):
         if name in padded and name in shapes and np.ndim(padded[name]) == len(shapes[name]):
             a = np.asarray(padded[name])
@@ -356,6 +361,19 @@ def select_gear(module: Module, arrays: Mapping[str, np.ndarray], where: str = "
             pad[k] = (0, max(0, int(shapes[name][k]) - a.shape[k]))
             padded[name] = np.pad(a, pad) if pad[k][1] else a
     return Selection(model, gear, padded, real)
+
+
+def _check_padded_fit(model: Operation, shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[str, np.ndarray],
+                      loc: NameLoc) -> None:
+    """A diagnostic, not numpy's MemoryError, when the gear's inputs need more
+    than this machine's memory (a gear of 10^11 rows): its time needs none."""
+    from geir.backends.emulator.arena import host_memory_bytes
+    host = host_memory_bytes()
+    need = sum(int(np.prod(shapes[name], dtype=np.float64)) * np.asarray(a).dtype.itemsize
+               for name, a in arrays.items() if name in shapes)
+    if host is not None and need > host:
+        raise DiagnosticError(Diagnostic("error", f"gear {gear_label(model)} takes inputs of {need} B, more than this "
+                                                  f"machine's {host} B: run it --timing-only", loc))
 
 
 def _gear(model: Operation) -> dict[str, int]:

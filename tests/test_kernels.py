@@ -739,3 +739,36 @@ def test_kernel_or_fallback() -> None:
     y, y_h, y_c = lstm([x, w, r], {"hidden_size": 4})
     assert y.shape == (3, 1, 1, 4) and y_h.shape == y_c.shape == (1, 1, 4)
     np.testing.assert_array_equal(y[-1], y_h)
+
+
+_EMPTY = np.zeros((0, 4, 6, 6), np.float32)
+#: (op, inputs, attributes, the result's shape, whether onnx.reference runs it: its
+#: GlobalAveragePool divides by zero, its Flatten and GroupNormalization cannot
+#: reshape an empty batch, its GridSample returns no tuple)
+_EMPTY_BATCH_CASES = [
+    ("MaxPool", [_EMPTY], {"kernel_shape": [3, 3], "strides": [2, 2]}, (0, 4, 2, 2), True),
+    ("AveragePool", [_EMPTY], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, (0, 4, 6, 6), True),
+    ("GlobalAveragePool", [_EMPTY], {}, (0, 4, 1, 1), False),
+    ("LpPool", [_EMPTY], {"kernel_shape": [2, 2]}, (0, 4, 5, 5), True),
+    ("Conv", [_EMPTY, np.ones((8, 4, 3, 3), np.float32)], {"pads": [1, 1, 1, 1]}, (0, 8, 6, 6), True),
+    ("GroupNormalization", [_EMPTY, np.ones(4, np.float32), np.zeros(4, np.float32)], {"num_groups": 2},
+     (0, 4, 6, 6), False),
+    ("InstanceNormalization", [_EMPTY, np.ones(4, np.float32), np.zeros(4, np.float32)], {}, (0, 4, 6, 6), True),
+    ("LRN", [_EMPTY], {"size": 3}, (0, 4, 6, 6), True),
+    ("Softmax", [_EMPTY], {"axis": 1}, (0, 4, 6, 6), True),
+    ("GridSample", [_EMPTY, np.zeros((0, 3, 3, 2), np.float32)], {}, (0, 4, 3, 3), False),
+    ("Flatten", [_EMPTY], {"axis": 1}, (0, 144), False),
+]
+
+
+@pytest.mark.parametrize("op, inputs, attrs, shape, oracle", _EMPTY_BATCH_CASES,
+                         ids=[c[0] for c in _EMPTY_BATCH_CASES])
+def test_an_empty_batch_gives_an_empty_result(op: str, inputs: list[np.ndarray], attrs: dict[str, Any],
+                                              shape: tuple[int, ...], oracle: bool) -> None:
+    """A batch of 0 (``--input-shape batch=0``) is an empty result of the op's
+    shape (the reference's, where it runs one), not a reshape that cannot tell
+    what -1 is."""
+    actual = get_kernel(op)(list(inputs), dict(attrs))[0]
+    assert actual.shape == shape and actual.dtype == np.float32
+    if oracle:
+        assert_same(actual, reference_outputs(op, list(inputs), **attrs)[0], op)

@@ -107,7 +107,7 @@ def grid_sample(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
             xs = _reflect(xs, lo, hi)
         positions, weights = _taps(xs, mode)
         per_axis.append([(*_tap_index(p, length, lo, hi, padding), w) for p, w in zip(positions, weights)])
-    flat = x.reshape(n, c, -1).astype(np.float64)
+    flat = x.reshape(n, c, int(np.prod(dims, dtype=np.int64))).astype(np.float64)  # -1: ambiguous at n = 0
     strides = [int(np.prod(dims[k + 1:], dtype=np.int64)) for k in range(rank)]
     out = np.zeros((n, c, *out_shape))
     for combo in itertools.product(*per_axis):

@@ -5,6 +5,7 @@ pools, all reductions over the windowed view of :mod:`.window`."""
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -51,7 +52,8 @@ def max_pool(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     x = inputs[0]
     window = _pool_window(x, attrs)
     windows = sliding_windows(x, window, lowest(x.dtype))
-    flat = windows.reshape(*windows.shape[:x.ndim], -1)  # copies: the im2col of the pool
+    # copies: the im2col of the pool (the window's size spelt out: -1 is ambiguous for an empty batch)
+    flat = windows.reshape(*windows.shape[:x.ndim], math.prod(windows.shape[x.ndim:]))
     arg = np.argmax(flat, axis=-1)
     values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     indices = _argmax_input_indices(x, window, arg, bool(attrs.get("storage_order", 0)))

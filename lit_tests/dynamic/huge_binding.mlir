@@ -12,6 +12,15 @@
 // RUN: not ge-run %t.gears.mlir %s --input-shape batch=99999999999 2>&1 | filecheck %s --check-prefix=NOGEAR
 // NOGEAR: --input-shape: error: no gear fits the inputs (batch=99999999999); the gears are: batch=1; batch=4
 // NOGEAR-NOT: internal error
+// A gear too large for this machine's memory is said before its inputs are
+// padded to it; timed only, nothing is padded and the plan meets the device's
+// memory.
+// RUN: ge-translate --import-onnx %onnx/shape_chain.onnx --dynamic-batch-size=99999999999 --input-shape seq=2 -o %t.huge.mlir
+// RUN: not ge-run %t.huge.mlir --input-shape batch=5 2>&1 | filecheck %s --check-prefix=PADDED
+// PADDED: --input-shape: error: gear batch=99999999999 takes inputs of {{[0-9]+}} B, more than this machine's {{[0-9]+}} B: run it --timing-only
+// RUN: not ge-run %t.huge.mlir --input-shape batch=5 --timing-only 2>&1 | filecheck %s --check-prefix=TIMED
+// TIMED: error: reuse-memory: the plan needs {{[0-9]+}} B
+// TIMED-NOT: internal error
 ge.graph @main(%x: tensor<?x16xf32> {ge.name = "x", ge.symbols = ["batch", ""]}) -> (tensor<?x16xf32> {ge.name = "y"}) {
   %s = ge.shape %x : (tensor<?x16xf32>) -> tensor<2xi64>
   %one = ge.const {value = dense<1.000000e+00> : tensor<1x16xf32>} : () -> tensor<1x16xf32>
