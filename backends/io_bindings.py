@@ -25,7 +25,7 @@ from geir.operation import Operation
 from geir.types import FunctionType, TensorType, Type
 
 __all__ = ["Binding", "GraphSignature", "graph_signature", "find_graph", "load_inputs", "check_inputs",
-           "random_inputs", "shape_views", "save_outputs", "main_or_first_graph"]
+           "random_inputs", "shape_views", "beyond_host_memory", "save_outputs", "main_or_first_graph"]
 
 
 class Binding(NamedTuple):
@@ -162,20 +162,25 @@ def shape_views(sig: GraphSignature) -> dict[str, np.ndarray]:
     return out
 
 
-def _check_fits_in_memory(sig: GraphSignature) -> None:
-    """A diagnostic, not numpy's MemoryError, when the static inputs of ``sig``
-    need more bytes than this machine has (a size bound to 10^11 rows)."""
+def beyond_host_memory(need: int) -> int | None:
+    """This machine's memory when ``need`` bytes of inputs exceed it, else None:
+    a caller says so in a diagnostic rather than meet numpy's MemoryError."""
     from geir.backends.emulator.arena import host_memory_bytes
     host = host_memory_bytes()
-    if host is None:
-        return
+    return host if host is not None and need > host else None
+
+
+def _check_fits_in_memory(sig: GraphSignature) -> None:
+    """A diagnostic when the static inputs of ``sig`` need more bytes than this
+    machine has (a size bound to 10^11 rows)."""
     need = 0
     for b in sig.inputs:
         t = b.type
         dtype = _dtype_of(t) if isinstance(t, TensorType) and t.is_static else None
         if dtype is not None:
             need += math.prod(int(d) for d in t.shape) * dtype.itemsize  # type: ignore[union-attr]
-    if need > host:
+    host = beyond_host_memory(need)
+    if host is not None:
         raise DiagnosticError(Diagnostic("error", f"random inputs of these shapes need {need} B, more than this "
                                                   f"machine's {host} B: bind smaller sizes, or run --timing-only"))
 

@@ -462,12 +462,12 @@ def binding_names(module: Module) -> set[str]:
     from geir.backends.shape_gears import gear_binding_names, has_gears
     if has_gears(module):
         return gear_binding_names(module)
-    from geir.passes.specialize_shapes import binding_names as graph_binding_names
+    from geir.passes.specialize_shapes import bindable_names
     graphs = [op for op in module.body.ops if op.name == "ge.graph"]
     if not graphs:
         return set()
     name = graph_name(module)
-    return graph_binding_names(next((g for g in graphs if g.get_attr("sym_name") == name), graphs[0]))
+    return bindable_names(next((g for g in graphs if g.get_attr("sym_name") == name), graphs[0]))
 
 
 def _keep_bound_gear(module: Module, bindings: Mapping[str, tuple[int, ...]]) -> None:

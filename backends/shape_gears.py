@@ -367,11 +367,11 @@ def _check_padded_fit(model: Operation, shapes: Mapping[str, tuple[int, ...]], a
                       loc: NameLoc) -> None:
     """A diagnostic, not numpy's MemoryError, when the gear's inputs need more
     than this machine's memory (a gear of 10^11 rows): its time needs none."""
-    from geir.backends.emulator.arena import host_memory_bytes
-    host = host_memory_bytes()
+    from geir.backends.io_bindings import beyond_host_memory
     need = sum(int(np.prod(shapes[name], dtype=np.float64)) * np.asarray(a).dtype.itemsize
                for name, a in arrays.items() if name in shapes)
-    if host is not None and need > host:
+    host = beyond_host_memory(need)
+    if host is not None:
         raise DiagnosticError(Diagnostic("error", f"gear {gear_label(model)} takes inputs of {need} B, more than this "
                                                   f"machine's {host} B: run it --timing-only", loc))
 

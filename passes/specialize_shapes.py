@@ -108,11 +108,6 @@ def bindable_names(graph: Operation) -> set[str]:
     return set(input_names(graph)) | {s for syms in graph_symbols(graph) for s in syms if s}
 
 
-def binding_names(graph: Operation) -> set[str]:
-    """The names a binding of ``graph`` may use: its inputs and their symbolic dims."""
-    return set(input_names(graph)) | {s for syms in graph_symbols(graph) for s in syms if s}
-
-
 def resolve_bindings(graph: Operation, bindings: Mapping[str, tuple[int, ...]], where: str,
                      what: str = "--input-shape") -> dict[int, tuple[int | None, ...]]:
     """Per input index, the shape the bindings give it (unbound dims stay ``None``).

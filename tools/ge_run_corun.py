@@ -9,9 +9,9 @@ streams of its own at the priority ``--priority`` gives it::
 Priorities follow ACL's convention: smaller is more urgent; 0 each by default;
 one per model, in command-line order. ``--input-shape`` binds, in each model,
 the inputs and symbolic dims it names that the model has (``batch=4`` sizes
-every model with a ``batch`` dim) and picks a gear module's gear. The report: each model's latency under
-load beside its solo latency, and the device's throughput (models completed per
-second).
+every model with a ``batch`` dim) and picks a gear module's gear. The report:
+each model's latency under load beside its solo latency, and the device's
+throughput (models completed per second).
 
 This module is light (no numpy at import): ``ge-run`` adds ``--priority`` when
 it builds its argument parser.
