@@ -133,7 +133,8 @@ def group_normalization(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     groups = int(attrs["num_groups"])
     n, c = x.shape[:2]
     stash = _stash_dtype(attrs)
-    grouped = x.astype(stash, copy=False).reshape(n, groups, x.size // max(1, n * groups))  # -1: ambiguous at n = 0
+    per_group = int(np.prod(x.shape[1:], dtype=np.int64)) // groups  # not -1: ambiguous when n = 0
+    grouped = x.astype(stash, copy=False).reshape(n, groups, per_group)
     normalized, _, _ = standardize(grouped, (2,), float(attrs.get("epsilon", _EPSILON)))
     if scale.size == groups and groups != c:
         scale = np.repeat(scale, c // groups)
