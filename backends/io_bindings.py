@@ -153,12 +153,17 @@ def shape_views(sig: GraphSignature) -> dict[str, np.ndarray]:
     """Zeros of each static input's shape, as views that hold no memory: the
     sizes a gear is picked from before inputs of a bound size (which may fit no
     gear, nor this machine's memory) are drawn."""
-    out = {}
+    return {name: np.broadcast_to(np.zeros((), dtype), shape) for name, shape, dtype in _static_inputs(sig)}
+
+
+def _static_inputs(sig: GraphSignature) -> list[tuple[str, tuple[int, ...], np.dtype]]:
+    """(name, shape, dtype) of each input of ``sig`` whose shape is static and whose values can be drawn."""
+    out = []
     for b in sig.inputs:
         t = b.type
         dtype = _dtype_of(t) if isinstance(t, TensorType) and t.is_static else None
         if dtype is not None:
-            out[b.name] = np.broadcast_to(np.zeros((), dtype), tuple(int(d) for d in t.shape))  # type: ignore[union-attr]
+            out.append((b.name, tuple(int(d) for d in t.shape), dtype))  # type: ignore[union-attr]
     return out
 
 
@@ -173,12 +178,7 @@ def beyond_host_memory(need: int) -> int | None:
 def _check_fits_in_memory(sig: GraphSignature) -> None:
     """A diagnostic when the static inputs of ``sig`` need more bytes than this
     machine has (a size bound to 10^11 rows)."""
-    need = 0
-    for b in sig.inputs:
-        t = b.type
-        dtype = _dtype_of(t) if isinstance(t, TensorType) and t.is_static else None
-        if dtype is not None:
-            need += math.prod(int(d) for d in t.shape) * dtype.itemsize  # type: ignore[union-attr]
+    need = sum(math.prod(shape) * dtype.itemsize for _, shape, dtype in _static_inputs(sig))
     host = beyond_host_memory(need)
     if host is not None:
         raise DiagnosticError(Diagnostic("error", f"random inputs of these shapes need {need} B, more than this "
