@@ -2,7 +2,7 @@
 (as MLIR's print passes write to ``llvm::errs()``); the IR is unchanged.
 
 For each ``ge.graph``: task ops and dependencies; the width (largest set of ops
-no dependency orders: exact by Dilworth's theorem on graphs up to 3000 ops, else
+no dependency orders: exact by Dilworth's theorem on graphs up to 20,000 ops, else
 the widest depth level, a lower bound, marked ``>=``); streams used; cross-stream
 dependencies, the events GE's rule would insert for this stream assignment and
 the events present; the critical path by the cost model; the lower bound of

@@ -152,6 +152,16 @@ class OpGraph:
         """Whether there is a path from node a to node b (a != b)."""
         return bool(self.reach()[b] >> a & 1)
 
+    def descendants(self) -> list[int]:
+        """``descendants()[i]`` is a bitset of the nodes node i reaches (i excluded)."""
+        later = [0] * self.n
+        for i in range(self.n - 1, -1, -1):
+            r = 0
+            for j in self.succs[i]:
+                r |= later[j] | (1 << j)
+            later[i] = r
+        return later
+
     def transitive_reduction(self) -> list[list[int]]:
         """Predecessor lists with every edge implied by a longer path removed
         (the minimum equivalent graph, which Nimble matches on)."""
@@ -168,26 +178,17 @@ class OpGraph:
     def width(self) -> tuple[int, bool]:
         """The size of a largest antichain (nodes no path orders), and whether it
         is exact. Exact (Dilworth: n minus a maximum matching of the transitive
-        closure) when reachability is affordable and the closure is small enough;
-        otherwise the largest set of nodes of equal depth, a lower bound."""
+        closure) when reachability is affordable (:data:`REACHABILITY_LIMIT`
+        nodes); otherwise the largest set of nodes of equal depth, a lower bound."""
         by_depth: dict[int, int] = {}
         for d in self.depths():
             by_depth[d] = by_depth.get(d, 0) + 1
         level_width = max(by_depth.values(), default=0)
-        if not self.has_reachability or self.n > 3000:
+        if not self.has_reachability:
             return level_width, False
-        from geir.passes.scheduling.matching import maximum_matching
-        reach = self.reach()
+        from geir.passes.scheduling.matching import maximum_matching_size_of_bitsets
         # bipartite closure graph: left a -> right b when a reaches b
-        later: list[list[int]] = [[] for _ in range(self.n)]
-        for b in range(self.n):
-            r = reach[b]
-            while r:
-                low = r & -r
-                later[low.bit_length() - 1].append(b)
-                r ^= low
-        matched = maximum_matching(self.n, self.n, later)
-        return self.n - sum(1 for m in matched if m >= 0), True
+        return self.n - maximum_matching_size_of_bitsets(self.descendants()), True
 
 
 def _is_collective(op: Operation) -> bool:
