@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
-from geir.attributes import UNKNOWN_LOC, Attribute, FileLineColLoc, Location
+from geir.attributes import UNKNOWN_LOC, Attribute, FileLineColLoc, Location, from_attribute
 from geir.dialect_registry import lookup_op
 from geir.types import Type
 
@@ -200,7 +200,6 @@ class Operation:
 
     def get_attr(self, name: str, default: object = None) -> object:
         """The Python value of attribute ``name`` (or its declared default)."""
-        from geir.attributes import from_attribute
         attr = self.attributes.get(name)
         if attr is None:
             d = self.definition
