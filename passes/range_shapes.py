@@ -16,9 +16,11 @@ downstream of it:
 
 from __future__ import annotations
 
+from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, op_position
 from geir.graph_io import input_names
-from geir.operation import Block, Operation, Value
+from geir.opdef import InferContext, InferError
+from geir.operation import Block, Operation, OpResult, Value
 from geir.types import TensorType
 
 __all__ = ["dynamic_shape_diagnostics", "unbound_input_diagnostics", "data_dependent_diagnostics"]
@@ -28,7 +30,10 @@ MAX_ORIGINS = 20
 
 
 def _dynamic_dims(v: Value) -> list[int] | None:
-    t = v.type
+    return _dynamic_dims_of(v.type)
+
+
+def _dynamic_dims_of(t: object) -> list[int] | None:
     if not isinstance(t, TensorType):
         return None
     if t.shape is None:
@@ -85,6 +90,7 @@ def _origins(block: Block, out: list[Diagnostic]) -> None:
     unbound input (a ``ge.shape`` of a dynamic value is static in type but not
     in value: it taints what reads it)."""
     tainted: set[Value] = {a for a in block.arguments if _dynamic_dims(a) is not None}
+    folds: set[Value] = set()  # values computed from constants and static shapes alone
     for op in block.ops:
         if op.name in ("ge.return", "ge.yield", "ge.none"):
             continue
@@ -92,15 +98,29 @@ def _origins(block: Block, out: list[Diagnostic]) -> None:
         if any(v in tainted for v in reads):
             tainted.update(op.results)
             continue  # downstream of an unbound input, reported there
+        if _folds(op, folds):
+            folds.update(op.results)
         for k, r in enumerate(op.results):
             dims = _dynamic_dims(r)
             if dims is None:
                 continue
             tainted.update(op.results)
+            unfolded = [i for i, v in enumerate(op.operands) if v in folds and _is_computed(v)]
             if op.name == "ge.onnx_op":
                 qualified = ".".join(str(x) for x in (op.get_attr("domain"), op.get_attr("op_type")) if x)
                 why = (f"'ge.onnx_op' op ({qualified}) result #{k} has no static shape ({r.type}): ONNX's shape "
                        "inference gives none for it and geir has no inference of its own")
+            elif unfolded or (inferred := _static_inference(op, k)) is not None:
+                # not data-dependent: its size is known from constants, not yet folded or inferred
+                if unfolded:
+                    which = " and ".join(f"#{i}" for i in unfolded)
+                    why = f"its operand {which} is computed from constants alone"
+                else:
+                    why = f"its operands give {inferred}"
+                out.append(Diagnostic("error", f"'{op.name}' op result #{k} has no static shape yet ({r.type}): "
+                                               f"{why}: specialize-shapes folds and infers it (ge-default runs it "
+                                               "first)", op_position(op)))
+                break
             else:
                 dim = f"dim {dims[0]}" if dims else "rank"
                 why = (f"'{op.name}' op result #{k} {dim} has a data-dependent size ({r.type}): it depends on "
@@ -109,3 +129,35 @@ def _origins(block: Block, out: list[Diagnostic]) -> None:
                                              "upper bound per dim, are not supported; ge-run launches it alone)",
                                   op_position(op)))
             break
+
+
+def _static_inference(op: Operation, k: int) -> TensorType | None:
+    """The static type ``op``'s declaration infers for result ``k`` from its operands
+    as they are now, or None."""
+    definition = op.definition
+    if definition is None or definition.infer is None:
+        return None
+    try:
+        inferred = list(definition.infer(InferContext.for_op(op)))
+    except (InferError, ValueError, TypeError, IndexError, ZeroDivisionError):
+        return None
+    t = inferred[k] if k < len(inferred) else None
+    return t if isinstance(t, TensorType) and _dynamic_dims_of(t) is None else None
+
+
+def _is_computed(v: Value) -> bool:
+    """Whether ``v`` is the result of an op that computes it (not a constant)."""
+    return isinstance(v, OpResult) and v.op.name not in CONSTANT_OPS
+
+
+def _folds(op: Operation, folds: set[Value]) -> bool:
+    """Whether specialize-shapes can fold ``op``'s results to constants: a constant, a
+    shape or size of a static tensor, or an op without regions all of whose
+    operands fold."""
+    if op.name in CONSTANT_OPS:
+        return True
+    if op.regions or not op.results:
+        return False
+    if op.name in ("ge.shape", "ge.size"):
+        return bool(op.operands) and _dynamic_dims(op.operands[0]) is None
+    return bool(op.operands) and all(v in folds for v in op.operands)

@@ -104,3 +104,26 @@ ge.graph @g(%m: tensor<i64>, %c: tensor<i1>, %y: tensor<1xf32>) -> tensor<2xf32>
   }) : (tensor<i64>, tensor<i1>, tensor<1xf32>) -> tensor<2xf32>
   ge.return %r : (tensor<2xf32>) -> ()
 }
+
+// -----
+
+// A size computed from constants alone is not data-dependent: specialize-shapes folds it.
+ge.graph @g(%x: tensor<1x3xf32>) -> tensor<?x?xf32> {
+  %c = ge.const {value = dense<[0, 1, 0, 1]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %p = ge.cast %c {to = i64} : (tensor<4xi64>) -> tensor<4xi64>
+  %z = ge.const {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  // expected-error@+1 {{'ge.pad' op result #0 has no static shape yet (tensor<?x?xf32>): its operand #1 is computed from constants alone: specialize-shapes folds and infers it (ge-default runs it first)}}
+  %y = ge.pad %x, %p, %z {mode = "constant"} : (tensor<1x3xf32>, tensor<4xi64>, tensor<f32>) -> tensor<?x?xf32>
+  ge.return %y : (tensor<?x?xf32>) -> ()
+}
+
+// -----
+
+// Nor is one whose operands are constants already (canonicalize folds, but infers no types).
+ge.graph @g(%x: tensor<1x3xf32>) -> tensor<?x?xf32> {
+  %c = ge.const {value = dense<[0, 1, 0, 1]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %z = ge.const {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  // expected-error@+1 {{'ge.pad' op result #0 has no static shape yet (tensor<?x?xf32>): its operands give tensor<1x5xf32>: specialize-shapes folds and infers it (ge-default runs it first)}}
+  %y = ge.pad %x, %c, %z {mode = "constant"} : (tensor<1x3xf32>, tensor<4xi64>, tensor<f32>) -> tensor<?x?xf32>
+  ge.return %y : (tensor<?x?xf32>) -> ()
+}
