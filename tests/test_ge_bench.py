@@ -292,6 +292,22 @@ def test_input_shapes_bind_the_models_that_have_them(tmp_path: Any) -> None:
         resolve_models([str(path)], input_shapes={"x": (8,)})
 
 
+
+def test_a_runs_error_points_into_a_models_text_only_where_that_text_is_the_file(tmp_path: Any) -> None:
+    from geir.tools.bench.models import resolve_models
+    path = tmp_path / "dyn.mlir"
+    path.write_text(DYNAMIC)
+    (as_written,) = resolve_models([BRANCHES])
+    (bound,) = resolve_models([str(path)], input_shapes={"batch": (8,)})  # folded and printed again
+    (imported,) = resolve_models([os.path.join(ROOT, "lit_tests", "import", "Inputs", "dynamic.onnx")],
+                                 input_shapes={"N": (3,)})
+    assert as_written.located and not bound.located and not imported.located
+    config = Configuration("single", 2, "910B2", "best")
+    broken = as_written.text.replace("ge.return", "ge.returns", 1)
+    assert run_task(BRANCHES, config, broken, 1.0, located=True)["error"].startswith(f"{BRANCHES}:")
+    assert run_task(BRANCHES, config, broken, 1.0, located=True)["error"].split(": error:")[0].count(":") == 2
+    assert run_task(BRANCHES, config, broken, 1.0)["error"].startswith(f"{BRANCHES}: error: ")
+
 def test_a_module_of_gears_is_one_model_per_gear(tmp_path: Any) -> None:
     """Each gear is a model of the sweep, named by its sizes, and its row is
     what ge-run gives for an input of that gear's size."""

@@ -8,12 +8,13 @@ the pool and Dask's scheduler do.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Protocol
+from typing import Any, Iterator, Mapping, Protocol
 
 import attrs
 
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.tools.bench.measure import run_task
+from geir.tools.bench.models import Model
 from geir.tools.bench.sweep_config import Configuration
 
 __all__ = ["Task", "Executor", "InlineExecutor", "ProcessExecutor", "DaskExecutor", "make_executor"]
@@ -36,7 +37,7 @@ class Executor(Protocol):
     def start(self) -> None:
         """Connect to whatever runs the tasks (before the sweep prints its plan)."""
 
-    def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
+    def run(self, tasks: list[Task], models: Mapping[str, Model], time_limit: float) -> Iterator[dict[str, Any]]:
         """Run ``tasks`` and yield each one's row as it finishes."""
 
 
@@ -48,9 +49,9 @@ class InlineExecutor:
     def start(self) -> None:
         pass
 
-    def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
+    def run(self, tasks: list[Task], models: Mapping[str, Model], time_limit: float) -> Iterator[dict[str, Any]]:
         for t in tasks:
-            yield run_task(t.model, t.config, texts[t.model], time_limit)
+            yield run_task(t.model, t.config, models[t.model].text, time_limit, models[t.model].located)
 
 
 @attrs.define
@@ -62,12 +63,13 @@ class ProcessExecutor:
     def start(self) -> None:
         pass
 
-    def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
+    def run(self, tasks: list[Task], models: Mapping[str, Model], time_limit: float) -> Iterator[dict[str, Any]]:
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
         pool = ProcessPoolExecutor(max_workers=self.jobs)
         try:
-            futures = [pool.submit(run_task, t.model, t.config, texts[t.model], time_limit) for t in tasks]
+            futures = [pool.submit(run_task, t.model, t.config, models[t.model].text, time_limit, models[t.model].located)
+                       for t in tasks]
             for f in as_completed(futures):
                 try:
                     yield f.result()
@@ -100,15 +102,16 @@ class DaskExecutor:
             raise DiagnosticError(Diagnostic("error", f"cannot reach the Dask scheduler at '{self.address}': "
                                                       f"{e}")) from None
 
-    def run(self, tasks: list[Task], texts: dict[str, str], time_limit: float) -> Iterator[dict[str, Any]]:
+    def run(self, tasks: list[Task], models: Mapping[str, Model], time_limit: float) -> Iterator[dict[str, Any]]:
         import distributed
         if self._client is None:
             self.start()
         client = self._client
         try:
             used = {t.model for t in tasks}
-            scattered = {m: client.scatter(texts[m], broadcast=False) for m in used}
-            futures = [client.submit(run_task, t.model, t.config, scattered[t.model], time_limit, pure=False,
+            scattered = {m: client.scatter(models[m].text, broadcast=False) for m in used}
+            futures = [client.submit(run_task, t.model, t.config, scattered[t.model], time_limit,
+                                     models[t.model].located, pure=False,
                                      key=f"ge-bench-{i}-{t.model}-{t.config.strategy}")
                        for i, t in enumerate(tasks)]
             for f in distributed.as_completed(futures, loop=client.loop):

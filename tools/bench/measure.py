@@ -168,17 +168,22 @@ def _refuse_host_driven(module: Any, name: str) -> None:
     raise DiagnosticError(d)
 
 
-def run_task(model: str, config: Configuration, text: str, time_limit: float) -> dict[str, Any]:
+def run_task(model: str, config: Configuration, text: str, time_limit: float, located: bool = False) -> dict[str, Any]:
     """The result row of ``model`` under ``config``: the configuration's columns,
     the figures of :func:`measure`, and ``error``: the diagnostic when the
     passes or the emulator rejected the model (a result: a resumed sweep does
-    not retry it), or :data:`INTERNAL_ERROR` and the exception (retried)."""
+    not retry it), or :data:`INTERNAL_ERROR` and the exception (retried).
+    ``located``: ``text`` is the file ``model``, so the diagnostic points into
+    it; else it is said at the model."""
     row: dict[str, Any] = {"model": model, "model_sha": model_digest(text), **config.columns()}
     _warm_up(config)
     try:
         row.update(measure(text, config, time_limit, f"{model}"))
         row["error"] = ""
     except DiagnosticError as e:
+        if not located:
+            from geir.tools.bench.models import said_at_the_model
+            e = said_at_the_model(e, model)
         row["error"] = e.format().strip().splitlines()[0]
     except Exception as e:  # noqa: BLE001 - a bug in a pass must not end a long sweep
         # Recorded so the sweep goes on; a resumed sweep runs it again (it may be fixed by then).

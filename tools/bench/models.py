@@ -36,15 +36,31 @@ if TYPE_CHECKING:  # imported on call: a sweep of generated models needs no onnx
     from geir.module import Module
 
 __all__ = ["Model", "light_model_paths", "light_models", "import_light_model", "symbolic_batch", "resolve_models",
-           "known_model_names", "bind_input_shapes"]
+           "known_model_names", "bind_input_shapes", "said_at_the_model"]
 
 
 @attrs.frozen
 class Model:
-    """One model of a sweep: its name in the results and its ``ge`` IR text."""
+    """One model of a sweep: its name in the results and its ``ge`` IR text.
+    ``located``: the text is the file ``name`` itself, so a diagnostic's line
+    and column point into it (not so for an imported ONNX model, a gear, a
+    generated workload, or a file whose dims a binding folded)."""
 
     name: str
     text: str
+    located: bool = False
+
+
+def said_at_the_model(error: DiagnosticError, name: str) -> DiagnosticError:
+    """``error`` said at model ``name``, for a model whose text is not that file
+    (lines and columns would point into a file that does not hold them; a sweep
+    has many models, so each error names its own); a note that points into the
+    text is said there too."""
+    def in_text(note: Diagnostic) -> Diagnostic:
+        pos = note.file_position
+        return attrs.evolve(note, location=NameLoc(name)) if pos is not None and pos.file == name else note
+    return DiagnosticError([attrs.evolve(d, location=NameLoc(name), notes=[in_text(n) for n in d.notes])
+                            for d in error.diagnostics], error.source_files)
 
 
 def light_model_paths() -> dict[str, str]:
@@ -179,7 +195,7 @@ def bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ..
     except DiagnosticError as e:
         if located:
             raise
-        raise DiagnosticError([attrs.evolve(d, location=NameLoc(name)) for d in e.diagnostics]) from None
+        raise said_at_the_model(e, name) from None
 
 
 def _bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]],
@@ -227,8 +243,9 @@ def resolve_models(specs: list[str], base_dir: str = ".",
                     text, module = load()
                     for model_name, model_text, model_module in _one_per_gear(name, text, module):
                         located = name.endswith(".mlir") and model_text is text  # a gear's text is not the file
-                        models[model_name] = Model(model_name, bind_input_shapes(
-                            model_text, model_name, input_shapes or {}, located=located, module=model_module))
+                        bound = bind_input_shapes(model_text, model_name, input_shapes or {}, located=located,
+                                                  module=model_module)
+                        models[model_name] = Model(model_name, bound, located and bound is model_text)
         except DiagnosticError as e:
             raise (on_error(i, e) if on_error else e) from None
     return list(models.values())

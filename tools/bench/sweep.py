@@ -89,11 +89,11 @@ def prepare(sweep: Sweep, results: str | None) -> SweepRun:
 def run_sweep(run: SweepRun, executor: Executor, progress: bool = False) -> list[dict[str, Any]]:
     """Execute ``run.todo`` on ``executor``; return the sweep's rows (with the
     rows the results file already had), speed-ups filled in."""
-    texts = {m.name: m.text for m in run.models}
+    models = {m.name: m for m in run.models}
     bar = _progress_bar(len(run.todo), progress)
     fresh: dict[tuple[Any, ...], dict[str, Any]] = {}
     try:
-        for row in executor.run(run.todo, texts, float(run.sweep.time_limit.value)):
+        for row in executor.run(run.todo, models, float(run.sweep.time_limit.value)):
             if run.store is not None:
                 run.store.append(row)
             fresh[row_key(row)] = row
