@@ -57,6 +57,26 @@ def node_kernel(op: Operation) -> Kernel:
                        loc_text(op.location))
 
 
+
+def _no_units(missing: list[tuple[Operation, str]], profile: DeviceProfile, graph: Operation) -> list[Diagnostic]:
+    """An error for each op of ``missing`` (an op and the pool it runs on) on a
+    device without such units, with why it left AICore when it fell back to
+    AICPU; the first that a dynamic shape sent there notes the graph input whose
+    dims to bind."""
+    from geir.passes.assign_engines import engine_for
+    from geir.passes.range_shapes import unbound_input_diagnostics
+    out, noted = [], False
+    for op, pool in missing:
+        why = engine_for(op, soc=profile.soc)[1] if pool == AICPU else None
+        d = Diagnostic("error", f"'{op.name}' runs on {pool}, but device '{profile.name}' has no {pool} units"
+                                + (f" (it falls back from AICore: {why})" if why else ""), op.location)
+        if why and not noted and any(isinstance(r.type, TensorType) and not r.type.is_static for r in op.results):
+            for unbound in unbound_input_diagnostics(graph, inputs_option=False)[:1]:
+                d.attach_note(unbound.message, unbound.location)
+            noted = True
+        out.append(d)
+    return out
+
 @attrs.define(eq=False)
 class ScheduleProblem:
     """One graph's scheduling problem.
@@ -92,11 +112,10 @@ class ScheduleProblem:
         model = CostModel(profile, warm_weights=warm_weights)
         kernels = [node_kernel(op) for op in graph.ops]
         costs = [model.kernel(k) for k in kernels]
-        missing = [Diagnostic("error", f"'{op.name}' runs on {c.pool}, but device '{profile.name}' has no {c.pool} "
-                                       "units", op.location)
-                   for op, c in zip(graph.ops, costs) if c.pool != GE_LOCAL and model.capacity[c.pool] == 0]
+        missing = [(op, c.pool) for op, c in zip(graph.ops, costs)
+                   if c.pool != GE_LOCAL and model.capacity[c.pool] == 0]
         if missing:  # no plan can place these ops: said here, before a bound divides by the missing units
-            raise DiagnosticError(missing[:20])
+            raise DiagnosticError(_no_units(missing, profile, graph.graph)[:20])
         labels = []
         for op in graph.ops:
             label = op.get_attr("stream_label")
