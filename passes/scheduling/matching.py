@@ -37,10 +37,10 @@ def maximum_matching_size_of_bitsets(adjacency: Sequence[int]) -> int:
 
     Kuhn's augmenting paths, breadth first, a whole set of right vertices per
     step: a transitive closure's rows are dense (millions of edges for a few
-    thousand nodes), and each row costs one bitwise operation here. A greedy pass matches each left vertex
-    to its lowest free right one first. A search that fails leaves the right
-    vertices it saw useless until the next augmentation, so later searches
-    skip them."""
+    thousand nodes), and each row costs one bitwise operation here. A greedy
+    pass first matches each left vertex to its lowest free right one. A search
+    that fails leaves the right vertices it saw useless until the next
+    augmentation, so later searches skip them."""
     n = len(adjacency)
     mate_of_left = [-1] * n
     mate_of_right = [-1] * n

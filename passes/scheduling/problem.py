@@ -57,7 +57,6 @@ def node_kernel(op: Operation) -> Kernel:
                        loc_text(op.location))
 
 
-
 def _no_units(missing: list[tuple[Operation, str]], profile: DeviceProfile, graph: Operation) -> list[Diagnostic]:
     """An error for each op of ``missing`` (an op and the pool it runs on) on a
     device without such units, with why it left AICore when it fell back to
@@ -76,6 +75,7 @@ def _no_units(missing: list[tuple[Operation, str]], profile: DeviceProfile, grap
             noted = True
         out.append(d)
     return out
+
 
 @attrs.define(eq=False)
 class ScheduleProblem:

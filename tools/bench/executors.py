@@ -68,8 +68,8 @@ class ProcessExecutor:
         from concurrent.futures.process import BrokenProcessPool
         pool = ProcessPoolExecutor(max_workers=self.jobs)
         try:
-            futures = [pool.submit(run_task, t.model, t.config, models[t.model].text, time_limit, models[t.model].located)
-                       for t in tasks]
+            futures = [pool.submit(run_task, t.model, t.config, models[t.model].text, time_limit,
+                                   models[t.model].located) for t in tasks]
             for f in as_completed(futures):
                 try:
                     yield f.result()
