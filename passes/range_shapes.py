@@ -30,10 +30,7 @@ MAX_ORIGINS = 20
 
 
 def _dynamic_dims(v: Value) -> list[int] | None:
-    return _dynamic_dims_of(v.type)
-
-
-def _dynamic_dims_of(t: object) -> list[int] | None:
+    t = v.type
     if not isinstance(t, TensorType):
         return None
     if t.shape is None:
@@ -142,7 +139,7 @@ def _static_inference(op: Operation, k: int) -> TensorType | None:
     except (InferError, ValueError, TypeError, IndexError, ZeroDivisionError):
         return None
     t = inferred[k] if k < len(inferred) else None
-    return t if isinstance(t, TensorType) and _dynamic_dims_of(t) is None else None
+    return t if isinstance(t, TensorType) and t.is_static else None
 
 
 def _is_computed(v: Value) -> bool:
