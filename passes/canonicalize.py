@@ -37,7 +37,7 @@ from geir.rewriter import InsertionPoint, Rewriter
 from geir.types import NONE, TensorType, element_type_from_numpy, storage_dtype
 from geir.passes.pass_base import ModulePass, PassContext, option
 
-__all__ = ["Canonicalize", "fold_op", "inline_constant_control", "FOLD_LIMIT"]
+__all__ = ["Canonicalize", "fold_op", "inline_constant_control", "FOLD_LIMIT", "SHAPE_OPS"]
 
 #: above this many elements a folded constant goes to a resource blob
 INLINE_CONSTANT_LIMIT = 16
@@ -50,7 +50,7 @@ DO_NOT_FOLD = "_do_not_constant_folding"
 #: asked for: what passes through floats (Cast -> Div -> Ceil) works on a few dims
 FLOAT_FOLD_LIMIT = 8
 #: ops whose value depends only on their operand's shape
-_SHAPE_OPS = frozenset({"ge.shape", "ge.size"})
+SHAPE_OPS = frozenset({"ge.shape", "ge.size"})
 #: ops that pick elements of a vector (what a shape vector is indexed by)
 _SELECT_OPS = frozenset({"ge.gather", "ge.slice"})
 _KERNEL_ERRORS = (ValueError, TypeError, IndexError, KeyError, ArithmeticError, NotImplementedError)
@@ -308,7 +308,7 @@ def fold_op(op: Operation, limit: int | None = FOLD_LIMIT,
     if limit is not None:
         if rt.shape is not None and all(d is not None for d in rt.shape) and (rt.num_elements or 0) > limit:
             return None
-    if op.name in _SHAPE_OPS:
+    if op.name in SHAPE_OPS:
         value = _shape_value(op)
     elif op.name == "ge.constant_of_shape":
         value = _constant_of_shape_value(op)

@@ -21,6 +21,7 @@ from geir.diagnostics import Diagnostic, op_position
 from geir.graph_io import input_names
 from geir.opdef import InferContext, InferError
 from geir.operation import Block, Operation, OpResult, Value
+from geir.passes.canonicalize import SHAPE_OPS
 from geir.types import TensorType
 
 __all__ = ["dynamic_shape_diagnostics", "unbound_input_diagnostics", "data_dependent_diagnostics"]
@@ -155,6 +156,6 @@ def _folds(op: Operation, folds: set[Value]) -> bool:
         return True
     if op.regions or not op.results:
         return False
-    if op.name in ("ge.shape", "ge.size"):
+    if op.name in SHAPE_OPS:
         return bool(op.operands) and _dynamic_dims(op.operands[0]) is None
     return bool(op.operands) and all(v in folds for v in op.operands)
