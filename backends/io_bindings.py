@@ -12,7 +12,7 @@ import io
 import math
 import os
 import zipfile
-from typing import Mapping, NamedTuple
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -41,6 +41,18 @@ class GraphSignature(NamedTuple):
     graph: str
     inputs: list[Binding]
     outputs: list[Binding]
+
+
+def bind_by_flag(bindings: Sequence[str]) -> str:
+    """How ``ge-run`` and ``ge-bench`` make ``bindings`` ("batch=<size>"):
+    ``--input-shape`` flags (a :data:`~geir.passes.range_shapes.BindingHint`)."""
+    return " ".join(f"--input-shape {b}" for b in bindings)
+
+
+def bind_by_flag_or_inputs(bindings: Sequence[str]) -> str:
+    """:func:`bind_by_flag`, or ``--inputs``, whose arrays' shapes bind a run's
+    inputs too."""
+    return f"{bind_by_flag(bindings)}, or give --inputs"
 
 
 def find_graph(module: Module, graph: str = "main") -> Operation:

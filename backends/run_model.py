@@ -213,8 +213,9 @@ def _specialize(module: Module, settings: RunSettings, interpret: bool) -> dict[
         if shapes:
             specialize_graph(graph, module, shapes)
     if not interpret:
+        from geir.backends.io_bindings import bind_by_flag_or_inputs
         from geir.passes.range_shapes import unbound_input_diagnostics
-        problems = unbound_input_diagnostics(graph)
+        problems = unbound_input_diagnostics(graph, bind_by_flag_or_inputs)
         if problems:  # said at the input, before lower-to-tasks reports every op it reaches
             raise DiagnosticError(problems)
         from geir.passes.specialize_shapes import fold_static_shapes
@@ -419,6 +420,7 @@ def static_task_list(module: Module, settings: RunSettings, name: str, device: s
     """
     from geir.backends.model_compile import (compile_module, needs_host, needs_pipeline, plan_pipeline,
                                              task_list_of)
+    from geir.backends.io_bindings import bind_by_flag
     from geir.backends.shape_gears import has_gears
     from geir.diagnostics import error
     from geir.passes.range_shapes import unbound_input_diagnostics
@@ -444,7 +446,7 @@ def static_task_list(module: Module, settings: RunSettings, name: str, device: s
                     "task list each")
     graphs = [op for op in module.body.ops if op.name == "ge.graph"]
     for graph in graphs:
-        problems = unbound_input_diagnostics(graph, inputs_option=False)  # several models take no --inputs
+        problems = unbound_input_diagnostics(graph, bind_by_flag)  # several models take no --inputs
         if problems:
             raise DiagnosticError(problems)
     if needs_pipeline(module) or (settings.pipeline is not None and graphs):

@@ -147,7 +147,7 @@ def specialize_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]]
         DiagnosticError: a gear's arity does not match the kind's symbols, or a
             dim stays dynamic after binding (naming it).
     """
-    from geir.backends.io_bindings import find_graph
+    from geir.backends.io_bindings import bind_by_flag, find_graph
     from geir.passes.range_shapes import dynamic_shape_diagnostics
     from geir.passes.specialize_shapes import fold_static_shapes, resolve_bindings, specialize_graph
     graph = find_graph(module)
@@ -184,7 +184,7 @@ def specialize_gears(module: Module, kind: str, gears: Sequence[tuple[int, ...]]
             _require_static(clone, resolved, what)
             specialize_graph(clone, module, resolved)
             fold_static_shapes(clone, module)  # dims only shape arithmetic decides, as a run binds them
-            problems = dynamic_shape_diagnostics(clone)
+            problems = dynamic_shape_diagnostics(clone, bind_by_flag)
             if problems:
                 raise DiagnosticError(problems)
         except BaseException:

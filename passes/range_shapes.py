@@ -5,7 +5,8 @@
 fix, so :func:`dynamic_shape_diagnostics` reports the *origin*, not every op
 downstream of it:
 
-* an unbound input dim: bind it (``--input-shape``, ``--inputs``, a gear);
+* an unbound input dim: bind it (``specialize-shapes``; a tool's own options,
+  through the ``hint`` it passes);
 * an op whose operands are static but whose result is not: its size depends on
   tensor *values* (NonZero, Unique, NonMaxSuppression, TopK with a computed k,
   Range with computed bounds, a Loop's trip count ...). GE runs such ops with
@@ -16,6 +17,8 @@ downstream of it:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, op_position
 from geir.graph_io import input_names
@@ -24,10 +27,22 @@ from geir.operation import Block, Operation, OpResult, Value
 from geir.passes.canonicalize import SHAPE_OPS
 from geir.types import TensorType
 
-__all__ = ["dynamic_shape_diagnostics", "unbound_input_diagnostics", "data_dependent_diagnostics"]
+__all__ = ["BindingHint", "bind_by_pass", "dynamic_shape_diagnostics", "unbound_input_diagnostics",
+           "data_dependent_diagnostics"]
 
 #: at most this many origins are reported
 MAX_ORIGINS = 20
+
+#: how a diagnostic says to make bindings ("batch=<size>", "x=<dims>"): a
+#: pipeline binds with a pass option, a tool with its own flags
+BindingHint = Callable[[Sequence[str]], str]
+
+
+def bind_by_pass(bindings: Sequence[str]) -> str:
+    """How a pass pipeline makes ``bindings``: ``specialize-shapes``'s option,
+    or ``ge-default``'s, which runs it."""
+    shapes = ",".join(bindings)
+    return f'specialize-shapes{{shapes="{shapes}"}} (in ge-default: input-shape="{shapes}")'
 
 
 def _dynamic_dims(v: Value) -> list[int] | None:
@@ -40,14 +55,15 @@ def _dynamic_dims(v: Value) -> list[int] | None:
     return dims or None
 
 
-def dynamic_shape_diagnostics(graph: Operation) -> list[Diagnostic]:
-    """One error per place a dynamic dim of ``graph`` starts (empty when static)."""
-    return (unbound_input_diagnostics(graph) + data_dependent_diagnostics(graph))[:MAX_ORIGINS]
+def dynamic_shape_diagnostics(graph: Operation, hint: BindingHint = bind_by_pass) -> list[Diagnostic]:
+    """One error per place a dynamic dim of ``graph`` starts (empty when static);
+    ``hint`` says how to bind an input."""
+    return (unbound_input_diagnostics(graph, hint) + data_dependent_diagnostics(graph))[:MAX_ORIGINS]
 
 
-def unbound_input_diagnostics(graph: Operation, inputs_option: bool = True) -> list[Diagnostic]:
+def unbound_input_diagnostics(graph: Operation, hint: BindingHint = bind_by_pass) -> list[Diagnostic]:
     """One error per input of ``graph`` with a dynamic dim, saying how to bind it
-    (``inputs_option``: the tool also takes ``--inputs``, whose shapes bind it)."""
+    (``hint`` spells the bindings it needs as the caller takes them)."""
     from geir.passes.specialize_shapes import graph_symbols
     block = graph.regions[0].blocks[0]
     out: list[Diagnostic] = []
@@ -58,20 +74,20 @@ def unbound_input_diagnostics(graph: Operation, inputs_option: bool = True) -> l
             continue
         if not dims:
             out.append(Diagnostic("error", f"input '{name}' has no static rank ({arg.type}); bind it with "
-                                           f"--input-shape {name}=<dims>", op_position(graph)))
+                                           f"{hint([f'{name}=<dims>'])}", op_position(graph)))
             continue
         # every dynamic dim at once, so that one fix binds the input
         named = [(k, symbols[i][k] if i < len(symbols) and k < len(symbols[i]) else "") for k in dims]
         if all(symbol for _, symbol in named):
-            how = " ".join(f"--input-shape {symbol}=<size>" for symbol in dict.fromkeys(s for _, s in named))
+            how = hint([f"{symbol}=<size>" for symbol in dict.fromkeys(s for _, s in named)])
         else:
-            how = f"--input-shape {name}=<dims>"
+            how = hint([f"{name}=<dims>"])
         where = [f"{k} ('{symbol}')" if symbol else str(k) for k, symbol in named]
         which = (f"dim {where[0]} is" if len(where) == 1
                  else f"dims {', '.join(where[:-1])} and {where[-1]} are")
         them = "it" if len(where) == 1 else "them"
-        out.append(Diagnostic("error", f"input '{name}' {which} dynamic ({arg.type}); bind {them} with "
-                                       f"{how}{', or give --inputs' if inputs_option else ''}", op_position(graph)))
+        out.append(Diagnostic("error", f"input '{name}' {which} dynamic ({arg.type}); bind {them} with {how}",
+                              op_position(graph)))
     return out[:MAX_ORIGINS]
 
 

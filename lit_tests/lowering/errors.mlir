@@ -32,7 +32,7 @@ ge.graph @g(%x: tensor<4xf32>) -> tensor<1x?xi64> {
 // -----
 
 // Only where the dynamic dim starts is reported (not every op it reaches), with the fix.
-// expected-error@+1 {{input 'x' dim 0 is dynamic (tensor<?x4xf32>); bind it with --input-shape x=<dims>, or give --inputs}}
+// expected-error@+1 {{input 'x' dim 0 is dynamic (tensor<?x4xf32>); bind it with specialize-shapes{shapes="x=<dims>"} (in ge-default: input-shape="x=<dims>")}}
 ge.graph @g(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %r = ge.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   ge.return %r : (tensor<?x4xf32>) -> ()

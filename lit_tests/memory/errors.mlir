@@ -18,7 +18,7 @@ ge.graph @main(%x: tensor<4xf32>) -> (tensor<4xf32>) {
 
 // A dynamic graph input: the error is at the graph, with a note on binding it.
 // expected-error@+2 {{reuse-memory: value of type tensor<?x4xf32> has no static size}}
-// expected-note@+1 {{bind the graph's dynamic input dims first: specialize-shapes{shapes=NAME=DxD...}, or ge-default{input-shape=NAME=DxD...}}}
+// expected-note@+1 {{input 'x' dim 0 is dynamic (tensor<?x4xf32>); bind it with specialize-shapes{shapes="x=<dims>"} (in ge-default: input-shape="x=<dims>")}}
 ge.graph @main(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>) {
   %a = ge.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   ge.return %a : (tensor<?x4xf32>) -> ()

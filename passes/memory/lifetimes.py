@@ -190,16 +190,12 @@ class MemoryProblem:
             if size is None:
                 where = graph if define == HOST else order.nodes[define]
                 if not isinstance(v.type, TensorType) or not v.type.is_static:
-                    # a dynamic graph input: binding its dims makes every shape it decides static
-                    notes = [("bind the graph's dynamic input dims first: specialize-shapes{shapes=NAME=DxD...}, "
-                              "or ge-default{input-shape=NAME=DxD...}", graph)] if define == HOST else []
+                    from geir.passes.range_shapes import dynamic_shape_diagnostics
                     e = error_at(where, f"reuse-memory: value of type {v.type} has no static size; "
-                                        f"an arena plan needs every tensor's size", notes)
-                    if define != HOST:
-                        from geir.passes.range_shapes import dynamic_shape_diagnostics
-                        for origin in dynamic_shape_diagnostics(graph)[:1]:
-                            # why the dim is dynamic, where it starts, says how to make it static
-                            e.diagnostics[0].attach_note(origin.message, origin.location)
+                                        f"an arena plan needs every tensor's size")
+                    for origin in dynamic_shape_diagnostics(graph)[:1]:
+                        # why the dim is dynamic, where it starts, says how to make it static
+                        e.diagnostics[0].attach_note(origin.message, origin.location)
                     raise e
                 try:
                     size = sizes[v.type] = align(tensor_bytes(v.type), alignment)

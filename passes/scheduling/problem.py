@@ -70,7 +70,7 @@ def _no_units(missing: list[tuple[Operation, str]], profile: DeviceProfile, grap
         d = Diagnostic("error", f"'{op.name}' runs on {pool}, but device '{profile.name}' has no {pool} units"
                                 + (f" (it falls back from AICore: {why})" if why else ""), op.location)
         if why and not noted and any(isinstance(r.type, TensorType) and not r.type.is_static for r in op.results):
-            for unbound in unbound_input_diagnostics(graph, inputs_option=False)[:1]:
+            for unbound in unbound_input_diagnostics(graph)[:1]:
                 d.attach_note(unbound.message, unbound.location)
             noted = True
         out.append(d)

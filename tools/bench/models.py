@@ -200,7 +200,7 @@ def bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ..
 
 def _bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, ...]],
                        module: Module | None) -> str:
-    from geir.backends.io_bindings import main_or_first_graph
+    from geir.backends.io_bindings import bind_by_flag, main_or_first_graph
     from geir.diagnostics import op_position
     from geir.parser import parse_module
     from geir.passes.range_shapes import unbound_input_diagnostics
@@ -219,7 +219,7 @@ def _bind_input_shapes(text: str, name: str, bindings: Mapping[str, tuple[int, .
             raise DiagnosticError([Diagnostic("error", f"--input-shape: {d.message}", op_position(graph))
                                    for d in e.diagnostics]) from None
         specialize_graph(graph, module, shapes)
-    problems = unbound_input_diagnostics(graph, inputs_option=False)
+    problems = unbound_input_diagnostics(graph, bind_by_flag)
     if problems:
         raise DiagnosticError(problems)
     if not mine:
