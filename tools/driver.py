@@ -8,10 +8,11 @@ import io
 import os
 import sys
 import traceback
+import weakref
 from typing import BinaryIO, Callable, Sequence, TextIO
 
 __all__ = ["read_input", "write_output", "run_guarded", "add_debug_argument", "llvm_style_arguments",
-           "EXIT_INTERNAL"]
+           "refuse_repeated_options", "EXIT_INTERNAL"]
 
 #: exit code of an internal error (BSD's EX_SOFTWARE): a bug, not bad input
 EXIT_INTERNAL = 70
@@ -57,19 +58,58 @@ def llvm_style_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -
     """``argv`` with LLVM's one-dash long options (``-cse``, ``-split-input-file``,
     ``-pass-pipeline=...``, as mlir-opt and MLIR's lit tests write them) spelled
     with two dashes, for ``parser``'s options that have a two-dash form and no
-    one-dash one; everything else, and anything after ``--``, as given."""
+    one-dash one; everything else, and anything after ``--``, as given.
+
+    An option whose value is optional takes it after ``=`` only, as LLVM's do
+    (``--canonicalize=max-iterations=1``): given bare, it is given its ``const``,
+    so that ``ge-opt --canonicalize in.mlir`` reads ``in.mlir`` as the input."""
     known = parser._option_string_actions  # noqa: SLF001 - argparse has no public query
     out: list[str] = []
     rest = False
     for arg in argv:
         if rest or arg == "--":
             rest = True
-        elif arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
+        elif arg.startswith("-") and len(arg) > 2:
             name, sep, value = arg.partition("=")
-            if name not in known and "-" + name in known:
-                arg = "-" + name + sep + value
+            if not name.startswith("--") and name not in known and "-" + name in known:
+                name = "-" + name
+            action = known.get(name)
+            if not sep and action is not None and action.nargs == "?" and action.const is not None:
+                sep, value = "=", str(action.const)
+            arg = name + sep + value
         out.append(arg)
     return out
+
+
+class _StoreOnce(argparse.Action):
+    """argparse's ``store``, refusing a second, different value: as LLVM's options
+    "may only occur zero or one times", so that of ``--device 310P3 ... --device
+    910B2`` neither is silently dropped. Repeatable options use ``append``."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        #: the namespace of the parse that gave a value, and that value (weakly: a
+        #: later parse's namespace is another object, even at the same address)
+        self._given: tuple[weakref.ref[argparse.Namespace], object] | None = None
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        if self._given is not None and self._given[0]() is namespace and self._given[1] != values:
+            parser.error(f"{option_string} is given twice ({_shown(self._given[1])}, then {_shown(values)}); "
+                         "give it once")
+        self._given = (weakref.ref(namespace), values)
+        setattr(namespace, self.dest, values)
+
+
+def _shown(value: object) -> str:
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def refuse_repeated_options(parser: argparse.ArgumentParser) -> None:
+    """Make every single-valued option ``parser`` adds from here on refuse a second,
+    different value (call it before adding them)."""
+    parser.register("action", None, _StoreOnce)
+    parser.register("action", "store", _StoreOnce)
 
 
 def add_debug_argument(p: argparse.ArgumentParser) -> None:

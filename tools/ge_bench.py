@@ -27,8 +27,10 @@ __all__ = ["build_arg_parser", "main"]
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
+    from geir.tools.driver import refuse_repeated_options
     p = argparse.ArgumentParser(prog="ge-bench", description=__doc__.split("\n\n")[0].replace("``", "'"),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    refuse_repeated_options(p)
     s = p.add_argument_group("the sweep (comma-separated lists; they replace the config file's)")
     s.add_argument("--config", metavar="FILE", help="a sweep config file, TOML (.toml) or JSON (.json)")
     s.add_argument("--models", metavar="LIST",

@@ -29,6 +29,7 @@ class _BoolFlag(argparse.Action):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("nargs", "?")
+        kwargs.setdefault("const", "true")  # given bare
         super().__init__(*args, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any,
@@ -43,7 +44,9 @@ class _BoolFlag(argparse.Action):
 
 def build_arg_parser() -> argparse.ArgumentParser:
     from geir.passes.registry import PASSES
+    from geir.tools.driver import refuse_repeated_options
     p = argparse.ArgumentParser(prog="ge-opt", description="Run geir pass pipelines on IR files (like mlir-opt).")
+    refuse_repeated_options(p)
     p.add_argument("inputs", nargs="*", default=["-"], metavar="input",
                    help="input file(s) ('-' for stdin); several are processed one by one, like split chunks")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")

@@ -63,10 +63,12 @@ if TYPE_CHECKING:
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
+    from geir.tools.driver import refuse_repeated_options
     p = argparse.ArgumentParser(prog="ge-run", description="Run a model (ONNX, or geir IR) on the Ascend emulator "
                                                              "or the reference interpreter.",
                                 epilog="exit codes: 0 clean, 1 bad input, 3 race/deadlock/uninitialised read found, "
                                        "70 internal error")
+    refuse_repeated_options(p)
     p.add_argument("input", nargs="*", default=["-"],
                    help="an .onnx model or an IR file ('-' for stdin): ge or rt dialect; several run at once on "
                         "one device")

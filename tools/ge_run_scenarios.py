@@ -144,7 +144,9 @@ def _co_run(modules: list[Any], names: list[str], args: argparse.Namespace) -> i
 
 
 def _parser() -> argparse.ArgumentParser:
+    from geir.tools.driver import refuse_repeated_options
     p = argparse.ArgumentParser(prog="ge-run-scenarios", description="Run the scenarios on the emulator.")
+    refuse_repeated_options(p)
     p.add_argument("inputs", nargs="+", help="IR files: ge graphs or rt task lists; several run together (co-run)")
     p.add_argument("--device", default="910B2", help="device profile name or JSON file")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE")

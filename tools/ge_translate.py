@@ -22,7 +22,9 @@ from typing import Sequence
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
+    from geir.tools.driver import refuse_repeated_options
     p = argparse.ArgumentParser(prog="ge-translate", description="Translate between geir IR and other formats.")
+    refuse_repeated_options(p)
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--import-onnx", action="store_true", help="ONNX model -> ge dialect")
     mode.add_argument("--export-tasks-json", action="store_true", help="rt dialect -> task-list JSON")
