@@ -81,7 +81,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
                         "(-Rpass=assign-engines, -Rpass='.*'); remarks are silent otherwise")
     p.add_argument("--list-passes", action="store_true", help="list the passes and their options")
     p.add_argument("--version", action="version", version=f"ge-opt {VERSION}")
-    group = p.add_argument_group("passes (in command-line order)")
+    group = p.add_argument_group("passes (in command-line order; options after '=': --canonicalize=max-iterations=1)")
     for name in sorted(PASSES):
         group.add_argument(f"--{name}", dest=name, action=_PassFlag, nargs="?", const="",
                            metavar="OPTIONS", help=f"run the {name} pass")
