@@ -1,11 +1,14 @@
 """Writing an output file whole or not at all: the bytes go to a temporary
 file beside the target, renamed over it once complete, so a failure never
 leaves half a file. A failure is a diagnostic that names the file the user
-asked for, never the temporary one."""
+asked for, never the temporary one. What is not a regular file (``/dev/null``,
+a pipe, a terminal) is written into as it is: there is no file to replace, and
+renaming over a device would put a regular file in its place."""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from typing import Any, BinaryIO, Callable
 
@@ -72,21 +75,38 @@ def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> None:
             it is a directory, the disk is full, ...).
     """
     check_writable(path)
+    target = os.path.realpath(path)  # a symbolic link keeps naming the file it names
+    if _is_special(target):
+        try:
+            with open(target, "wb") as stream:
+                write(stream)
+        except OSError as e:
+            raise cannot_write(path, _reason(e, path)) from None
+        return
     try:
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".geir-")
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".geir-")
     except OSError as e:
         raise cannot_write(path, _reason(e, path)) from None
     try:
         with os.fdopen(fd, "wb") as stream:
             write(stream)
-        os.chmod(tmp, _mode(path))
-        os.replace(tmp, path)
+        os.chmod(tmp, _mode(target))
+        os.replace(tmp, target)
     except OSError as e:
         _remove(tmp)
         raise cannot_write(path, _reason(e, path)) from None
     except BaseException:
         _remove(tmp)
         raise
+
+
+def _is_special(path: str) -> bool:
+    """Whether ``path`` exists and is not a regular file: a device, a pipe, a socket."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # not there yet: a new regular file
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _mode(path: str) -> int:

@@ -4,6 +4,8 @@ file the user asked for."""
 from __future__ import annotations
 
 import os
+import stat
+import threading
 
 import pytest
 
@@ -62,6 +64,46 @@ def test_a_directory_is_not_overwritten(tmp_path):
         write_atomically(str(tmp_path), lambda stream: stream.write(b"x"))
     assert _message(e) == f"cannot write '{tmp_path}': it is a directory"
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null")
+def test_dev_null_is_written_into_and_stays_a_device():
+    # a temporary file renamed over it would put a regular file in its place
+    # (and a user who may not create files in /dev could not write at all)
+    before = os.stat("/dev/null")
+    write_atomically("/dev/null", lambda stream: stream.write(b"discarded"))
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_device_that_refuses_the_bytes_is_a_diagnostic():
+    with pytest.raises(DiagnosticError) as e:
+        write_atomically("/dev/full", lambda stream: stream.write(b"x" * 65536))
+    assert _message(e).startswith("cannot write '/dev/full': ")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes")
+def test_a_named_pipe_is_written_into(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    write_atomically(str(fifo), lambda stream: stream.write(b"through"))
+    reader.join(timeout=10)
+    assert received == [b"through"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and os.listdir(tmp_path) == ["pipe"]
+
+
+def test_a_symbolic_link_keeps_naming_the_file_it_named(tmp_path):
+    (tmp_path / "real.bin").write_bytes(b"old")
+    (tmp_path / "link.bin").symlink_to(tmp_path / "real.bin")
+    write_atomically(str(tmp_path / "link.bin"), lambda stream: stream.write(b"new"))
+    assert (tmp_path / "link.bin").is_symlink()
+    assert (tmp_path / "real.bin").read_bytes() == b"new"
+    assert sorted(os.listdir(tmp_path)) == ["link.bin", "real.bin"]
 
 
 def test_a_figure_takes_its_format_from_the_extension(tmp_path):

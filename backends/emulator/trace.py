@@ -118,6 +118,11 @@ def trace_events(schedule: Schedule) -> dict[str, Any]:
 
 
 def write_trace(schedule: Schedule, path: str) -> None:
-    """Write the trace of ``schedule`` to ``path``."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(trace_events(schedule), f, separators=(",", ":"))
+    """Write the trace of ``schedule`` to ``path``, whole or not at all.
+
+    Raises:
+        DiagnosticError: ``path`` cannot be written.
+    """
+    from geir.output_file import write_atomically
+    data = json.dumps(trace_events(schedule), separators=(",", ":")).encode("utf-8")
+    write_atomically(path, lambda stream: stream.write(data))
