@@ -2,8 +2,8 @@
 file beside the target, renamed over it once complete, so a failure never
 leaves half a file. A failure is a diagnostic that names the file the user
 asked for, never the temporary one. What is not a regular file (``/dev/null``,
-a pipe, a terminal) is written into as it is: there is no file to replace, and
-renaming over a device would put a regular file in its place."""
+``/dev/stdout``, a pipe, a terminal) is written into as it is: there is no file
+to replace, and renaming over a device would put a regular file in its place."""
 
 from __future__ import annotations
 
@@ -75,14 +75,14 @@ def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> None:
             it is a directory, the disk is full, ...).
     """
     check_writable(path)
-    target = os.path.realpath(path)  # a symbolic link keeps naming the file it names
-    if _is_special(target):
+    if _is_stream(path):
         try:
-            with open(target, "wb") as stream:
+            with open(path, "wb") as stream:
                 write(stream)
         except OSError as e:
             raise cannot_write(path, _reason(e, path)) from None
         return
+    target = os.path.realpath(path)  # a symbolic link keeps naming the file it names
     try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".geir-")
     except OSError as e:
@@ -100,10 +100,14 @@ def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> None:
         raise
 
 
-def _is_special(path: str) -> bool:
-    """Whether ``path`` exists and is not a regular file: a device, a pipe, a socket."""
+def _is_stream(path: str) -> bool:
+    """Whether ``path`` names something to write into rather than a file to
+    replace: a device, a pipe or a socket, or a path into ``/dev`` or ``/proc``
+    (``/dev/stdout`` is the process's own output, redirected to a file or not)."""
+    if os.path.abspath(path).startswith(("/dev/", "/proc/")):
+        return True
     try:
-        mode = os.stat(path).st_mode
+        mode = os.stat(path).st_mode  # through symbolic links
     except OSError:
         return False  # not there yet: a new regular file
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)

@@ -97,6 +97,12 @@ def test_a_named_pipe_is_written_into(tmp_path):
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and os.listdir(tmp_path) == ["pipe"]
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/stdout"), reason="no /dev/stdout")
+def test_dev_stdout_is_the_process_own_output(capfd):
+    write_atomically("/dev/stdout", lambda stream: stream.write(b"to stdout\n"))
+    assert capfd.readouterr().out == "to stdout\n"
+
+
 def test_a_symbolic_link_keeps_naming_the_file_it_named(tmp_path):
     (tmp_path / "real.bin").write_bytes(b"old")
     (tmp_path / "link.bin").symlink_to(tmp_path / "real.bin")
