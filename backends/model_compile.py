@@ -70,30 +70,51 @@ def pass_device(device: str, profile: Any, overrides: list[str]) -> Iterator[str
         os.unlink(path)
 
 
-def load_model(path: str, allow_unregistered: bool) -> tuple[Any, str, str | None]:
-    """(module, name for diagnostics, its text or None for an ONNX file). An
+def load_model(path: str, allow_unregistered: bool,
+               sources: Any = None) -> tuple[Any, str, str | None]:
+    """(module, name for diagnostics, its text or None for an ONNX model). An
     ``.onnx`` file is imported with its dynamic dims kept (``--input-shape`` and
-    ``--inputs`` bind them afterwards, as for IR); anything else is parsed and
-    verified as IR."""
+    ``--inputs`` bind them afterwards, as for IR), and so are the bytes of an ONNX
+    model under another name (a pipe, standard input; external weights are then
+    absent: timing-only); anything else is parsed and verified as IR, its text
+    added to ``sources`` (a :class:`~geir.diagnostics.SourceManager`) first, so
+    that a diagnostic can show its line."""
     if path.lower().endswith(".onnx"):
-        from geir.onnx_importer import import_onnx
         if not os.path.isfile(path):
             raise FileNotFoundError(2, "no such file", path)
-        module = import_onnx(path)
-        from geir.attributes import NameLoc
-        for op in module.body.ops:
-            if op.name == "ge.graph":
-                # the user named the file: a diagnostic about the whole graph (an input
-                # left dynamic) names it, not the ONNX graph's own name inside it
-                op.location = NameLoc(path)
-        return module, path, None
-    from geir.source_text import read_source
-    name, text = read_source(path)
+        return _onnx_model(path, path), path, None
+    from geir.source_text import decode_source, is_onnx_model, read_source_bytes
+    name, data = read_source_bytes(path)
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:  # IR text is UTF-8; a model's bytes seldom are
+            if is_onnx_model(data):
+                return _onnx_model(data, name), name, None
+            text = decode_source(data, name)  # says where the text is not UTF-8
+    else:
+        text = data
+    if sources is not None:
+        from geir.diagnostics import SourceFile
+        sources.add(SourceFile(name, text))
     from geir.parser import parse_module
     from geir.verifier import verify
     module = parse_module(text, name, allow_unregistered=allow_unregistered)
     verify(module, allow_unregistered=allow_unregistered)
     return module, name, text
+
+
+def _onnx_model(source: str | bytes, name: str) -> Any:
+    """The module of the ONNX model ``source`` (a path or a model's bytes), its
+    graph located at ``name``: the user named it, so a diagnostic about the whole
+    graph (an input left dynamic) says that name, not the graph's own inside."""
+    from geir.attributes import NameLoc
+    from geir.onnx_importer import import_onnx
+    module = import_onnx(source)
+    for op in module.body.ops:
+        if op.name == "ge.graph":
+            op.location = NameLoc(name)
+    return module
 
 
 def needs_pipeline(module: Any) -> bool:

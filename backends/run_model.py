@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import attrs
 
-from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile, SourceManager
+from geir.diagnostics import Diagnostic, DiagnosticError, SourceManager
 
 if TYPE_CHECKING:
     import numpy as np
@@ -131,26 +131,9 @@ def load(model: Any, allow_unregistered: bool = False, sources: SourceManager | 
         return model.clone()
     if isinstance(model, (str, os.PathLike)):
         from geir.backends.model_compile import load_model
-        module, name, text = load_model(os.fspath(model), allow_unregistered) if sources is None else \
-            _load_noting(os.fspath(model), allow_unregistered, sources)
-        return module
+        return load_model(os.fspath(model), allow_unregistered, sources)[0]
     from geir.onnx_importer import import_onnx
     return import_onnx(model)
-
-
-def _load_noting(path: str, allow_unregistered: bool, sources: SourceManager) -> tuple[Any, str, str | None]:
-    """load_model, adding the text to ``sources`` (also when it fails to parse)."""
-    from geir.backends.model_compile import load_model
-    if path.lower().endswith(".onnx"):
-        return load_model(path, allow_unregistered)
-    from geir.source_text import read_source
-    name, text = read_source(path)
-    sources.add(SourceFile(name, text))
-    from geir.parser import parse_module
-    from geir.verifier import verify
-    module = parse_module(text, name, allow_unregistered=allow_unregistered)
-    verify(module, allow_unregistered=allow_unregistered)
-    return module, name, text
 
 
 def no_pipeline(settings: RunSettings, why: str) -> None:

@@ -11,11 +11,11 @@ import sys
 from geir.attributes import NameLoc
 from geir.diagnostics import Diagnostic, DiagnosticError
 
-__all__ = ["read_source", "decode_source"]
+__all__ = ["read_source", "read_source_bytes", "decode_source", "is_onnx_model"]
 
 #: the note on bytes that parse as an ONNX model
 ONNX_NOTE = ("this is an ONNX model: 'ge-translate --import-onnx' imports it as IR, and 'ge-run' "
-             "takes a '.onnx' file as it is")
+             "runs it as it is")
 
 
 def read_source(path: str) -> tuple[str, str]:
@@ -25,13 +25,24 @@ def read_source(path: str) -> tuple[str, str]:
         DiagnosticError: the bytes are not UTF-8.
         FileNotFoundError, IsADirectoryError, PermissionError: as ``open`` does.
     """
+    name, data = read_source_bytes(path)
+    return name, data if isinstance(data, str) else decode_source(data, name)
+
+
+def read_source_bytes(path: str) -> tuple[str, bytes | str]:
+    """(name for diagnostics, bytes) of ``path``; ``-`` is standard input (its
+    text, when a text stream stands in for it: tests, notebooks).
+
+    Raises:
+        FileNotFoundError, IsADirectoryError, PermissionError: as ``open`` does.
+    """
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:  # a text stream put in place of stdin (tests, notebooks)
+        if stream is None:
             return "<stdin>", sys.stdin.read()
-        return "<stdin>", decode_source(stream.read(), "<stdin>")
+        return "<stdin>", stream.read()
     with open(path, "rb") as f:
-        return path, decode_source(f.read(), path)
+        return path, f.read()
 
 
 def decode_source(data: bytes, name: str) -> str:
@@ -41,12 +52,12 @@ def decode_source(data: bytes, name: str) -> str:
     except UnicodeDecodeError as e:
         diagnostic = Diagnostic("error", f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} "
                                          f"({e.reason})", NameLoc(name))
-        if _is_onnx(data):
+        if is_onnx_model(data):
             diagnostic.attach_note(ONNX_NOTE)
         raise DiagnosticError(diagnostic) from None
 
 
-def _is_onnx(data: bytes) -> bool:
+def is_onnx_model(data: bytes) -> bool:
     """Whether ``data`` parses as an ONNX model with a graph (protobuf parses
     many byte strings as some message, so an empty one does not count)."""
     try:

@@ -68,6 +68,16 @@ def test_outputs_follow_the_given_inputs(tiny: geir.RunReport) -> None:
     assert not np.array_equal(other.outputs["probs"], tiny.outputs["probs"])
 
 
+def test_an_onnx_model_under_another_name_runs_as_the_onnx_file_does(tmp_path: pathlib.Path,
+                                                                      tiny: geir.RunReport) -> None:
+    # a model's bytes are not IR text: an extension, a pipe or stdin does not decide
+    renamed = tmp_path / "tiny_cnn.bin"
+    renamed.write_bytes(pathlib.Path(TINY).read_bytes())
+    report = geir.run_model(str(renamed))
+    assert report.makespan_us == tiny.makespan_us
+    assert all(np.array_equal(report.outputs[k], tiny.outputs[k]) for k in tiny.outputs)
+
+
 def test_a_module_is_run_on_a_clone() -> None:
     module = geir.import_onnx(TINY)
     before = str(module)

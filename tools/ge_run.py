@@ -70,7 +70,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
                                        "70 internal error")
     refuse_repeated_options(p)
     p.add_argument("input", nargs="*", default=["-"],
-                   help="an .onnx model or an IR file ('-' for stdin): ge or rt dialect; several run at once on "
+                   help="an ONNX model or an IR file ('-' for stdin): ge or rt dialect; several run at once on "
                         "one device")
     p.add_argument("--interpret", action="store_true", help="run op by op with the reference interpreter")
     p.add_argument("--inputs", default=None, help=".npz of graph inputs by name (default: random, fixed seed)")
