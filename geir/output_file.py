@@ -7,8 +7,10 @@ to replace, and renaming over a device would put a regular file in its place."""
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+import sys
 import tempfile
 from typing import Any, BinaryIO, Callable
 
@@ -75,6 +77,13 @@ def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> None:
             it is a directory, the disk is full, ...).
     """
     check_writable(path)
+    if path == "-":  # standard output, as check_writable has it: whole there too
+        buffer = io.BytesIO()
+        write(buffer)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(buffer.getvalue())
+        sys.stdout.buffer.flush()
+        return
     if _is_stream(path):
         try:
             with open(path, "wb") as stream:

@@ -103,6 +103,13 @@ def test_dev_stdout_is_the_process_own_output(capfd):
     assert capfd.readouterr().out == "to stdout\n"
 
 
+def test_a_dash_is_standard_output_not_a_file_named_dash(tmp_path, capfd, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_atomically("-", lambda stream: stream.write(b"dash\n"))
+    assert capfd.readouterr().out == "dash\n"
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_symbolic_link_keeps_naming_the_file_it_named(tmp_path):
     (tmp_path / "real.bin").write_bytes(b"old")
     (tmp_path / "link.bin").symlink_to(tmp_path / "real.bin")

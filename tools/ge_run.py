@@ -132,13 +132,20 @@ def settings_of(args: argparse.Namespace) -> "RunSettings":
                        warm_l2=args.warm_l2, host_timed=args.host_timed)
 
 
+#: names of standard output, where the report goes (a file written there would mix with it)
+_STANDARD_OUTPUT = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+
+
 def _run(args: argparse.Namespace) -> int:
     from geir.backends.run_model import load, prepare, run_prepared, with_device_resolved
     from geir.diagnostics import DiagnosticError, SourceManager
     from geir.output_file import check_writable
     # An unwritable output is said before the run, not after it.
-    for path, image in ((args.output, False), (args.trace, False), (args.timeline, True),
-                        (args.memory_timeline, True)):
+    for flag, path, image in (("-o", args.output, False), ("--trace", args.trace, False),
+                              ("--timeline", args.timeline, True), ("--memory-timeline", args.memory_timeline, True)):
+        if path in _STANDARD_OUTPUT:
+            from geir.diagnostics import error
+            raise error(f"{flag} {path}: the report goes to standard output; give {flag} a file")
         if path is not None:
             check_writable(path, image)
     if len(args.input) > 1 or args.priority:
