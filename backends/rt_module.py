@@ -70,7 +70,8 @@ def task_list_from_module(module: Module, name: str | None = None) -> TaskList:
         models = [m for m in models if m.get_attr("sym_name") == name]
     if not models:
         what = f"no 'rt.model' named '{name}'" if name is not None else "no 'rt.model'"
-        hint = " (a ge module needs --lower-to-tasks first)" if any(module.graphs()) else ""
+        hint = (" (a ge module needs --lower-to-tasks first)" if any(module.graphs())
+                else " and no 'ge.graph' to lower into one: nothing to run")
         raise DiagnosticError(Diagnostic("error", f"the module has {what}{hint}"))
     return task_list_from_model(models[0])
 
