@@ -144,10 +144,14 @@ def load_inputs(path: str, sig: GraphSignature) -> dict[str, np.ndarray]:
         DiagnosticError: the file is not an ``.npz``, or an input is missing,
             extra, or of the wrong shape or dtype (each named).
     """
-    if os.path.exists(path) and not os.path.isdir(path) and not zipfile.is_zipfile(path):
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "is a directory", path)
+    with open(path, "rb") as f:  # whole, so that a pipe (<(...), /dev/stdin) reads as a file does
+        raw = io.BytesIO(f.read())
+    if not zipfile.is_zipfile(raw):
         raise DiagnosticError(Diagnostic("error", "cannot read inputs: not an .npz file", NameLoc(path)))
     try:
-        data = np.load(path, allow_pickle=False)
+        data = np.load(raw, allow_pickle=False)
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("a single .npy array, not an .npz archive")
         with data:

@@ -482,11 +482,12 @@ def emulate_module(module: Module, settings: RunSettings, compiled: CompileRepor
     seed = None
     arrays = None
     if not timing_only:
-        given = settings.inputs if settings.inputs is not None else inputs
+        # the arrays prepare already read (a pipe reads once), else the file or mapping given
+        given = inputs if inputs is not None else settings.inputs
         if isinstance(given, (str, os.PathLike)):
             arrays = load_inputs(os.fspath(given), task_list_signature(task_list))
         elif given is not None:
-            arrays = check_inputs(dict(given), task_list_signature(task_list), "inputs")
+            arrays = check_inputs(dict(given), task_list_signature(task_list), settings.inputs_named)
         else:
             arrays = random_task_inputs(task_list, settings.seed)
             seed = settings.seed if arrays else None
