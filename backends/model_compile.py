@@ -76,7 +76,8 @@ def load_model(path: str, allow_unregistered: bool,
     ``.onnx`` file is imported with its dynamic dims kept (``--input-shape`` and
     ``--inputs`` bind them afterwards, as for IR), and so are the bytes of an ONNX
     model under another name (a pipe, standard input; external weights are then
-    absent: timing-only); anything else is parsed and verified as IR, its text
+    absent: timing-only); a task-list JSON is read as the ``rt`` module it
+    describes; anything else is parsed and verified as IR, its text
     added to ``sources`` (a :class:`~geir.diagnostics.SourceManager`) first, so
     that a diagnostic can show its line."""
     if path.lower().endswith(".onnx"):
@@ -97,11 +98,21 @@ def load_model(path: str, allow_unregistered: bool,
     if sources is not None:
         from geir.diagnostics import SourceFile
         sources.add(SourceFile(name, text))
+    if _is_json(text):  # the task-list JSON ge-translate --export-tasks-json writes
+        from geir.backends.task_json import json_to_module
+        return json_to_module(text, name), name, text
     from geir.parser import parse_module
     from geir.verifier import verify
     module = parse_module(text, name, allow_unregistered=allow_unregistered)
     verify(module, allow_unregistered=allow_unregistered)
     return module, name, text
+
+
+def _is_json(text: str) -> bool:
+    """Whether ``text`` is a JSON object: IR text never starts with ``{`` but for
+    the ``{-#`` of a resource section."""
+    start = text.lstrip()
+    return start.startswith("{") and not start.startswith("{-#")
 
 
 def _onnx_model(source: str | bytes, name: str) -> Any:

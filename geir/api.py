@@ -359,9 +359,9 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
     report says so (``weights_absent``).
 
     Args:
-        model: an ONNX model file (by its ``.onnx`` name or its bytes) or an
-            IR file, an ``onnx.ModelProto``, or a ``geir.Module`` (not changed:
-            the run works on a clone).
+        model: an ONNX model file (by its ``.onnx`` name or its bytes), an IR
+            file or a task-list JSON file, an ``onnx.ModelProto``, or a
+            ``geir.Module`` (not changed: the run works on a clone).
         pipeline: the pass pipeline (``ge-opt`` syntax) for a graph nothing
             has scheduled; default ``ge-default``.
         device: a device profile name (``910B2``, ``310P3``, ...) or JSON file.
@@ -421,9 +421,9 @@ def interpret(model: str | os.PathLike[str] | Any, inputs: Mapping[str, np.ndarr
     given, so it computes in the types that mode gives on ``device``).
 
     Args:
-        model: an ONNX model file (by its ``.onnx`` name or its bytes) or an
-            IR file, an ``onnx.ModelProto``, or a ``geir.Module`` (not changed:
-            the run works on a clone).
+        model: an ONNX model file (by its ``.onnx`` name or its bytes), an IR
+            file or a task-list JSON file, an ``onnx.ModelProto``, or a
+            ``geir.Module`` (not changed: the run works on a clone).
         inputs: the graph inputs by name, or an ``.npz`` of them; None draws
             deterministic random values from ``seed``.
         input_shapes: binds dynamic dims before the run, as for ``run_model``.

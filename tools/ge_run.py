@@ -70,8 +70,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
                                        "70 internal error")
     refuse_repeated_options(p)
     p.add_argument("input", nargs="*", default=["-"],
-                   help="an ONNX model or an IR file ('-' for stdin): ge or rt dialect; several run at once on "
-                        "one device")
+                   help="an ONNX model, an IR file (ge or rt dialect) or a task-list JSON ('-' for stdin); "
+                        "several run at once on one device")
     p.add_argument("--interpret", action="store_true", help="run op by op with the reference interpreter")
     p.add_argument("--inputs", default=None, help=".npz of graph inputs by name (default: random, fixed seed)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")

@@ -6,6 +6,10 @@
 // RUN: ge-translate --import-tasks-json %t.json -o %t.back.mlir
 // RUN: ge-translate --export-tasks-json %t.back.mlir | diff %t.json -
 // RUN: ge-opt %t.back.mlir | diff %t.back.mlir -
+// ge-run runs the JSON as it runs the rt module it describes; a malformed one is located in it.
+// RUN: ge-run %t.back.mlir --timing-only --report json | grep makespan_us > %t.ir.time
+// RUN: ge-run %t.json --timing-only --report json | grep makespan_us | diff %t.ir.time -
+// RUN: not ge-run %S/Inputs/truncated.json 2>&1 | filecheck %s --check-prefix=TRUNCATED
 // A ge module must be lowered first.
 // RUN: not ge-translate --export-tasks-json %s 2>&1 | filecheck %s --check-prefix=NOT-LOWERED
 
