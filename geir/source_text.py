@@ -46,9 +46,10 @@ def read_source_bytes(path: str) -> tuple[str, bytes | str]:
 
 
 def decode_source(data: bytes, name: str) -> str:
-    """``data`` as UTF-8 text; DiagnosticError at ``name`` when it is not."""
+    """``data`` as UTF-8 text, without the byte order mark some editors put first;
+    DiagnosticError at ``name`` when it is not UTF-8."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as e:
         diagnostic = Diagnostic("error", f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} "
                                          f"({e.reason})", NameLoc(name))

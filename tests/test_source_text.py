@@ -46,3 +46,9 @@ def test_an_onnx_model_gets_a_note_on_what_reads_it() -> None:
         read_source(str(TINY_CNN))
     (diagnostic,) = info.value.diagnostics
     assert [n.message for n in diagnostic.notes] == [ONNX_NOTE]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_text() -> None:
+    # editors on Windows write one; line 1, column 1 is the first character after it
+    assert decode_source("\ufeffge.graph".encode("utf-8"), "m.mlir") == "ge.graph"
+    assert decode_source("a\ufeff".encode("utf-8"), "m.mlir") == "a\ufeff"
