@@ -15,7 +15,12 @@ TINY_CNN = pathlib.Path(__file__).resolve().parent.parent / "examples" / "tiny_c
 
 @given(st.text())
 def test_utf8_text_reads_back_as_written(text: str) -> None:
-    assert decode_source(text.encode("utf-8"), "t.mlir") == text
+    assert decode_source(text.encode("utf-8"), "t.mlir") == text.removeprefix("\ufeff")
+
+
+@given(st.text())
+def test_utf8_text_after_a_byte_order_mark_reads_back_as_written(text: str) -> None:
+    assert decode_source(("\ufeff" + text).encode("utf-8"), "t.mlir") == text
 
 
 @settings(deadline=None)  # the first undecodable bytes import onnx to look for a model
