@@ -1,5 +1,5 @@
 """What running a model does before it emulates (:func:`geir.run_model`,
-``ge-run``): load a model (``.onnx`` through the importer, or IR text), pick
+``ge-run``): load a model (ONNX through the importer, IR text, task-list JSON), pick
 the device, and compile a graph that is not yet scheduled with a pass
 pipeline — ``ge-default`` unless one is given — so a model goes to a measured
 schedule in one call.
@@ -22,11 +22,14 @@ import json
 import os
 import re
 import tempfile
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import attrs
 
 from geir.diagnostics import error as _error
+
+if TYPE_CHECKING:
+    from geir.diagnostics import SourceManager
 
 __all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "resolve_device",
            "pass_device", "load_model", "needs_pipeline", "needs_host", "sink_control_problem", "plan_pipeline",
@@ -71,7 +74,7 @@ def pass_device(device: str, profile: Any, overrides: list[str]) -> Iterator[str
 
 
 def load_model(path: str, allow_unregistered: bool,
-               sources: Any = None) -> tuple[Any, str, str | None]:
+               sources: SourceManager | None = None) -> tuple[Any, str, str | None]:
     """(module, name for diagnostics, its text or None for an ONNX model). An
     ``.onnx`` file is imported with its dynamic dims kept (``--input-shape`` and
     ``--inputs`` bind them afterwards, as for IR), and so are the bytes of an ONNX

@@ -78,11 +78,14 @@ def write_atomically(path: str, write: Callable[[BinaryIO], None]) -> None:
     """
     check_writable(path)
     if path == "-":  # standard output, as check_writable has it: whole there too
+        out = getattr(sys.stdout, "buffer", None)
+        if out is None:  # a text stream put in place of stdout (tests, notebooks)
+            raise cannot_write(path, "standard output takes no bytes here")
         buffer = io.BytesIO()
         write(buffer)
         sys.stdout.flush()
-        sys.stdout.buffer.write(buffer.getvalue())
-        sys.stdout.buffer.flush()
+        out.write(buffer.getvalue())
+        out.flush()
         return
     if _is_stream(path):
         try:
