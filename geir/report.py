@@ -289,10 +289,9 @@ class Report:
         Returns:
             The path written.
         """
-        from geir.backends.emulator.trace import trace_events
-        from geir.tools.driver import write_output
+        from geir.backends.emulator.trace import write_trace
         path = os.fspath(path)
-        write_output(path, json.dumps(trace_events(self.result.schedule), separators=(",", ":")))
+        write_trace(self.result.schedule, path)
         return path
 
     def timeline(self, title: str | None = None) -> Figure:
