@@ -288,10 +288,14 @@ class Report:
 
         Returns:
             The path written.
+
+        Raises:
+            geir.Error: ``path`` cannot be written.
         """
+        from geir.api import _guarded
         from geir.backends.emulator.trace import write_trace
         path = os.fspath(path)
-        write_trace(self.result.schedule, path)
+        _guarded(lambda: write_trace(self.result.schedule, path))
         return path
 
     def timeline(self, title: str | None = None) -> Figure:

@@ -91,6 +91,12 @@ def test_trace_is_ge_runs_trace(tmp_path: pathlib.Path) -> None:
     assert {"stream 0 (priority 0)", "stream 1 (priority 0)"} <= names
 
 
+def test_a_trace_that_cannot_be_written_is_a_geir_error(tmp_path: pathlib.Path) -> None:
+    report = geir.emulate(geir.lower(geir.parse(TWO_STREAMS)), timing_only=True)
+    with pytest.raises(geir.Error, match="cannot write '.*missing/t.json': no such directory"):
+        report.trace(tmp_path / "missing" / "t.json")
+
+
 def test_timeline_is_a_figure_with_a_row_per_stream(tmp_path: pathlib.Path) -> None:
     pytest.importorskip("matplotlib", reason="the plot extra (matplotlib) is not installed")
     from matplotlib.figure import Figure
