@@ -152,16 +152,6 @@ class OpGraph:
         """Whether there is a path from node a to node b (a != b)."""
         return bool(self.reach()[b] >> a & 1)
 
-    def descendants(self) -> list[int]:
-        """``descendants()[i]`` is a bitset of the nodes node i reaches (i excluded)."""
-        later = [0] * self.n
-        for i in range(self.n - 1, -1, -1):
-            r = 0
-            for j in self.succs[i]:
-                r |= later[j] | (1 << j)
-            later[i] = r
-        return later
-
     def transitive_reduction(self) -> list[list[int]]:
         """Predecessor lists with every edge implied by a longer path removed
         (the minimum equivalent graph, which Nimble matches on)."""
@@ -187,8 +177,9 @@ class OpGraph:
         if not self.has_reachability:
             return level_width, False
         from geir.passes.scheduling.matching import maximum_matching_size_of_bitsets
-        # bipartite closure graph: left a -> right b when a reaches b
-        return self.n - maximum_matching_size_of_bitsets(self.descendants()), True
+        # bipartite closure graph, left b -> right a when a reaches b: the transpose of
+        # a -> b, whose maximum matchings are as large
+        return self.n - maximum_matching_size_of_bitsets(self.reach()), True
 
 
 def _is_collective(op: Operation) -> bool:
