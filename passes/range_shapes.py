@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from geir.constants import CONSTANT_OPS
 from geir.diagnostics import Diagnostic, op_position
 from geir.graph_io import input_names
-from geir.opdef import InferContext, InferError
+from geir.opdef import InferError
 from geir.operation import Block, Operation, OpResult, Value
 from geir.passes.canonicalize import SHAPE_OPS
 from geir.types import TensorType
@@ -148,12 +148,10 @@ def _origins(block: Block, out: list[Diagnostic]) -> None:
 def _static_inference(op: Operation, k: int) -> TensorType | None:
     """The static type ``op``'s declaration infers for result ``k`` from its operands
     as they are now, or None."""
-    definition = op.definition
-    if definition is None or definition.infer is None:
-        return None
+    from geir.passes.specialize_shapes import infer_result_types
     try:
-        inferred = list(definition.infer(InferContext.for_op(op)))
-    except (InferError, ValueError, TypeError, IndexError, ZeroDivisionError):
+        inferred = infer_result_types(op) or []
+    except InferError:
         return None
     t = inferred[k] if k < len(inferred) else None
     return t if isinstance(t, TensorType) and t.is_static else None

@@ -56,7 +56,8 @@ from geir.passes.canonicalize import FOLD_LIMIT, fold_op, inline_constant_contro
 from geir.passes.pass_base import ModulePass, PassContext, option
 
 __all__ = ["SpecializeShapes", "parse_shape_bindings", "resolve_bindings", "bindings_from_inputs",
-           "specialize_graph", "fold_static_shapes", "graph_symbols", "SYMBOLS_ATTR", "FOLD_LIMIT"]
+           "specialize_graph", "fold_static_shapes", "graph_symbols", "infer_result_types", "SYMBOLS_ATTR",
+           "FOLD_LIMIT"]
 
 #: the argument/result attribute holding the ONNX names of the dynamic dims
 SYMBOLS_ATTR = "ge.symbols"
@@ -390,15 +391,31 @@ def _merge(declared: Type, inferred: Type | None, op: Operation, k: int, errors:
     return TensorType(dims, declared.element_type)
 
 
-def _reinfer(op: Operation, errors: list[Diagnostic]) -> None:
+def infer_result_types(op: Operation) -> list[Type] | None:
+    """The result types ``op``'s declaration infers from its operands as they are
+    now; None when it declares no inference.
+
+    Raises:
+        InferError: the operands do not fit (an inference's own arithmetic
+            failing on them says so too).
+    """
     od = op.definition
     if od is None or od.infer is None:
-        return
+        return None
     try:
-        inferred = list(od.infer(InferContext.for_op(op)))
-    except (InferError, ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+        return list(od.infer(InferContext.for_op(op)))
+    except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+        raise InferError(str(e)) from None
+
+
+def _reinfer(op: Operation, errors: list[Diagnostic]) -> None:
+    try:
+        inferred = infer_result_types(op)
+    except InferError as e:
         errors.append(Diagnostic("error", f"'{op.name}' op cannot be inferred with the bound shapes: {e}",
                                  op_position(op)))
+        return
+    if inferred is None:
         return
     for k, r in enumerate(op.results):
         r.type = _merge(r.type, inferred[k] if k < len(inferred) else None, op, k, errors)
