@@ -87,11 +87,11 @@ def load_model(path: str, allow_unregistered: bool,
         if not os.path.isfile(path):
             raise FileNotFoundError(2, "no such file", path)
         return _onnx_model(path, path), path, None
-    from geir.source_text import decode_source, is_onnx_model, read_source_bytes
+    from geir.source_text import decode_source, is_onnx_model, read_source_bytes, utf8_text
     name, data = read_source_bytes(path)
     if isinstance(data, bytes):
         try:
-            text = data.decode("utf-8")
+            text = utf8_text(data)
         except UnicodeDecodeError:  # IR text is UTF-8; a model's bytes seldom are
             if is_onnx_model(data):
                 return _onnx_model(data, name), name, None

@@ -11,7 +11,7 @@ import sys
 from geir.attributes import NameLoc
 from geir.diagnostics import Diagnostic, DiagnosticError
 
-__all__ = ["read_source", "read_source_bytes", "decode_source", "is_onnx_model"]
+__all__ = ["read_source", "read_source_bytes", "utf8_text", "decode_source", "is_onnx_model"]
 
 #: the note on bytes that parse as an ONNX model
 ONNX_NOTE = ("this is an ONNX model: 'ge-translate --import-onnx' imports it as IR, and 'ge-run' "
@@ -45,11 +45,20 @@ def read_source_bytes(path: str) -> tuple[str, bytes | str]:
         return path, f.read()
 
 
+def utf8_text(data: bytes) -> str:
+    """``data`` as UTF-8 text, without the byte order mark some editors put first.
+
+    Raises:
+        UnicodeDecodeError: it is not UTF-8 (:func:`decode_source` says so as a
+            diagnostic).
+    """
+    return data.decode("utf-8").removeprefix("\ufeff")
+
+
 def decode_source(data: bytes, name: str) -> str:
-    """``data`` as UTF-8 text, without the byte order mark some editors put first;
-    DiagnosticError at ``name`` when it is not UTF-8."""
+    """:func:`utf8_text` of ``data``; DiagnosticError at ``name`` when it is not UTF-8."""
     try:
-        return data.decode("utf-8").removeprefix("\ufeff")
+        return utf8_text(data)
     except UnicodeDecodeError as e:
         diagnostic = Diagnostic("error", f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} "
                                          f"({e.reason})", NameLoc(name))
