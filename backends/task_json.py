@@ -17,7 +17,8 @@ the ones marked *optional* may be left out::
       "outputs": [{"name": "y", "ref": REF}],                                (optional, [])
       "weights": [{"name": "w", "offset": 0, "shape": [2, 4], "dtype": "f32",
                    "data": "<base64 of the little-endian bytes>"}],         (optional, [])
-                   (or "splat": "<base64 of one element>" when every element is equal)
+                   (or "splat": "<base64 of one element>" when every element is equal,
+                    or "absent": true for a weight whose values the model does not hold)
       "streams": [{"id": 0, "priority": 0, "tasks": [TASK, ...]}]           (priority optional, 0)
     }
 
@@ -120,11 +121,14 @@ def _binding(b: Binding) -> dict[str, Any]:
 
 
 def _weight(w: WeightBlob) -> dict[str, Any]:
-    if w.absent:
-        from geir.absent_weights import absent_weights_error
-        raise absent_weights_error(w.name, "the task-list JSON")
     data = np.asarray(w.data)
-    out = {"name": w.name, "offset": w.offset, "shape": list(data.shape), "dtype": str(element_type_of(data.dtype))}
+    out: dict[str, Any] = {"name": w.name, "offset": w.offset, "shape": list(data.shape),
+                           "dtype": str(element_type_of(data.dtype))}
+    if w.absent:
+        # a graph without its weights: the task list keeps each weight's type, and
+        # whoever runs it runs timing-only, as with the IR it came from
+        out["absent"] = True
+        return out
     flat = data.reshape(-1)
     # A splat (one value repeated: zero-filled biases, generated weights) is one element,
     # not megabytes of copies of it. Compare bits, so -0.0 and NaN payloads survive.
@@ -326,12 +330,18 @@ class _Reader:
         shape, dtype = self.shape(o, path), self.dtype(o, path)
         et = parse_element_type(dtype)
         assert et is not None
+        np_dtype = storage_dtype(et)
+        name, offset = self.get(o, "name", str, path), self.natural(o, "offset", path)
+        if self.get(o, "absent", bool, path, False):
+            for key in ("data", "splat"):
+                if key in o:
+                    self.fail(path + (key,), f"an absent weight holds no \"{key}\"")
+            return WeightBlob(name, offset, np.broadcast_to(np.zeros((), np_dtype), shape), absent=True)
         key = "splat" if "splat" in o else "data"
         try:
             raw = base64.b64decode(self.get(o, key, str, path), validate=True)
         except ValueError:
             self.fail(path + (key,), "expected base64 data")
-        np_dtype = storage_dtype(et)
         count = int(np.prod(shape, dtype=np.int64))
         need = np_dtype.itemsize if key == "splat" else count * np_dtype.itemsize
         if len(raw) != need:
@@ -339,7 +349,7 @@ class _Reader:
                                      f"of {dtype} needs {need}")
         data = np.frombuffer(raw, dtype=np_dtype)
         data = np.broadcast_to(data[0], shape) if key == "splat" else data.reshape(shape)
-        return WeightBlob(self.get(o, "name", str, path), self.natural(o, "offset", path), data)
+        return WeightBlob(name, offset, data)
 
     def stream(self, value: Any, path: tuple[str | int, ...]) -> Stream:
         o = self.obj(value, path)

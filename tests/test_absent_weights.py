@@ -4,8 +4,8 @@ An ONNX model whose initializers live in an external data file that is not
 there imports with each such weight typed but without bytes (an elided
 ``dense_resource``); the module prints and parses back, compiles, lowers and
 emulates timing-only; whatever needs the values (the interpreter, numeric
-emulation, the task-list JSON) stops with one diagnostic naming the first such
-weight. ``elide_weights=True`` makes the same from a complete model. Where only
+emulation) stops with one diagnostic naming the first such weight; the
+task-list JSON marks such a weight absent and reads back the same. ``elide_weights=True`` makes the same from a complete model. Where only
 some external files exist, those weights load.
 """
 
@@ -22,7 +22,7 @@ from onnx import TensorProto, helper, numpy_helper
 import geir
 from geir.absent_weights import absent_weights, require_weights
 from geir.backends.interpreter import interpret
-from geir.backends.task_json import task_list_to_json
+from geir.backends.task_json import task_list_from_json, task_list_to_json
 from geir.diagnostics import DiagnosticError
 from geir.onnx_importer import INLINE_CONSTANT_LIMIT, import_onnx
 from geir.parser import parse_module
@@ -121,8 +121,31 @@ def test_numerics_stop_with_one_diagnostic_naming_the_weight(graph_only: str) ->
     with pytest.raises(geir.Error, match="numeric emulation needs the values of weight '(conv|fc).weight'") as info:
         geir.emulate(task_list, device="310P3")
     assert str(info.value).count("error:") == 1
-    with pytest.raises(DiagnosticError, match="task-list JSON needs the values of weight"):
-        task_list_to_json(task_list)
+
+
+def test_the_task_list_json_keeps_absent_weights_absent(graph_only: str) -> None:
+    """Exported, an absent weight is its name, offset and type with ``"absent":
+    true``; read back it is absent again, and the list emulates timing-only as
+    before and refuses numbers as before."""
+    module = import_onnx(graph_only, input_shapes={"batch": (1,)})
+    task_list = geir.lower(module)
+    text = task_list_to_json(task_list)
+    assert '"absent": true' in text
+    back = task_list_from_json(text)
+    assert [(w.name, w.offset, w.data.shape, w.data.dtype, w.absent) for w in back.weights] == \
+        [(w.name, w.offset, w.data.shape, w.data.dtype, w.absent) for w in task_list.weights]
+    assert task_list_to_json(back) == text
+    assert (geir.emulate(back, device="310P3", timing_only=True).makespan_us
+            == geir.emulate(task_list, device="310P3", timing_only=True).makespan_us)
+    with pytest.raises(geir.Error, match="numeric emulation needs the values of weight"):
+        geir.emulate(back, device="310P3")
+
+
+def test_an_absent_weight_with_bytes_is_refused() -> None:
+    doc = ('{"version": 1, "arena_size": 0, "streams": [], "weights": [{"name": "w", "offset": 0, '
+           '"shape": [2], "dtype": "f32", "absent": true, "data": "AAAAAAAAAAA="}]}')
+    with pytest.raises(DiagnosticError, match='an absent weight holds no "data"'):
+        task_list_from_json(doc)
 
 
 def test_canonicalize_leaves_absent_weights_alone(graph_only: str) -> None:
