@@ -8,7 +8,7 @@ into a results table that resumes::
            --devices 910B2,V100 --memory best,ge-blocks -o results.csv --jobs 2 --plot figs/
   ge-bench --config sweep.toml -o results.jsonl --markdown     # the README's results table
   ge-bench --config sweep.toml -o results.csv --executor dask --scheduler tcp://10.0.0.5:8786
-  ge-bench --models bert.onnx,gpt2.onnx --input-shape batch=1 --input-shape seq=128 --devices 310P3
+  ge-bench bert.onnx gpt2.onnx --input-shape batch=1 --input-shape seq=128 --devices 310P3
 
 The command-line lists win over the config file's (see
 :mod:`geir.tools.bench.sweep_config` for the file). Rows already in the results
@@ -32,6 +32,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     refuse_repeated_options(p)
     s = p.add_argument_group("the sweep (comma-separated lists; they replace the config file's)")
+    s.add_argument("paths", nargs="*", metavar="MODEL",
+                   help="models to sweep, as --models names them (ge-bench resnet.onnx bert.mlir); with --models, "
+                        "both")
     s.add_argument("--config", metavar="FILE", help="a sweep config file, TOML (.toml) or JSON (.json)")
     s.add_argument("--models", metavar="LIST",
                    help="generated workloads by name, 'light' (onnx's light_* models), light_<net>, "
@@ -114,6 +117,10 @@ def _run(args: argparse.Namespace, sources: object) -> int:
             sweep.input_shape = [Setting(t, None, "--input-shape") for t in text]
         elif text is not None:
             sweep.set_from_cli(key, text)
+    if args.paths:
+        # a path is one model even when its name holds a comma
+        given = sweep.models if args.models is not None else []
+        sweep.models = given + [Setting(path) for path in args.paths]
     run = prepare(sweep, args.results)
     executor.start()
     total = run.skipped + len(run.todo)

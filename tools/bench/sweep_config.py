@@ -80,7 +80,8 @@ class Setting:
 
     def error(self, message: str, notes: tuple[str, ...] = ()) -> DiagnosticError:
         """A diagnostic about this value, at its position (or naming its option)."""
-        d = Diagnostic("error", message if self.location is not None else f"{self.option}: {message}", self.location)
+        named = self.location is None and self.option  # a positional model names itself
+        d = Diagnostic("error", f"{self.option}: {message}" if named else message, self.location)
         for n in notes:
             d.attach_note(n)
         return DiagnosticError(d)
@@ -125,8 +126,8 @@ class Sweep:
         from geir.backends.device_profile import load_profile
         from geir.passes.scheduling.strategies import STRATEGIES
         if not self.models:
-            raise DiagnosticError(Diagnostic("error", "no models to run: give --models or a config file with "
-                                                      "'models'"))
+            raise DiagnosticError(Diagnostic("error", "no models to run: name them (ge-bench model.onnx), give "
+                                                      "--models, or a config file with 'models'"))
         from geir.passes.scheduling import strategy_registry
         known_strategies = [*STRATEGIES, *strategy_registry.names()]  # user strategies too
         for s in self.strategies:
