@@ -16,7 +16,14 @@ from geir.types import Type
 if TYPE_CHECKING:
     from geir.opdef import OpDef
 
-__all__ = ["Value", "OpResult", "BlockArgument", "Operation", "Block", "Region", "Use", "IRMapping"]
+__all__ = ["Value", "OpResult", "BlockArgument", "Operation", "Block", "Region", "Use", "IRMapping",
+           "MAX_REGION_DEPTH"]
+
+#: how deep regions may nest in a module geir takes (an op's regions inside an
+#: op's regions ...): the printer, the verifier and the passes walk nested
+#: regions recursively, a few Python frames a level. Real models nest a few
+#: levels (an ONNX file cannot nest much past 30: protobuf's own limit).
+MAX_REGION_DEPTH = 100
 
 
 class Use:

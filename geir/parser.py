@@ -27,7 +27,7 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseA
                              TypeAttr, UNIT, UNKNOWN_LOC, UnknownLoc, escape_string, format_float)
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
-from geir.operation import Block, Operation, Region, Value
+from geir.operation import MAX_REGION_DEPTH, Block, Operation, Region, Value
 from geir.types import (F64, I1, I64, ElementType, FloatType, FunctionType, IntegerType, NONE,
                         ML_DTYPES, OpaqueType, TensorType, Type, parse_element_type, storage_dtype)
 
@@ -184,6 +184,14 @@ class _Builder:
         if note is not None:
             d.attach_note(note[0], self.pos(note[1]))
         return DiagnosticError(d)
+
+    def check_depth(self, token: Any, name: str) -> None:
+        """Refuse an op whose regions nest deeper than :data:`MAX_REGION_DEPTH`
+        before anything walks them recursively. The frames open now are the
+        regions around it and the file's own; one more is a top-level
+        ``module {`` the verifier does not count, and it judges the rest."""
+        if len(self.frames) > MAX_REGION_DEPTH + 1:
+            raise self.error(token, _too_deep(name))
 
     def pos(self, token: Any) -> FileLineColLoc:
         return FileLineColLoc(self.filename, token.line, token.column)
@@ -439,6 +447,8 @@ class _Builder:
             if lookup_op(name) is None:
                 raise self.error(name_token, f"unregistered operation '{name}' found in dialect "
                                              f"('{name.split('.', 1)[0]}') (use --allow-unregistered-dialect to allow it)")
+        if regions:
+            self.check_depth(name_token, name)
         op = Operation(name, values, result_types, attributes, regions or (), UNKNOWN_LOC)
         op.source = self.pos(name_token)
         op.location = op.source
@@ -523,7 +533,8 @@ class _Builder:
             region.add_block(block)
         return self._make_op(name, name.value, None, [region], attrs, None)
 
-    def module_body(self, symbol: Any, attributes: Any, region: Region) -> Operation:
+    def module_body(self, keyword: Any, symbol: Any, attributes: Any, region: Region) -> Operation:
+        self.check_depth(keyword, "builtin.module")
         attrs = dict(attributes or {})
         if symbol is not None:
             attrs["sym_name"] = StringAttr(_symbol_name(symbol.value))
@@ -1079,6 +1090,10 @@ def _complex_text(body: Any, et: ElementType, leaves: list[str]) -> str:
         leaves.append(f"({parts[0]},{parts[1]})")
         return leaves[-1]
     return _dense_text(body)
+
+
+def _too_deep(name: str) -> str:
+    return f"'{name}' op nests regions more than {MAX_REGION_DEPTH} deep, the most geir takes"
 
 
 class _Pos:

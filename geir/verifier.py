@@ -10,7 +10,7 @@ from typing import Iterable
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.opdef import ATTR_KINDS, KIND_NAMES, InferContext, InferError, OpDef
-from geir.operation import Block, OpResult, Operation, Value
+from geir.operation import MAX_REGION_DEPTH, Block, OpResult, Operation, Value
 from geir.types import TensorType, Type
 
 __all__ = ["verify", "verify_op", "types_compatible"]
@@ -63,15 +63,19 @@ def verify_op(op: Operation, *, allow_unregistered: bool = False) -> None:
         raise DiagnosticError(c.diagnostics)
 
 
-def _verify_tree(root: Operation, c: _Collector, allow_unregistered: bool) -> None:
+def _verify_tree(root: Operation, c: _Collector, allow_unregistered: bool, depth: int = 0) -> None:
     # Post-order: an op's own checks run after its regions', and are skipped when
     # those already failed (one mistake, one message — as MLIR stops at the first).
     before = len(c.diagnostics)
+    if root.regions and depth >= MAX_REGION_DEPTH:
+        # IR built in Python can nest without bound; nothing below may recurse into it
+        c.error(root, f"nests regions more than {MAX_REGION_DEPTH} deep, the most geir takes")
+        return
     for region in root.regions:
         for block in region.blocks:
             _verify_block(root, block, c)
             for op in block.ops:
-                _verify_tree(op, c, allow_unregistered)
+                _verify_tree(op, c, allow_unregistered, depth + (root.name != "builtin.module" or depth > 0))
     _verify_one(root, c, allow_unregistered, nested_failed=len(c.diagnostics) > before)
 
 

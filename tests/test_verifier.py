@@ -45,3 +45,30 @@ def test_declared_types_may_refine_inferred_ones() -> None:
     assert types_compatible(TensorType(None, F32), TensorType((2, 3), F32))
     assert not types_compatible(TensorType((2, 3), F32), TensorType((3, 3), F32))
     assert not types_compatible(TensorType((2,), F32), TensorType((2, 1), F32))
+
+
+def _nested(levels: int) -> Module:
+    """A module holding ``levels`` unregistered ops, each in the one region of the one before."""
+    m = Module()
+    parent = m.body
+    for _ in range(levels):
+        block = Block()
+        parent.append(Operation("t.op", regions=[Region([block])]))
+        parent = block
+    return m
+
+
+@pytest.mark.parametrize("levels", [100, 101, 5000])
+def test_regions_nest_at_most_max_region_depth(levels: int) -> None:
+    """IR built in Python may nest without bound; past MAX_REGION_DEPTH the
+    verifier says so once, at the op that goes past it, and does not recurse
+    further (no RecursionError however deep)."""
+    from geir.operation import MAX_REGION_DEPTH
+    m = _nested(levels)
+    if levels <= MAX_REGION_DEPTH:
+        verify(m, allow_unregistered=True)
+        return
+    with pytest.raises(DiagnosticError) as e:
+        verify(m, allow_unregistered=True)
+    assert [d.message for d in e.value.diagnostics] == [
+        f"'t.op' op nests regions more than {MAX_REGION_DEPTH} deep, the most geir takes"]
