@@ -460,7 +460,8 @@ class _Printer:
         if self.namer is not None:
             self.namer.name_results(op)
         pad = " " * indent
-        if self.opts.generic:
+        if self.opts.generic or (op.definition is None and op.name != "builtin.module"):
+            # an op no dialect defines has no custom form: MLIR prints it generic
             self.generic_op(op, pad, indent)
         elif op.name == "builtin.module" and op.properties is None and not op.successors:
             self.module_op(op, pad, indent)
