@@ -22,8 +22,12 @@ __all__ = [
     "DenseArrayAttr", "DenseResourceAttr", "ResourceBlob", "Location", "UnknownLoc",
     "FileLineColLoc", "NameLoc", "FusedLoc", "CallSiteLoc", "OpaqueAttr", "ResourceEntry",
     "FileMetadata", "escape_string", "is_splat_view", "splat_view",
-    "format_float", "to_attribute", "UNIT", "UNKNOWN_LOC",
+    "format_float", "to_attribute", "UNIT", "UNKNOWN_LOC", "MAX_ATTRIBUTE_DEPTH",
 ]
+
+#: how deep arrays, dictionaries and locations may nest in IR text geir reads:
+#: printing and comparing them recurse once per level
+MAX_ATTRIBUTE_DEPTH = 100
 
 
 def escape_string(s: str) -> str:

@@ -14,7 +14,7 @@ import os
 import re
 import struct
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import lark
 import numpy as np
@@ -24,7 +24,8 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseA
                              DenseElementsAttr, DenseResourceAttr, DictionaryAttr, FileLineColLoc,
                              FileMetadata, FloatAttr, FusedLoc, IntegerAttr, Location, NameLoc,
                              OpaqueAttr, ResourceBlob, ResourceEntry, StringAttr, SymbolRefAttr,
-                             TypeAttr, UNIT, UNKNOWN_LOC, UnknownLoc, escape_string, format_float)
+                             TypeAttr, UNIT, UNKNOWN_LOC, UnknownLoc, MAX_ATTRIBUTE_DEPTH, escape_string,
+                             format_float)
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
 from geir.operation import MAX_REGION_DEPTH, Block, Operation, Region, Value
@@ -177,6 +178,9 @@ class _Builder:
         self.metadata = FileMetadata()
         #: each ``dense_resource<name> : type`` read: (name token, type, blob)
         self.resource_uses: list[tuple[Any, TensorType, ResourceBlob]] = []
+        #: how deep each array, dictionary or location nesting others is, by id
+        #: (the flat ones, nearly all, are not kept)
+        self.nesting: dict[int, tuple[int, Any]] = {}
 
     # ------------------------------------------------------------ errors
     def error(self, token: Any, message: str, note: tuple[str, Any] | None = None) -> DiagnosticError:
@@ -192,6 +196,21 @@ class _Builder:
         ``module {`` the verifier does not count, and it judges the rest."""
         if len(self.frames) > MAX_REGION_DEPTH + 1:
             raise self.error(token, _too_deep(name))
+
+    def nested(self, value: Any, children: Iterable[Any]) -> Any:
+        """``value``, an array, dictionary or location holding ``children``,
+        after checking how deep it nests (:data:`MAX_ATTRIBUTE_DEPTH`)."""
+        depth = 1
+        for child in children:
+            if isinstance(child, _NESTING):
+                known = self.nesting.get(id(child))
+                depth = max(depth, (known[0] if known else 1) + 1)
+        if depth > 1:
+            if depth > MAX_ATTRIBUTE_DEPTH:
+                raise _TooDeep(f"{'a location' if isinstance(value, Location) else 'an attribute'} nests more "
+                               f"than {MAX_ATTRIBUTE_DEPTH} deep, the most geir takes")
+            self.nesting[id(value)] = (depth, value)  # kept alive: its id stays its own
+        return value
 
     def pos(self, token: Any) -> FileLineColLoc:
         return FileLineColLoc(self.filename, token.line, token.column)
@@ -692,13 +711,14 @@ class _Builder:
         return UNIT
 
     def dict_attr(self, entries: dict[str, Attribute]) -> Attribute:
-        return DictionaryAttr.from_dict(entries)
+        return self.nested(DictionaryAttr.from_dict(entries), entries.values())
 
     def string_attr(self, token: Any, t: Type | None) -> Attribute:
         return StringAttr(_unescape(token.value), t)
 
     def array_attr(self, *items: Any) -> Attribute:
-        return ArrayAttr(tuple(i for i in items if i is not None))
+        values = tuple(i for i in items if i is not None)
+        return self.nested(ArrayAttr(values), values)
 
     def symbol_attr(self, *tokens: Any) -> Attribute:
         names = [_symbol_name(t.value) for t in tokens]
@@ -799,13 +819,14 @@ class _Builder:
         return FileLineColLoc(_unescape(file.value), l, c, el, ec)
 
     def loc_name(self, name: Any, child: Location | None) -> Location:
-        return NameLoc(_unescape(name.value), None if isinstance(child, UnknownLoc) else child)
+        return self.nested(NameLoc(_unescape(name.value), None if isinstance(child, UnknownLoc) else child), (child,))
 
     def loc_fused(self, meta: Attribute | None, *locs: Location | None) -> Location:
-        return FusedLoc(tuple(l for l in locs if l is not None), meta)
+        kept = tuple(l for l in locs if l is not None)
+        return self.nested(FusedLoc(kept, meta), (*kept, meta))
 
     def loc_callsite(self, callee: Location, caller: Location) -> Location:
-        return CallSiteLoc(callee, caller)
+        return self.nested(CallSiteLoc(callee, caller), (callee, caller))
 
     # ------------------------------------------------------------ resources
     def file_metadata(self, *sections: Any) -> None:
@@ -1297,7 +1318,20 @@ def _run_parser(builder: _Builder, text: str) -> None:
     callbacks = lk._parse_tree_builder.create_callback(_Spread(builder))
     frontend = lk.parser.parser  # LALR_Parser (lark's or lark-cython's)
     core = type(frontend.parser)(frontend._parse_table, callbacks)
-    core.parse(lk.parser._make_lexer_thread(text), "start")
+    tokens = lk.parser._make_lexer_thread(text)
+    try:
+        core.parse(tokens, "start")
+    except _TooDeep as e:
+        # a reduce has no token of its own: the one read after it is where the nesting closed
+        raise builder.error(tokens.state.last_token, str(e)) from None
+
+
+class _TooDeep(Exception):
+    """An attribute or location nests past :data:`MAX_ATTRIBUTE_DEPTH`."""
+
+
+#: what :meth:`_Builder.nested` counts as a level
+_NESTING = (ArrayAttr, DictionaryAttr, NameLoc, FusedLoc, CallSiteLoc)
 
 
 class _Spread:
