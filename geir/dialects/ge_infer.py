@@ -1362,6 +1362,14 @@ def infer_eye_like(ctx: InferContext) -> list[Type]:
     return [x.with_element_type(ctx.attrs.get("dtype") or x.element_type)]
 
 
+def _positive_scales(scales: Sequence[float] | None, what: str) -> Sequence[float] | None:
+    """``scales`` when every one is a finite positive number (ONNX's rule);
+    an InferError naming ``what`` otherwise."""
+    if scales is not None and not all(math.isfinite(v) and v > 0 for v in scales):
+        raise InferError(f"{what} must be finite and positive, got {list(scales)}")
+    return scales
+
+
 def infer_resize(ctx: InferContext) -> list[Type]:
     """Resize: ``sizes`` (with keep_aspect_ratio_policy) or ``floor(in * scale)``."""
     x = operand(ctx, 0, "X")
@@ -1385,10 +1393,12 @@ def infer_resize(ctx: InferContext) -> list[Type]:
         sizes = constant_ints(ctx, 3)
         if sizes is not None and len(sizes) != len(axes):
             raise InferError(f"operand 'sizes' has {len(sizes)} values for {len(axes)} axes")
+        if sizes is not None and any(v < 0 for v in sizes):
+            raise InferError(f"operand 'sizes' must be non-negative, got {sizes}")
         policy = ctx.attrs["keep_aspect_ratio_policy"]
         if sizes is not None and policy != "stretch":
             in_dims = [x.shape[a] for a in axes]
-            if None in in_dims:
+            if None in in_dims or 0 in in_dims:  # an empty axis has no aspect ratio to keep
                 sizes = None
             else:
                 ratios = [s / d for s, d in zip(sizes, in_dims)]  # type: ignore[operator]
@@ -1397,7 +1407,7 @@ def infer_resize(ctx: InferContext) -> list[Type]:
         for i, a in enumerate(axes):
             out[a] = None if sizes is None else sizes[i]
         return [x.with_shape(out)]
-    scales = constant_floats(ctx, 2)
+    scales = _positive_scales(constant_floats(ctx, 2), "operand 'scales'")
     if scales is not None and len(scales) != len(axes):
         raise InferError(f"operand 'scales' has {len(scales)} values for {len(axes)} axes")
     for i, a in enumerate(axes):
@@ -1409,7 +1419,8 @@ def infer_upsample(ctx: InferContext) -> list[Type]:
     x = operand(ctx, 0, "X")
     if x.shape is None:
         return [x]
-    scales = constant_floats(ctx, 1) if has_operand(ctx, 1) else ctx.attrs.get("scales")
+    scales = _positive_scales(constant_floats(ctx, 1) if has_operand(ctx, 1) else ctx.attrs.get("scales"),
+                              "upsample scales")
     if scales is None:
         return [dynamic(len(x.shape), x.element_type)]
     if len(scales) != len(x.shape):

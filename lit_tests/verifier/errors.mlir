@@ -163,3 +163,42 @@ ge.graph @g(%x: tensor<1x1x3x3xf32>, %w: tensor<2x1x?x?xf32>) {
   %y = ge.conv2d %x, %w {kernel_shape = [-1, 3]} : (tensor<1x1x3x3xf32>, tensor<2x1x?x?xf32>) -> tensor<1x2x?x?xf32>
   ge.return : () -> ()
 }
+
+// -----
+
+// Resize's scales are finite and positive (ONNX's rule), its sizes non-negative.
+ge.graph @g(%x: tensor<1x2x4x4xf32>) {
+  %none = ge.none : () -> none
+  %scales = ge.const {value = dense<[1.0, 0x7F800000, 2.0, 2.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  // expected-error@+1 {{'ge.resize' op operand 'scales' must be finite and positive, got [1.0, inf, 2.0, 2.0]}}
+  %up = ge.resize %x, %none, %scales {mode = "nearest"} : (tensor<1x2x4x4xf32>, none, tensor<4xf32>) -> tensor<1x2x8x8xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<1x2x4x4xf32>) {
+  %none = ge.none : () -> none
+  %scales = ge.const {value = dense<[1.0, 1.0, 0.0, 2.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  // expected-error@+1 {{'ge.resize' op operand 'scales' must be finite and positive, got [1.0, 1.0, 0.0, 2.0]}}
+  %up = ge.resize %x, %none, %scales {mode = "nearest"} : (tensor<1x2x4x4xf32>, none, tensor<4xf32>) -> tensor<1x2x0x8xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<1x2x4x4xf32>) {
+  %none = ge.none : () -> none
+  %sizes = ge.const {value = dense<[1, 2, -8, 8]> : tensor<4xi64>} : () -> tensor<4xi64>
+  // expected-error@+1 {{'ge.resize' op operand 'sizes' must be non-negative, got [1, 2, -8, 8]}}
+  %up = ge.resize %x, %none, %none, %sizes {mode = "nearest"} : (tensor<1x2x4x4xf32>, none, none, tensor<4xi64>) -> tensor<1x2x8x8xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%x: tensor<1x2x4x4xf32>) {
+  // expected-error@+1 {{'ge.upsample' op upsample scales must be finite and positive, got [1.0, 1.0, -2.0, 2.0]}}
+  %up = ge.upsample %x {scales = [1.0, 1.0, -2.0, 2.0]} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
+  ge.return : () -> ()
+}
