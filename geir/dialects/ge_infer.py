@@ -1333,7 +1333,10 @@ def infer_range(ctx: InferContext) -> list[Type]:
     start, limit, delta = (v.reshape(-1)[0].item() for v in values)  # type: ignore[union-attr]
     if delta == 0:
         raise InferError("operand 'delta' must not be 0")
-    return [TensorType((max(math.ceil((limit - start) / delta), 0),), et)]
+    count = (limit - start) / delta
+    if not math.isfinite(count):
+        raise InferError(f"range from {start} to {limit} by {delta} has no finite length")
+    return [TensorType((max(math.ceil(count), 0),), et)]
 
 
 def infer_one_hot(ctx: InferContext) -> list[Type]:
@@ -1348,6 +1351,8 @@ def infer_one_hot(ctx: InferContext) -> list[Type]:
     if depth_values is not None:
         if len(depth_values) != 1:
             raise InferError(f"operand 'depth' must hold one value, got {len(depth_values)}")
+        if not (math.isfinite(depth_values[0]) and depth_values[0] >= 1):
+            raise InferError(f"operand 'depth' must be a positive number, got {depth_values[0]}")
         depth = int(depth_values[0])
     rank = len(indices.shape) + 1
     axis = normalize_axis(ctx.attrs["axis"], rank, "attribute 'axis'")

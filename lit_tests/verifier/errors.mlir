@@ -202,3 +202,23 @@ ge.graph @g(%x: tensor<1x2x4x4xf32>) {
   %up = ge.upsample %x {scales = [1.0, 1.0, -2.0, 2.0]} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
   ge.return : () -> ()
 }
+
+// -----
+
+ge.graph @g() {
+  %start = ge.const {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %limit = ge.const {value = dense<0x7F800000> : tensor<f32>} : () -> tensor<f32>
+  %delta = ge.const {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  // expected-error@+1 {{'ge.range' op range from 0.0 to inf by 1.0 has no finite length}}
+  %r = ge.range %start, %limit, %delta : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  ge.return : () -> ()
+}
+
+// -----
+
+ge.graph @g(%indices: tensor<3xi64>, %values: tensor<2xi32>) {
+  %depth = ge.const {value = dense<0x7FC00000> : tensor<f32>} : () -> tensor<f32>
+  // expected-error@+1 {{'ge.one_hot' op operand 'depth' must be a positive number, got nan}}
+  %y = ge.one_hot %indices, %depth, %values : (tensor<3xi64>, tensor<f32>, tensor<2xi32>) -> tensor<3x?xi32>
+  ge.return : () -> ()
+}
