@@ -1,5 +1,7 @@
 """Mutated inputs (truncated, bytes flipped, tokens inserted or deleted) never
-raise anything but our diagnostic error — never a Python exception."""
+raise anything but our diagnostic error — never a Python exception; nor does
+any op's verifier on constant operands holding odd values (NaN, infinities,
+the extremes of int64, empty tensors)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from geir.diagnostics import DiagnosticError
+from geir.operation import Operation
 from geir.parser import parse_module
 from geir.printer import PrintOptions, module_to_string
 from geir.verifier import verify
@@ -76,3 +79,64 @@ def test_random_token_soup_only_raises_diagnostics(text: str) -> None:
 
 def test_seeds_are_valid() -> None:
     assert len(SEEDS) >= 3
+
+
+#: values a constant operand may hold: what a malformed or hostile model may give
+ODD_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, 3.0, 1e30, -1e30, float("inf"), float("-inf"), float("nan"), 1e-40]
+ODD_INTS = [0, 1, -1, 2, 3, -2, 7, 2**31 - 1, -2**31, 2**62, -2**63, 2**63 - 1]
+
+
+@st.composite
+def constant_operand_op(draw: st.DrawFn) -> Operation:
+    """A registered ge op whose operands are constants (and a few graph
+    arguments), each of a small random shape, type and odd values."""
+    import numpy as np
+
+    from geir.attributes import DenseElementsAttr
+    from geir.dialect_registry import get_dialect
+    from geir.operation import Block
+    from geir.types import F16, F32, I1, I32, I64, TensorType
+    defs = sorted((od for od in get_dialect("ge").ops.values()
+                   if od.num_regions == 0 and od.name not in ("ge.const", "ge.weights")), key=lambda od: od.name)
+    od = draw(st.sampled_from(defs))
+    lo, hi = od.operand_range()
+    count = draw(st.integers(lo, hi if hi is not None else lo + 2))
+    storage = {F32: np.float32, F16: np.float16, I64: np.int64, I32: np.int32, I1: np.bool_}
+    block = Block([TensorType((2, 3), F32)])
+    operands = []
+    for _ in range(count):
+        et = draw(st.sampled_from(sorted(storage, key=str)))
+        shape = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
+        n = int(np.prod(shape))
+        dtype = np.dtype(storage[et])
+        if dtype.kind == "f":
+            values = np.array(draw(st.lists(st.sampled_from(ODD_FLOATS), min_size=n, max_size=n)))
+            with np.errstate(over="ignore"):
+                values = values.astype(dtype)
+        elif dtype.kind == "b":
+            values = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=dtype)
+        else:
+            info = np.iinfo(dtype)
+            values = np.array([min(max(v, info.min), info.max) for v in
+                               draw(st.lists(st.sampled_from(ODD_INTS), min_size=n, max_size=n))], dtype=dtype)
+        if draw(st.integers(0, 9)) == 0:
+            operands.append(block.arguments[0])
+            continue
+        t = TensorType(shape, et)
+        const = Operation("ge.const", [], [t], {"value": DenseElementsAttr(t, values.reshape(shape))})
+        block.append(const)
+        operands.append(const.results[0])
+    results = od.num_results if od.num_results >= 0 else 1
+    op = Operation(od.name, operands, [TensorType(None, F32) for _ in range(results)], {})
+    block.append(op)
+    return op
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constant_operand_op())
+def test_verifying_ops_on_odd_constants_only_raises_diagnostics(op: Operation) -> None:
+    from geir.verifier import verify_op
+    try:
+        verify_op(op)
+    except DiagnosticError:
+        pass

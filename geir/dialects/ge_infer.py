@@ -128,9 +128,15 @@ def constant_array(ctx: InferContext, index: int) -> np.ndarray | None:
 
 
 def constant_ints(ctx: InferContext, index: int) -> list[int] | None:
-    """Operand ``index`` as a flat list of ints when it is a constant, else None."""
+    """Operand ``index`` as a flat list of ints when it is a constant, else None.
+    Its values must be integers (ONNX types axes, shapes, counts as int32/int64)."""
     value = constant_array(ctx, index)
-    return None if value is None else [int(x) for x in value.reshape(-1)]
+    if value is None:
+        return None
+    t = ctx.operand_types[index]
+    if isinstance(t, TensorType) and not isinstance(t.element_type, IntegerType):
+        raise InferError(f"operand #{index} must hold integers, got {t}")
+    return [int(x) for x in value.reshape(-1)]
 
 
 def constant_floats(ctx: InferContext, index: int) -> list[float] | None:

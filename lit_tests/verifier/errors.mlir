@@ -222,3 +222,13 @@ ge.graph @g(%indices: tensor<3xi64>, %values: tensor<2xi32>) {
   %y = ge.one_hot %indices, %depth, %values : (tensor<3xi64>, tensor<f32>, tensor<2xi32>) -> tensor<3x?xi32>
   ge.return : () -> ()
 }
+
+// -----
+
+// An operand that names axes, a shape or a count holds integers (ONNX types it int64).
+ge.graph @g(%x: tensor<2x3xf32>) {
+  %axes = ge.const {value = dense<0x7F800000> : tensor<1xf32>} : () -> tensor<1xf32>
+  // expected-error@+1 {{'ge.reduce_sum' op operand #1 must hold integers, got tensor<1xf32>}}
+  %y = ge.reduce_sum %x, %axes : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<?x?xf32>
+  ge.return : () -> ()
+}
