@@ -16,11 +16,12 @@ only its live activations.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from geir.backends.io_bindings import GraphSignature, check_inputs, find_graph, graph_signature
+from geir.backends.io_bindings import GraphSignature, beyond_host_memory, check_inputs, find_graph, graph_signature
 from geir.backends.kernel_dispatch import KernelError, KernelFailed, PreparedOp, prepare_op, storage_dtype
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
@@ -41,6 +42,20 @@ def interpret(module: Module, inputs: Mapping[str, np.ndarray], graph: str = "ma
             has no values (a graph imported without its weights).
     """
     return Interpreter(module, graph).run(inputs)
+
+
+def _check_results_fit(op: Operation) -> None:
+    """A diagnostic, before the kernel runs, when ``op``'s static results need
+    more bytes than this machine has: numpy would be killed filling them."""
+    need = 0
+    for r in op.results:
+        t = r.type
+        if isinstance(t, TensorType) and t.is_static:
+            need += math.prod(t.shape) * storage_dtype(t.element_type).itemsize  # type: ignore[arg-type]
+    host = beyond_host_memory(need)
+    if host is not None:
+        raise DiagnosticError(Diagnostic("error", f"'{op.name}' failed: its results need {need} B, more than this "
+                                                  f"machine's {host} B", op_position(op)))
 
 
 def case_branch(index: Any, branches: int) -> int:
@@ -122,6 +137,7 @@ class Interpreter:
     def call_kernel(self, op: Operation, env: Env) -> list[np.ndarray]:
         """Run a plain op through its kernel; failures name the op's location."""
         fn = self._prepared.get(op)
+        _check_results_fit(op)
         try:
             if fn is None:
                 fn = self._prepared[op] = prepare_op(op.name, op.attributes, len(op.results),
@@ -132,6 +148,9 @@ class Interpreter:
             detail = str(e).splitlines()[0] if str(e) else type(e).__name__
             error = DiagnosticError if isinstance(e, (KernelError, NotImplementedError)) else KernelFailed
             raise error(Diagnostic("error", f"'{op.name}' failed: {detail}", op_position(op))) from e
+        except MemoryError:
+            raise DiagnosticError(Diagnostic("error", f"'{op.name}' failed: its results do not fit in this "
+                                                      "machine's memory", op_position(op))) from None
 
     # ----------------------------------------------------------- regions
     def _if(self, op: Operation, env: Env) -> list[Any]:
