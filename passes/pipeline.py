@@ -161,6 +161,11 @@ def parse_pipeline(text: str) -> list[ModulePass]:
         if not item:
             continue
         name, brace, rest = item.partition("{")
+        anchor, paren, _ = name.partition("(")
+        if paren:
+            # MLIR's `func.func(cse)`: a pipeline nested on the ops of one name
+            raise PipelineError(f"'{item}' nests passes on '{anchor.strip()}' ops, but every geir pass runs on the "
+                                f"whole module (each graph in it): write the passes without '{anchor.strip()}(...)'")
         options: dict[str, str] = {}
         if brace:
             if not rest.endswith("}"):
