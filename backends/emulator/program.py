@@ -63,8 +63,13 @@ class Program:
     writes: list[tuple[Range, ...] | None]  # arena byte ranges written at the end
     pool_names: tuple[str, ...]
     capacity: list[int]
+    #: slots of the simulator's event tables: one per distinct event id
     num_event_ids: int
     warnings: list[str]
+    #: each record's and wait's slot in the simulator's event tables (else -1):
+    #: its event id, or, for ids far sparser than their count (an id of 10^9),
+    #: the id's rank among those used
+    event_slot: list[int] = attrs.Factory(list)
     #: index into :attr:`traffic` of a task that moves HBM bytes, else -1
     traffic_id: list[int] = attrs.Factory(list)
     #: distinct (overhead us, HBM bytes, demand bytes/us, peak rate bytes/us) of
@@ -194,6 +199,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                                               f"{event[g]}")))
         event[g] = 0
     max_event = max(event, default=-1)
+    event_slot, slots = _event_slots(event, max_event)
     # by table lookup, not numpy's tolist: the tasks of one kind share one float
     # object, which the simulator then reads from cache instead of one per task
     zero = 0.0
@@ -416,10 +422,21 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
     return Program(task_list=task_list, tasks=tasks, stream_ids=[s.id for s in task_list.streams],
                    priorities=[s.priority for s in task_list.streams], first=first, stream_of=stream_of, kind=kind,
                    pool=pool, units=units, duration=duration, event=event, reads=reads, writes=writes,
-                   pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=max_event + 1,
+                   pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=slots, event_slot=event_slot,
                    warnings=warnings, traffic_id=traffic_id, traffic=traffic, hbm_bandwidth=cost.hbm_bw,
                    block_dispatch=profile.block_dispatch, has_control=bool((code == CONTROL).any()),
                    read_table=read_table, write_table=write_table)
+
+
+def _event_slots(event: list[int], max_event: int) -> tuple[list[int], int]:
+    """Each task's slot in the simulator's event tables, and how many there are:
+    the ids themselves while they are dense, their ranks when a table by id
+    would be mostly empty (it is allocated per run)."""
+    used = {e for e in event if e >= 0}
+    if max_event + 1 <= 4 * len(used) + 1024:
+        return event, max_event + 1
+    rank = {e: k for k, e in enumerate(sorted(used))}
+    return [rank[e] if e >= 0 else -1 for e in event], len(rank)
 
 
 def _flatten(g: int, ranges: tuple[Range, ...] | None, table: list[int]) -> None:

@@ -201,7 +201,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     pool = program.pool
     units = program.units
     dur = program.duration
-    event = program.event
+    event = program.event_slot
     stream_of = program.stream_of
     prio = program.priorities
     reads = program.reads
