@@ -1006,3 +1006,16 @@ def test_a_run_reads_weights_where_they_lie_read_only() -> None:
     assert memory.view(TensorRef(WEIGHTS, 64, (1000, 1000), "f16")).strides == (0, 0)  # never expanded
     row = memory.view(TensorRef(WEIGHTS, 16, (4,), "f32"))  # the second row: part of 'w'
     np.testing.assert_array_equal(row, w[1])
+
+
+def test_an_arena_the_process_cannot_allocate_is_a_diagnostic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within the machine's memory but beyond what this process may take (a
+    ulimit, other processes): a diagnostic pointing to --timing-only, not a
+    MemoryError."""
+    from geir.backends.emulator import arena
+
+    def refuse(size: int) -> np.ndarray:
+        raise MemoryError
+    monkeypatch.setattr(arena, "_allocate", refuse)
+    with pytest.raises(DiagnosticError, match="more than this process can allocate; --timing-only"):
+        arena.DeviceMemory(TaskList(arena_size=1024))

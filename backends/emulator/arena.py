@@ -117,8 +117,13 @@ class DeviceMemory:
             raise DiagnosticError(Diagnostic(
                 "error", f"the numbers need the arena and unified buffer ({need:.3g} bytes) in this machine's "
                          f"memory ({host:.3g} bytes); --timing-only emulates the time alone"))
-        self.arena = _allocate(task_list.arena_size)
-        self.unified_buffer = np.zeros(task_list.ub_size, dtype=np.uint8)
+        try:
+            self.arena = _allocate(task_list.arena_size)
+            self.unified_buffer = np.zeros(task_list.ub_size, dtype=np.uint8)
+        except MemoryError:  # within the machine's memory, but not what this process may take
+            raise DiagnosticError(Diagnostic(
+                "error", f"the numbers need the arena and unified buffer ({need:.3g} bytes), more than this "
+                         f"process can allocate; --timing-only emulates the time alone")) from None
         if poison:
             self.arena.fill(0xFF)
             self.unified_buffer.fill(0xFF)

@@ -726,6 +726,8 @@ def _pool_shape(ctx: InferContext, x: TensorType) -> Shape | None:
     kernel = ctx.attrs["kernel_shape"]
     if len(kernel) != len(x.shape) - 2:
         raise InferError(f"attribute 'kernel_shape' has {len(kernel)} values for {len(x.shape) - 2} spatial dims")
+    if any(k <= 0 for k in kernel):
+        raise InferError(f"attribute 'kernel_shape' = {list(kernel)} must be positive")
     return (*x.shape[:2], *window_output_dims(ctx, x.shape[2:], kernel, bool(ctx.attrs.get("ceil_mode", 0))))
 
 

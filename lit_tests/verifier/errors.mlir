@@ -232,3 +232,11 @@ ge.graph @g(%x: tensor<2x3xf32>) {
   %y = ge.reduce_sum %x, %axes : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<?x?xf32>
   ge.return : () -> ()
 }
+
+// -----
+
+ge.graph @g(%x: tensor<4x1x1x1xf32>) {
+  // expected-error@+1 {{'ge.avg_pool' op attribute 'kernel_shape' = [-1, -1] must be positive}}
+  %y = ge.avg_pool %x {kernel_shape = [-1, -1]} : (tensor<4x1x1x1xf32>) -> tensor<4x1x3x3xf32>
+  ge.return : () -> ()
+}
