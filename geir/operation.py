@@ -17,13 +17,15 @@ if TYPE_CHECKING:
     from geir.opdef import OpDef
 
 __all__ = ["Value", "OpResult", "BlockArgument", "Operation", "Block", "Region", "Use", "IRMapping",
-           "MAX_REGION_DEPTH"]
+           "MAX_REGION_DEPTH", "TOO_DEEP"]
 
 #: how deep regions may nest in a module geir takes (an op's regions inside an
 #: op's regions ...): the printer, the verifier and the passes walk nested
 #: regions recursively, a few Python frames a level. Real models nest a few
 #: levels (an ONNX file cannot nest much past 30: protobuf's own limit).
 MAX_REGION_DEPTH = 100
+#: what the parser and the verifier say of an op past it (after "'name' op ")
+TOO_DEEP = f"nests regions more than {MAX_REGION_DEPTH} deep, the most geir takes"
 
 
 class Use:

@@ -28,7 +28,7 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseA
                              format_float)
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
-from geir.operation import MAX_REGION_DEPTH, Block, Operation, Region, Value
+from geir.operation import MAX_REGION_DEPTH, TOO_DEEP, Block, Operation, Region, Value
 from geir.types import (F64, I1, I64, ElementType, FloatType, FunctionType, IntegerType, NONE,
                         ML_DTYPES, OpaqueType, TensorType, Type, parse_element_type, storage_dtype)
 
@@ -195,7 +195,7 @@ class _Builder:
         regions around it and the file's own; one more is a top-level
         ``module {`` the verifier does not count, and it judges the rest."""
         if len(self.frames) > MAX_REGION_DEPTH + 1:
-            raise self.error(token, _too_deep(name))
+            raise self.error(token, f"'{name}' op {TOO_DEEP}")
 
     def nested(self, value: Any, children: Iterable[Any]) -> Any:
         """``value``, an array, dictionary or location holding ``children``,
@@ -819,7 +819,8 @@ class _Builder:
         return FileLineColLoc(_unescape(file.value), l, c, el, ec)
 
     def loc_name(self, name: Any, child: Location | None) -> Location:
-        return self.nested(NameLoc(_unescape(name.value), None if isinstance(child, UnknownLoc) else child), (child,))
+        loc = NameLoc(_unescape(name.value), None if isinstance(child, UnknownLoc) else child)
+        return self.nested(loc, (child,))
 
     def loc_fused(self, meta: Attribute | None, *locs: Location | None) -> Location:
         kept = tuple(l for l in locs if l is not None)
@@ -1111,10 +1112,6 @@ def _complex_text(body: Any, et: ElementType, leaves: list[str]) -> str:
         leaves.append(f"({parts[0]},{parts[1]})")
         return leaves[-1]
     return _dense_text(body)
-
-
-def _too_deep(name: str) -> str:
-    return f"'{name}' op nests regions more than {MAX_REGION_DEPTH} deep, the most geir takes"
 
 
 class _Pos:

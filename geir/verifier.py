@@ -10,7 +10,7 @@ from typing import Iterable
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.opdef import ATTR_KINDS, KIND_NAMES, InferContext, InferError, OpDef
-from geir.operation import MAX_REGION_DEPTH, Block, OpResult, Operation, Value
+from geir.operation import MAX_REGION_DEPTH, TOO_DEEP, Block, OpResult, Operation, Value
 from geir.types import TensorType, Type
 
 __all__ = ["verify", "verify_op", "types_compatible"]
@@ -69,7 +69,7 @@ def _verify_tree(root: Operation, c: _Collector, allow_unregistered: bool, depth
     before = len(c.diagnostics)
     if root.regions and depth >= MAX_REGION_DEPTH:
         # IR built in Python can nest without bound; nothing below may recurse into it
-        c.error(root, f"nests regions more than {MAX_REGION_DEPTH} deep, the most geir takes")
+        c.error(root, TOO_DEEP)
         return
     for region in root.regions:
         for block in region.blocks:
