@@ -149,8 +149,7 @@ class Interpreter:
             error = DiagnosticError if isinstance(e, (KernelError, NotImplementedError)) else KernelFailed
             raise error(Diagnostic("error", f"'{op.name}' failed: {detail}", op_position(op))) from e
         except MemoryError:
-            raise DiagnosticError(Diagnostic("error", f"'{op.name}' failed: its results do not fit in this "
-                                                      "machine's memory", op_position(op))) from None
+            raise DiagnosticError(Diagnostic("error", f"'{op.name}' failed: out of memory", op_position(op))) from None
 
     # ----------------------------------------------------------- regions
     def _if(self, op: Operation, env: Env) -> list[Any]:

@@ -202,13 +202,13 @@ _RESOURCE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*\Z")
 def _weight_value(module: Module, blob: WeightBlob) -> DenseResourceAttr | DenseElementsAttr:
     """A weight's value in the module: a dense splat for one repeated value, else a
     resource blob of its bytes (a blob without bytes for an absent weight)."""
-    type = TensorType(blob.data.shape, element_type_of(blob.data.dtype))
+    weight_type = TensorType(blob.data.shape, element_type_of(blob.data.dtype))
     if not blob.absent and is_splat_view(blob.data):  # one value repeated: a dense splat, never materialised as a blob
-        return DenseElementsAttr(type, blob.data)
+        return DenseElementsAttr(weight_type, blob.data)
     # A resource name is a bare identifier; the weight keeps its own name beside it.
     stem = blob.name if _RESOURCE_NAME.match(blob.name) else "w_" + re.sub(r"[^A-Za-z0-9_$.\-]", "_", blob.name)
     data = None if blob.absent else np.asarray(blob.data, order="C").tobytes()
-    return DenseResourceAttr(type, module.add_resource(stem, data))
+    return DenseResourceAttr(weight_type, module.add_resource(stem, data))
 
 
 def task_to_op(task: Task, location: Location = UNKNOWN_LOC) -> Operation:
