@@ -64,15 +64,12 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, FileLineColLoc, Flo
                              StringAttr)
 from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.module import Module
-from geir.types import F64, I64, parse_element_type, storage_dtype
+from geir.types import F64, I64, MAX_ELEMENTS, parse_element_type, storage_dtype
 
 __all__ = ["FORMAT", "VERSION", "module_to_json", "json_to_module", "task_list_to_json", "task_list_from_json"]
 
 FORMAT = "geir.task-list"
 VERSION = 1
-#: the most elements a tensor's shape may hold: its bytes, at 8 an element, stay a
-#: 64-bit signed count, as numpy and the arena offsets need
-MAX_ELEMENTS = 2**60
 
 
 # ==================================================================== export

@@ -16,8 +16,12 @@ __all__ = [
     "Type", "ElementType", "IntegerType", "FloatType", "IndexType", "NoneType",
     "TensorType", "FunctionType", "OpaqueType", "DYNAMIC", "parse_element_type",
     "element_type_from_numpy", "storage_dtype", "ML_DTYPES", "I1", "I8", "I16", "I32", "I64", "UI8", "F16", "BF16",
-    "F32", "F64", "INDEX", "NONE",
+    "F32", "F64", "INDEX", "NONE", "MAX_ELEMENTS",
 ]
+
+#: the most elements a tensor geir computes with may hold: its bytes, at 8 an
+#: element, stay a 64-bit signed count, as numpy and the arena offsets need
+MAX_ELEMENTS = 2**60
 
 #: A dynamic dimension (`?` in the text).
 DYNAMIC: None = None

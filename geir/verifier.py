@@ -11,7 +11,7 @@ from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.opdef import ATTR_KINDS, KIND_NAMES, InferContext, InferError, OpDef
 from geir.operation import MAX_REGION_DEPTH, TOO_DEEP, Block, OpResult, Operation, Value
-from geir.types import TensorType, Type
+from geir.types import MAX_ELEMENTS, TensorType, Type
 
 __all__ = ["verify", "verify_op", "types_compatible"]
 
@@ -157,9 +157,13 @@ def _verify_result_types(op: Operation, od: OpDef, c: _Collector) -> None:
         c.error(op, f"infers {len(inferred)} results, but declares {len(op.results)}")
         return
     for i, (t, r) in enumerate(zip(inferred, op.results)):
+        which = "result" if len(op.results) == 1 else f"result #{i}"
         if not types_compatible(t, r.type):
-            which = "result" if len(op.results) == 1 else f"result #{i}"
             c.error(op, f"{which} type {r.type} does not match the inferred type {t}")
+        elif isinstance(t, TensorType) and (t.num_elements or 0) > MAX_ELEMENTS:
+            # shapes computed from values (ConstantOfShape, Expand, Range) may be any size
+            c.error(op, f"{which} {t} holds {t.num_elements:.3g} elements, more than a tensor's bytes can "
+                        f"number ({MAX_ELEMENTS:.3g} at most)")
 
 
 def _value_name(v: Value) -> str:

@@ -240,3 +240,13 @@ ge.graph @g(%x: tensor<4x1x1x1xf32>) {
   %y = ge.avg_pool %x {kernel_shape = [-1, -1]} : (tensor<4x1x1x1xf32>) -> tensor<4x1x3x3xf32>
   ge.return : () -> ()
 }
+
+// -----
+
+// A shape computed from values holds at most 2^60 elements (its bytes stay a 64-bit count).
+ge.graph @g() {
+  %shape = ge.const {value = dense<4611686018427387904> : tensor<1xi64>} : () -> tensor<1xi64>
+  // expected-error@+1 {{'ge.constant_of_shape' op result tensor<4611686018427387904xf32> holds 4.61e+18 elements, more than a tensor's bytes can number (1.15e+18 at most)}}
+  %big = ge.constant_of_shape %shape : (tensor<1xi64>) -> tensor<4611686018427387904xf32>
+  ge.return : () -> ()
+}
