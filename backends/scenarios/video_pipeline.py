@@ -27,7 +27,8 @@ from geir.backends.scenarios.iterations import frame_of, unroll
 from geir.backends.task_list import TaskList
 from geir.module import Module
 
-__all__ = ["frame_builds", "FrameRun", "run_frames", "compare_frames", "format_frames", "overlaps", "BUILDS"]
+__all__ = ["frame_builds", "FrameRun", "run_frames", "compare_frames", "format_frames", "overlaps",
+           "frames_overlapping", "BUILDS"]
 
 INF = float("inf")
 
@@ -83,6 +84,14 @@ class FrameRun:
                 "utilization": self.utilization, "races_total": self.report["races_total"],
                 "deadlock": self.report["deadlock"],
                 "decode_overlaps_inference": overlaps(self, "DVPP", ("AICore", "VectorCore"))}
+
+
+def frames_overlapping(run: FrameRun) -> int:
+    """How many frames k have frame k+1's first kernel start before frame k's
+    last kernel ends, on whatever engines."""
+    spans = [(min((lo for lo, _ in stage.values()), default=INF), max((hi for _, hi in stage.values()), default=-INF))
+             for stage in run.stages]
+    return sum(1 for k in range(len(spans) - 1) if spans[k + 1][0] < spans[k][1])
 
 
 def overlaps(run: FrameRun, first: str, second: tuple[str, ...]) -> int:
@@ -142,17 +151,20 @@ def format_frames(runs: list[FrameRun]) -> str:
     if not runs:
         return ""
     r0 = runs[0]
-    lines = [f"video pipeline: {r0.iterations} frames on {r0.report['device']} ({r0.report['mode']} mode), "
-             f"{r0.buffers} arena buffers",
+    # a model without DVPP work is frames back to back, not a decode pipeline
+    video = any("DVPP" in stage for run in runs for stage in run.stages)
+    lines = [f"{'video pipeline' if video else 'frames back to back'}: {r0.iterations} frames on "
+             f"{r0.report['device']} ({r0.report['mode']} mode), {r0.buffers} arena buffers",
              f"{'build':<28} {'streams':>7} {'makespan us':>13} {'frames/s':>10} {'speed-up':>9}  "
              f"{'overlap':>7}  utilisation"]
     for run in runs:
         util = ", ".join(f"{k} {v * 100:.1f}%" for k, v in run.utilization.items())
         speedup = r0.makespan_us / run.makespan_us if run.makespan_us > 0 else 0.0
-        n_over = overlaps(run, "DVPP", ("AICore", "VectorCore"))
+        n_over = overlaps(run, "DVPP", ("AICore", "VectorCore")) if video else frames_overlapping(run)
         lines.append(f"{run.label:<28} {run.streams:>7} {run.makespan_us:>13.3f} {run.frames_per_s:>10.1f} "
                      f"{speedup:>8.3f}x  {n_over:>3}/{max(0, run.iterations - 1):<3}  {util}")
-    lines.append("overlap: frames k whose successor's DVPP decode ran beside their AI core inference")
+    lines.append("overlap: frames k whose successor's DVPP decode ran beside their AI core inference" if video
+                 else "overlap: frames k whose successor started before they ended")
     checked = [r for r in runs if r.report["race_check"]]
     races = [f"{r.label} ({r.report['races_total']})" for r in checked if r.report["races_total"]]
     if checked:
