@@ -7,6 +7,7 @@ TensorType((1, 3), F16)``, so comparing types is an identity check and a
 
 from __future__ import annotations
 
+import math
 import re
 from typing import ClassVar, Sequence
 
@@ -176,7 +177,7 @@ class OpaqueType(ElementType):
 class TensorType(Type):
     """A tensor: ``tensor<1x3x?x224xf16>`` (ranked) or ``tensor<*xf32>`` (unranked)."""
 
-    __slots__ = ("shape", "element_type", "__weakref__")
+    __slots__ = ("shape", "element_type", "_elements", "__weakref__")
     shape: tuple[int | None, ...] | None
     element_type: ElementType
     _cache: ClassVar[dict[tuple, "TensorType"]] = {}
@@ -189,6 +190,8 @@ class TensorType(Type):
             self = object.__new__(cls)
             self.shape = key_shape
             self.element_type = element_type
+            # counted once per interned type: the verifier and the cost model ask often
+            self._elements = None if key_shape is None or None in key_shape else math.prod(key_shape)
             if key_shape is None:
                 self._text = f"tensor<*x{element_type}>"
             else:
@@ -211,12 +214,7 @@ class TensorType(Type):
 
     @property
     def num_elements(self) -> int | None:
-        if not self.is_static:
-            return None
-        n = 1
-        for d in self.shape:  # type: ignore[union-attr]
-            n *= d  # type: ignore[operator]
-        return n
+        return self._elements
 
     @property
     def size_in_bytes(self) -> int | None:

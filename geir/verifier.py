@@ -71,11 +71,12 @@ def _verify_tree(root: Operation, c: _Collector, allow_unregistered: bool, depth
         # IR built in Python can nest without bound; nothing below may recurse into it
         c.error(root, TOO_DEEP)
         return
+    inner = depth + 1 if depth or root.name != "builtin.module" else 0  # the module's own region is level 0
     for region in root.regions:
         for block in region.blocks:
             _verify_block(root, block, c)
             for op in block.ops:
-                _verify_tree(op, c, allow_unregistered, depth + (root.name != "builtin.module" or depth > 0))
+                _verify_tree(op, c, allow_unregistered, inner)
     _verify_one(root, c, allow_unregistered, nested_failed=len(c.diagnostics) > before)
 
 
@@ -160,7 +161,7 @@ def _verify_result_types(op: Operation, od: OpDef, c: _Collector) -> None:
         which = "result" if len(op.results) == 1 else f"result #{i}"
         if not types_compatible(t, r.type):
             c.error(op, f"{which} type {r.type} does not match the inferred type {t}")
-        elif isinstance(t, TensorType) and (t.num_elements or 0) > MAX_ELEMENTS:
+        elif type(t) is TensorType and (t.num_elements or 0) > MAX_ELEMENTS:
             # shapes computed from values (ConstantOfShape, Expand, Range) may be any size
             c.error(op, f"{which} {t} holds {t.num_elements:.3g} elements, more than a tensor's bytes can "
                         f"number ({MAX_ELEMENTS:.3g} at most)")
