@@ -233,7 +233,8 @@ def _path_text(path: tuple[str | int, ...]) -> str:
 
 
 _REQUIRED = object()
-_KINDS = {int: "an integer", str: "a string", list: "a list", dict: "an object", float: "a number"}
+_KINDS = {int: "an integer", str: "a string", list: "a list", dict: "an object", float: "a number",
+          bool: "true or false"}
 
 
 class _Reader:

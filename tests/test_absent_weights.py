@@ -146,6 +146,8 @@ def test_an_absent_weight_with_bytes_is_refused() -> None:
            '"shape": [2], "dtype": "f32", "absent": true, "data": "AAAAAAAAAAA="}]}')
     with pytest.raises(DiagnosticError, match='an absent weight holds no "data"'):
         task_list_from_json(doc)
+    with pytest.raises(DiagnosticError, match='expected true or false, got "yes"'):
+        task_list_from_json(doc.replace('"absent": true, "data": "AAAAAAAAAAA="', '"absent": "yes"'))
 
 
 def test_canonicalize_leaves_absent_weights_alone(graph_only: str) -> None:
