@@ -687,7 +687,10 @@ class _Builder:
     def hex_attr(self, token: Any, t: Type) -> Attribute:
         bits = int(token.value, 16)
         if isinstance(t, FloatType):
-            return FloatAttr(_float_from_bits(bits, t), t)
+            value = _float_from_bits(bits, t)
+            if value is None:
+                raise self.error(token, _HEX_FLOAT_RANGE)
+            return FloatAttr(value, t)
         return self._integer(token, bits, t)
 
     def _integer(self, token: Any, v: int, t: Type) -> Attribute:
@@ -1135,7 +1138,15 @@ def _symbol_name(text: str) -> str:
     return _unescape(body) if body.startswith('"') else body
 
 
-def _float_from_bits(bits: int, t: FloatType) -> float:
+#: what MLIR says of a hex float literal with more bits than its type
+_HEX_FLOAT_RANGE = "hexadecimal float constant out of range for type"
+
+
+def _float_from_bits(bits: int, t: FloatType) -> float | None:
+    """The float whose bit pattern is ``bits`` in type ``t``; None when ``bits``
+    needs more bits than ``t`` has."""
+    if bits >= 1 << t.bitwidth:
+        return None
     if t.bitwidth == 32:
         return struct.unpack("<f", struct.pack("<I", bits))[0]
     if t.bitwidth == 64:
@@ -1185,7 +1196,12 @@ def _scalar_value(item: Any, et: ElementType) -> Any:
         return held
     if item.type == "HEX":  # a float's bit pattern, as MLIR prints inf and nan
         bits = int(text, 16)
-        return _float_from_bits(bits, et) if isinstance(et, FloatType) else bits
+        if not isinstance(et, FloatType):
+            return bits
+        value = _float_from_bits(bits, et)
+        if value is None:
+            raise _LiteralError(item, _HEX_FLOAT_RANGE)
+        return value
     return float(text) if item.type == "FLOAT" else int(text)
 
 

@@ -141,3 +141,17 @@
 // CHECK-NEXT: {{^}}"foo.op"() {a = "ok\zz"} : () -> ()
 // CHECK-NEXT: {{^}}                   ^
 "foo.op"() {a = "ok\zz"} : () -> ()
+
+// -----
+
+// A hex float literal with more bits than its type: MLIR's message, at its column.
+// CHECK: errors.mlir:[[# @LINE + 3]]:17: error: hexadecimal float constant out of range for type
+// CHECK-NEXT: {{^}}"foo.op"() {a = 0x1FFFFFFFF : f32} : () -> ()
+// CHECK-NEXT: {{^}}                ^
+"foo.op"() {a = 0x1FFFFFFFF : f32} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 2]]:32: error: hexadecimal float constant out of range for type
+// CHECK-NOT: internal error
+"foo.op"() {a = dense<[0x7F80, 0x1FFFF]> : tensor<2xbf16>} : () -> ()
