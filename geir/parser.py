@@ -79,21 +79,36 @@ def _tensor_type(text: str) -> Type:
     else:  # `4x?x` then the element type, which may hold an x itself (index)
         m = _DIMS_RE.match(body)
         dims, elem = m.group(0).split("x")[:-1], body[m.end():]  # type: ignore[union-attr]
-    et = parse_element_type(elem)
+    et = _checked_width(parse_element_type(elem))
     if et is None:
         if elem in _UNMODELED_SCALARS:  # a builtin element type geir does not model: kept verbatim
             return OpaqueType(text)
         raise ValueError(f"unknown element type '{elem}'")
     if dims == ["*"]:
         return TensorType(None, et)
-    return TensorType([None if d == "?" else int(d) for d in dims], et)
+    shape = [None if d == "?" else int(d) for d in dims]
+    if any(d is not None and d > _MAX_DIM for d in shape):  # MLIR keeps a dim in an int64_t
+        raise ValueError("invalid dimension")
+    return TensorType(shape, et)
+
+
+#: the largest static dim MLIR reads (int64_t), and integer width (IntegerType's 24 bits)
+_MAX_DIM = 2**63 - 1
+_MAX_INT_WIDTH = 2**24 - 1
+
+
+def _checked_width(et: ElementType | None) -> ElementType | None:
+    """``et``, unless it is an integer type wider than MLIR's limit (ValueError)."""
+    if isinstance(et, IntegerType) and et.width > _MAX_INT_WIDTH:
+        raise ValueError(f"integer bitwidth is limited to {_MAX_INT_WIDTH} bits")
+    return et
 
 
 @lru_cache(maxsize=None)
 def _scalar_type(text: str) -> Type:
     if text == "none":
         return NONE
-    et = parse_element_type(text)
+    et = _checked_width(parse_element_type(text))
     return OpaqueType(text) if et is None else et
 
 

@@ -155,3 +155,15 @@
 // CHECK: errors.mlir:[[# @LINE + 2]]:32: error: hexadecimal float constant out of range for type
 // CHECK-NOT: internal error
 "foo.op"() {a = dense<[0x7F80, 0x1FFFF]> : tensor<2xbf16>} : () -> ()
+
+// -----
+
+// A dim past int64 and an integer wider than MLIR's 24-bit width: MLIR's messages.
+// CHECK: errors.mlir:[[# @LINE + 2]]:{{[0-9]+}}: error: invalid dimension
+// CHECK-NOT: internal error
+%0 = "foo.op"() : () -> tensor<99999999999999999999xf32>
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: integer bitwidth is limited to 16777215 bits
+%0 = "foo.op"() : () -> tensor<4xi99999999>
