@@ -29,7 +29,7 @@ from geir.attributes import (ArrayAttr, Attribute, BoolAttr, CallSiteLoc, DenseA
 from geir.diagnostics import Diagnostic, DiagnosticError, SourceFile
 from geir.module import Module
 from geir.operation import MAX_REGION_DEPTH, TOO_DEEP, Block, Operation, Region, Value
-from geir.types import (F64, I1, I64, ElementType, FloatType, FunctionType, IntegerType, NONE,
+from geir.types import (F64, I1, I64, INDEX, ElementType, FloatType, FunctionType, IntegerType, NONE,
                         ML_DTYPES, OpaqueType, TensorType, Type, parse_element_type, storage_dtype)
 
 __all__ = ["parse_module", "parse_file", "split_input_file", "parse_type", "parse_attribute"]
@@ -686,17 +686,23 @@ class _Builder:
         return d
 
     def attr_entry(self, key: Any, value: Attribute | None) -> tuple[Any, Attribute]:
+        if key.type == "STRING" and key.value == '""':
+            raise self.error(key, "expected valid attribute name")
         return key, (UNIT if value is None else value)
 
     def int_attr(self, token: Any, t: Type | None) -> Attribute:
         v = int(token.value)
         if t is None:
             return IntegerAttr(v, I64)
-        if isinstance(t, FloatType):
-            return FloatAttr(float(v), t)
+        if isinstance(t, FloatType):  # MLIR takes a float's bits in hex, never a decimal integer
+            at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token  # at the digits
+            raise self.error(at, "unexpected decimal integer literal for a floating point value",
+                             ("add a trailing dot to make the literal a float", at))
         return self._integer(token, v, t)
 
     def float_attr(self, token: Any, t: Type | None) -> Attribute:
+        if t is not None and not isinstance(t, FloatType):
+            raise self.error(token, "floating point value not valid for specified type")
         return FloatAttr(float(token.value), F64 if t is None else t)
 
     def hex_attr(self, token: Any, t: Type) -> Attribute:
@@ -711,6 +717,8 @@ class _Builder:
     def _integer(self, token: Any, v: int, t: Type) -> Attribute:
         """``v : t`` for a decimal or hex literal: an integer type holds it as MLIR's APInt does."""
         if not isinstance(t, IntegerType):
+            if t is not INDEX:
+                raise self.error(token, "integer literal not valid for specified type")
             return IntegerAttr(v, t)
         held = _integer_held(v, t)
         if held is None:
@@ -1200,6 +1208,9 @@ def _scalar_value(item: Any, et: ElementType) -> Any:
     if item.type == "INT" and isinstance(et, FloatType):
         raise _LiteralError(item, "unexpected decimal integer literal for a floating point value",
                             "add a trailing dot to make the literal a float")
+    if item.type in ("INT", "HEX") and et is I1 and \
+            _integer_held(int(text, 16) if item.type == "HEX" else int(text), I1) is None:
+        raise _LiteralError(item, "integer constant out of range for type 'i1'")
     if item.type in ("INT", "HEX") and isinstance(et, IntegerType) and et.width > 1:
         v = int(text, 16) if item.type == "HEX" else int(text)
         if v < 0 and et.signedness == "u":

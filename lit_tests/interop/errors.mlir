@@ -167,3 +167,30 @@
 
 // CHECK: errors.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: integer bitwidth is limited to 16777215 bits
 %0 = "foo.op"() : () -> tensor<4xi99999999>
+
+// -----
+
+// Literals MLIR refuses for their type.
+// CHECK: errors.mlir:[[# @LINE + 2]]:17: error: unexpected decimal integer literal for a floating point value
+// CHECK: note: add a trailing dot to make the literal a float
+"foo.op"() {a = 3 : f32} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:17: error: floating point value not valid for specified type
+"foo.op"() {a = 0.5 : i32} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:17: error: integer literal not valid for specified type
+"foo.op"() {a = 1 : none} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:13: error: expected valid attribute name
+"foo.op"() {"" = unit} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:23: error: integer constant out of range for type 'i1'
+"foo.op"() {a = dense<2> : tensor<2xi1>} : () -> ()
