@@ -213,8 +213,9 @@ class _Builder:
             raise self.error(token, f"'{name}' op {TOO_DEEP}")
 
     def nested(self, value: Any, children: Iterable[Any]) -> Any:
-        """``value``, an array, dictionary or location holding ``children``,
-        after checking how deep it nests (:data:`MAX_ATTRIBUTE_DEPTH`)."""
+        """``value``, an array, dictionary, location or dense literal's list
+        holding ``children``, after checking how deep it nests
+        (:data:`MAX_ATTRIBUTE_DEPTH`)."""
         depth = 1
         for child in children:
             if isinstance(child, _NESTING):
@@ -222,7 +223,7 @@ class _Builder:
                 depth = max(depth, (known[0] if known else 1) + 1)
         if depth > 1:
             if depth > MAX_ATTRIBUTE_DEPTH:
-                raise _TooDeep(f"{'a location' if isinstance(value, Location) else 'an attribute'} nests more "
+                raise _AtLastToken(f"{'a location' if isinstance(value, Location) else 'an attribute'} nests more "
                                f"than {MAX_ATTRIBUTE_DEPTH} deep, the most geir takes")
             self.nesting[id(value)] = (depth, value)  # kept alive: its id stays its own
         return value
@@ -783,7 +784,8 @@ class _Builder:
             raise self.error(at or keyword, message) from None
 
     def dense_list(self, *items: Any) -> list[Any]:
-        return [i for i in items if i is not None]
+        values = [i for i in items if i is not None]
+        return self.nested(values, values)  # reading a literal's elements recurses once per bracket
 
     def dense_complex(self, re_part: Any, im_part: Any) -> Any:
         return _Complex(re_part, im_part)
@@ -810,23 +812,44 @@ class _Builder:
         return DenseResourceAttr(t, blob)
 
     def dense_array_attr(self, t: Type, *values: Any) -> Attribute:
-        vals = []
-        for v in values:
-            if v is None:
-                continue
-            text = v.value if hasattr(v, "value") else v
-            if isinstance(text, bool):
-                vals.append(text)
+        """``array<t: v, ...>`` by MLIR's rules: integer or float elements of whole
+        bytes (or i1, written true/false), a float as a decimal with a dot or as
+        its bits in hex, an integer in its type's range."""
+        items = [v for v in values if v is not None]
+        if not isinstance(t, (IntegerType, FloatType)):
+            raise _AtLastToken(f"expected integer or float type, got: '{t}'")
+        if isinstance(t, IntegerType) and t.width != 1 and t.width % 8:
+            raise _AtLastToken("element type bitwidth must be a multiple of 8")
+        vals: list[Any] = []
+        for v in items:
+            if isinstance(v, bool) or t is I1:
+                if not isinstance(v, bool) or t is not I1:
+                    raise _AtLastToken("expected 'true' or 'false' values for i1 type" if t is I1
+                                       else "expected i1 type for 'true' or 'false' values")
+                vals.append(v)
             elif isinstance(t, FloatType):
-                vals.append(float(text))
-            elif isinstance(t, IntegerType):
-                held = _integer_held(int(text), t)
+                vals.append(self._array_float(v, t))
+            else:
+                if v.type == "FLOAT":
+                    raise self.error(v, "expected integer literal")
+                held = _integer_held(int(v.value, 16) if v.type == "HEX" else int(v.value), t)
                 if held is None:
                     raise self.error(v, f"integer constant out of range for type '{t}'")
                 vals.append(held)
-            else:
-                vals.append(int(text))
         return DenseArrayAttr(t, tuple(vals))  # type: ignore[arg-type]
+
+    def _array_float(self, token: Any, t: FloatType) -> float:
+        """One float element of ``array<t: ...>``: a decimal with a dot, or its bits in hex."""
+        if token.type == "INT":
+            at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token  # at the digits
+            raise self.error(at, "unexpected decimal integer literal for a floating point value",
+                             ("add a trailing dot to make the literal a float", at))
+        if token.type == "HEX":
+            value = _float_from_bits(int(token.value, 16), t)
+            if value is None:
+                raise self.error(token, _HEX_FLOAT_RANGE)
+            return value
+        return float(token.value)
 
     # ------------------------------------------------------------ locations
     def loc(self, body: Location) -> Location:
@@ -1204,7 +1227,11 @@ class _LiteralError(ValueError):
 def _scalar_value(item: Any, et: ElementType) -> Any:
     if isinstance(item, (bool, _HexBlob)):  # a _HexBlob here is a string element
         return item if isinstance(item, bool) else str(item)
+    if isinstance(item, _Complex):  # a complex type's literal is kept as text, never read here
+        raise _LiteralError(item.re, f"expected a real element for type '{et}', got a complex literal")
     text = item.value
+    if item.type == "FLOAT" and isinstance(et, IntegerType):
+        raise _LiteralError(item, "expected integer elements, but parsed floating-point")
     if item.type == "INT" and isinstance(et, FloatType):
         raise _LiteralError(item, "unexpected decimal integer literal for a floating point value",
                             "add a trailing dot to make the literal a float")
@@ -1360,17 +1387,19 @@ def _run_parser(builder: _Builder, text: str) -> None:
     tokens = lk.parser._make_lexer_thread(text)
     try:
         core.parse(tokens, "start")
-    except _TooDeep as e:
-        # a reduce has no token of its own: the one read after it is where the nesting closed
+    except _AtLastToken as e:
+        # a reduce has no token of its own: the one read after it is where it closed
         raise builder.error(tokens.state.last_token, str(e)) from None
 
 
-class _TooDeep(Exception):
-    """An attribute or location nests past :data:`MAX_ATTRIBUTE_DEPTH`."""
+class _AtLastToken(Exception):
+    """An error found where a rule closes, said at the token read after it: an
+    attribute nesting past :data:`MAX_ATTRIBUTE_DEPTH`, an array of a type MLIR
+    refuses."""
 
 
 #: what :meth:`_Builder.nested` counts as a level
-_NESTING = (ArrayAttr, DictionaryAttr, NameLoc, FusedLoc, CallSiteLoc)
+_NESTING = (ArrayAttr, DictionaryAttr, NameLoc, FusedLoc, CallSiteLoc, list)
 
 
 class _Spread:

@@ -194,3 +194,36 @@
 
 // CHECK: errors.mlir:[[# @LINE + 1]]:23: error: integer constant out of range for type 'i1'
 "foo.op"() {a = dense<2> : tensor<2xi1>} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:23: error: expected integer elements, but parsed floating-point
+"foo.op"() {a = dense<1.5> : tensor<2xi32>} : () -> ()
+
+// -----
+
+// array<...> by MLIR's rules: whole-byte integers or floats, i1 as true/false,
+// a float with a dot or as its bits in hex.
+// CHECK: errors.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: element type bitwidth must be a multiple of 8
+"foo.op"() {a = array<i3: 1>} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: expected integer or float type, got: 'index'
+"foo.op"() {a = array<index: 1>} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:30: error: expected integer literal
+"foo.op"() {a = array<i8: 1, 1.5>} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 2]]:33: error: unexpected decimal integer literal for a floating point value
+// CHECK-NOT: internal error
+"foo.op"() {a = array<f32: 1.0, 2>} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: expected 'true' or 'false' values for i1 type
+"foo.op"() {a = array<i1: 1>} : () -> ()
