@@ -696,9 +696,7 @@ class _Builder:
         if t is None:
             return IntegerAttr(v, I64)
         if isinstance(t, FloatType):  # MLIR takes a float's bits in hex, never a decimal integer
-            at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token  # at the digits
-            raise self.error(at, "unexpected decimal integer literal for a floating point value",
-                             ("add a trailing dot to make the literal a float", at))
+            raise self.decimal_for_float(token)
         return self._integer(token, v, t)
 
     def float_attr(self, token: Any, t: Type | None) -> Attribute:
@@ -838,12 +836,16 @@ class _Builder:
                 vals.append(held)
         return DenseArrayAttr(t, tuple(vals))  # type: ignore[arg-type]
 
+    def decimal_for_float(self, token: Any) -> DiagnosticError:
+        """MLIR's error for a decimal integer given a float type, at its digits."""
+        at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
+        return self.error(at, "unexpected decimal integer literal for a floating point value",
+                          ("add a trailing dot to make the literal a float", at))
+
     def _array_float(self, token: Any, t: FloatType) -> float:
         """One float element of ``array<t: ...>``: a decimal with a dot, or its bits in hex."""
         if token.type == "INT":
-            at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token  # at the digits
-            raise self.error(at, "unexpected decimal integer literal for a floating point value",
-                             ("add a trailing dot to make the literal a float", at))
+            raise self.decimal_for_float(token)
         if token.type == "HEX":
             value = _float_from_bits(int(token.value, 16), t)
             if value is None:
