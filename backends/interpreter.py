@@ -141,9 +141,9 @@ class Interpreter:
     def call_kernel(self, op: Operation, env: Env) -> list[np.ndarray]:
         """Run a plain op through its kernel; failures name the op's location."""
         fn = self._prepared.get(op)
-        _check_results_fit(op)
         try:
-            if fn is None:
+            if fn is None:  # once per op, however often a loop runs it
+                _check_results_fit(op)
                 fn = self._prepared[op] = prepare_op(op.name, op.attributes, len(op.results),
                                                      [r.type for r in op.results])
             return fn([env[v] for v in op.operands])

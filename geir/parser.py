@@ -193,8 +193,8 @@ class _Builder:
         self.metadata = FileMetadata()
         #: each ``dense_resource<name> : type`` read: (name token, type, blob)
         self.resource_uses: list[tuple[Any, TensorType, ResourceBlob]] = []
-        #: how deep each array, dictionary or location nesting others is, by id
-        #: (the flat ones, nearly all, are not kept)
+        #: how deep each array, dictionary, location or dense literal's list nesting
+        #: others is, by id (the flat ones, nearly all, are not kept)
         self.nesting: dict[int, tuple[int, Any]] = {}
 
     # ------------------------------------------------------------ errors
@@ -224,7 +224,7 @@ class _Builder:
         if depth > 1:
             if depth > MAX_ATTRIBUTE_DEPTH:
                 raise _AtLastToken(f"{'a location' if isinstance(value, Location) else 'an attribute'} nests more "
-                               f"than {MAX_ATTRIBUTE_DEPTH} deep, the most geir takes")
+                                   f"than {MAX_ATTRIBUTE_DEPTH} deep, the most geir takes")
             self.nesting[id(value)] = (depth, value)  # kept alive: its id stays its own
         return value
 
@@ -705,13 +705,9 @@ class _Builder:
         return FloatAttr(float(token.value), F64 if t is None else t)
 
     def hex_attr(self, token: Any, t: Type) -> Attribute:
-        bits = int(token.value, 16)
         if isinstance(t, FloatType):
-            value = _float_from_bits(bits, t)
-            if value is None:
-                raise self.error(token, _HEX_FLOAT_RANGE)
-            return FloatAttr(value, t)
-        return self._integer(token, bits, t)
+            return FloatAttr(self.hex_float(token, t), t)
+        return self._integer(token, int(token.value, 16), t)
 
     def _integer(self, token: Any, v: int, t: Type) -> Attribute:
         """``v : t`` for a decimal or hex literal: an integer type holds it as MLIR's APInt does."""
@@ -847,11 +843,15 @@ class _Builder:
         if token.type == "INT":
             raise self.decimal_for_float(token)
         if token.type == "HEX":
-            value = _float_from_bits(int(token.value, 16), t)
-            if value is None:
-                raise self.error(token, _HEX_FLOAT_RANGE)
-            return value
+            return self.hex_float(token, t)
         return float(token.value)
+
+    def hex_float(self, token: Any, t: FloatType) -> float:
+        """The float whose bits a hex literal spells; MLIR's error when they are too many."""
+        value = _float_from_bits(int(token.value, 16), t)
+        if value is None:
+            raise self.error(token, _HEX_FLOAT_RANGE)
+        return value
 
     # ------------------------------------------------------------ locations
     def loc(self, body: Location) -> Location:
@@ -1237,10 +1237,7 @@ def _scalar_value(item: Any, et: ElementType) -> Any:
     if item.type == "INT" and isinstance(et, FloatType):
         raise _LiteralError(item, "unexpected decimal integer literal for a floating point value",
                             "add a trailing dot to make the literal a float")
-    if item.type in ("INT", "HEX") and et is I1 and \
-            _integer_held(int(text, 16) if item.type == "HEX" else int(text), I1) is None:
-        raise _LiteralError(item, "integer constant out of range for type 'i1'")
-    if item.type in ("INT", "HEX") and isinstance(et, IntegerType) and et.width > 1:
+    if item.type in ("INT", "HEX") and isinstance(et, IntegerType):  # i1 too: 0, 1 and -1 (true)
         v = int(text, 16) if item.type == "HEX" else int(text)
         if v < 0 and et.signedness == "u":
             raise _LiteralError(_Pos(item.line, item.column + 1),

@@ -432,6 +432,8 @@ def _event_slots(event: list[int], max_event: int) -> tuple[list[int], int]:
     """Each task's slot in the simulator's event tables, and how many there are:
     the ids themselves while they are dense, their ranks when a table by id
     would be mostly empty (it is allocated per run)."""
+    if max_event < 1024:  # dense enough whatever the ids: no need to count them
+        return event, max_event + 1
     used = {e for e in event if e >= 0}
     if max_event + 1 <= 4 * len(used) + 1024:
         return event, max_event + 1
