@@ -98,8 +98,8 @@ Durations (microseconds):
 * **SDMA memcpy**: ``sdma_overhead_us + bytes / channel bandwidth``.
 
 These are the durations of a task *alone* on the device. Every task that moves
-device memory also states its DRAM traffic (:attr:`TaskCost.hbm_bytes`) and the
-byte rate it can draw at most (:attr:`TaskCost.hbm_rate`): kernels their DRAM
+device memory also states its DRAM traffic (:attr:`TaskCost.dram_bytes`) and the
+byte rate it can draw at most (:attr:`TaskCost.dram_rate`): kernels their DRAM
 bytes at their cores' rate, AICPU kernels theirs at the core's bandwidth, a
 memcpy reads and writes its bytes (twice its size, at twice the channel rate), a
 collective reads what it sends and writes what it receives (twice its link
@@ -199,10 +199,10 @@ class TaskCost(NamedTuple):
     compute_us: float = 0.0
     memory_us: float = 0.0
     overhead_us: float = 0.0
-    #: bytes of device memory (HBM) the task reads and writes
-    hbm_bytes: float = 0.0
-    #: the most HBM bytes per microsecond it can move (its cores' or channel's rate)
-    hbm_rate: float = 0.0
+    #: bytes of device memory (DRAM) the task reads and writes
+    dram_bytes: float = 0.0
+    #: the most DRAM bytes per microsecond it can move (its cores' or channel's rate)
+    dram_rate: float = 0.0
 
 
 def _op_name(op: str) -> str:
@@ -405,7 +405,7 @@ class CostModel:
         self.core_bw = mhz * v["core_ddr_bytes_per_cycle"]
         self.core_l2_bw = mhz * v["core_l2_bytes_per_cycle"]
         #: the DRAM bandwidth streaming kernels sustain (all cores together)
-        self.hbm_bw = v["hbm_bandwidth_gbps"] * v["dram_efficiency"] * 1e3
+        self.dram_bw = v["dram_bandwidth_gbps"] * v["dram_efficiency"] * 1e3
         self.l2_bytes = v["l2_bytes"]
         self.cube_align = v["cube_align"]
         self.channel_align = v["channel_align"]
@@ -755,8 +755,8 @@ class CostModel:
                 if rms is not None:
                     compute += rms.head_cycles / self.mhz
             bw = units * self.core_bw
-            if bw > self.hbm_bw:
-                bw = self.hbm_bw
+            if bw > self.dram_bw:
+                bw = self.dram_bw
             memory = dram / bw
             if l2 > 0:
                 memory += l2 / (units * self.core_l2_bw)
@@ -790,7 +790,7 @@ class CostModel:
             nbytes = _io_bytes(kernel)
         if pool == AICPU:
             compute = flops / self.aicpu_rate
-            bw = min(self.aicpu_bw, self.hbm_bw)
+            bw = min(self.aicpu_bw, self.dram_bw)
             memory = nbytes / bw
             overhead = self.aicpu_overhead
             return TaskCost(pool, 1, overhead + (compute if compute > memory else memory), compute, memory,
@@ -806,9 +806,9 @@ class CostModel:
             compute = (pixels / _FRAME_1080P) / fps * 1e6
             memory = 0.0
             overhead = self.dvpp_overhead
-        else:  # HCCL: every byte sent is read from HBM, every byte received written to it
+        else:  # HCCL: every byte sent is read from DRAM, every byte received written to it
             traffic = 2.0 * self._hccl_traffic(kernel)
-            rate = min(2.0 * self.hccl_bw, self.hbm_bw)
+            rate = min(2.0 * self.hccl_bw, self.dram_bw)
             memory = traffic / rate
             return TaskCost(pool, 1, self.hccl_latency + memory, 0.0, memory, self.hccl_latency, traffic, rate)
         return TaskCost(pool, 1, overhead + (compute if compute > memory else memory), compute, memory, overhead)
@@ -830,7 +830,7 @@ class CostModel:
     def memcpy(self, task: Memcpy) -> TaskCost:
         """SDMA channel and duration of a copy."""
         # a device-to-device copy reads and writes every byte
-        rate = min(2.0 * self.sdma_bw, self.hbm_bw)
+        rate = min(2.0 * self.sdma_bw, self.dram_bw)
         traffic = 2.0 * task.dst.nbytes
         memory = traffic / rate
         return TaskCost(SDMA, 1, self.sdma_overhead + memory, 0.0, memory, self.sdma_overhead, traffic, rate)

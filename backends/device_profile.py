@@ -55,7 +55,7 @@ PARAMS: dict[str, ParamSpec] = {
                                                         "whose output is f32)", default_from="cube_flops_per_cycle"),
     "vector_flops_per_cycle": ParamSpec(float, 1e-9, "FP16 FLOPs per cycle of one core's vector unit"),
     "core_ddr_bytes_per_cycle": ParamSpec(float, 1e-9, "bytes per cycle one core moves from device memory"),
-    "hbm_bandwidth_gbps": ParamSpec(float, 1e-9, "device memory bandwidth, all cores together (GB/s)"),
+    "dram_bandwidth_gbps": ParamSpec(float, 1e-9, "device memory bandwidth, all cores together (GB/s)"),
     "memory_bytes": ParamSpec(int, 1, "device memory"),
     "dvpp_channels": ParamSpec(int, 0, "DVPP channels: the DVPP engine's capacity"),
     "dvpp_jpegd_fps_per_channel": ParamSpec(float, 1e-9, "JPEG decode frames/s per channel at 1080p"),
@@ -90,7 +90,7 @@ PARAMS: dict[str, ParamSpec] = {
     "l2_bytes": ParamSpec(int, 0, "L2 cache: the activations a kernel reads and writes are served from it as far "
                                   "as they fit"),
     "core_l2_bytes_per_cycle": ParamSpec(float, 1e-9, "bytes per cycle one core reads from L2"),
-    "dram_efficiency": ParamSpec(float, 1e-9, "the fraction of hbm_bandwidth_gbps streaming kernels sustain"),
+    "dram_efficiency": ParamSpec(float, 1e-9, "the fraction of dram_bandwidth_gbps streaming kernels sustain"),
     "cube_efficiency": ParamSpec(float, 1e-9, "the fraction of the cube's peak a core sustains on aligned tiles"),
     "matmul_efficiency": ParamSpec(float, 1e-9, "the fraction of the cube's peak MatMul, GEMM and batch MatMul "
                                                 "sustain on aligned tiles", default_from="cube_efficiency"),
@@ -181,6 +181,9 @@ class DeviceProfile:
     #: ``short_soc``, the platform config's ``Short_SoC_version``: "Ascend310P",
     #: "Ascend910", "Ascend910B"); empty for a device CANN does not run on
     short_soc: str = ""
+    #: what the device memory is (top-level ``memory_type``: "LPDDR4X", "HBM2",
+    #: "GDDR6"), as the report names it beside its bandwidth; empty when not stated
+    memory_type: str = ""
     #: the parameters fitted to device measurements (``"fitted": true``, with the
     #: fit that set them as their source)
     fitted: frozenset[str] = frozenset()
@@ -227,6 +230,7 @@ class DeviceProfile:
         """The profile as the report shows it: name, values, derived figures, assumed keys,
         what its times were held against."""
         return {"name": self.name, "soc": self.soc, "values": dict(self.values),
+                "memory_type": self.memory_type or None,
                 "derived": {k: round(v, 4) for k, v in self.derived().items()}, "assumed": sorted(self.assumed),
                 "calibration": attrs.asdict(self.calibration) if self.calibration is not None else None}
 
@@ -318,10 +322,16 @@ def _from_json(data: Any, path: str) -> DeviceProfile:
     if not isinstance(short_soc, str):
         raise _error(f"{where}: 'short_soc' must be a text (the platform config's Short_SoC_version), "
                      f"got {short_soc!r}")
+    memory_type = _top_level(data, "memory_type", None, where)
+    if memory_type is None:
+        memory_type = ""
+    elif not isinstance(memory_type, str) or not memory_type.strip():
+        raise _error(f"{where}: 'memory_type' must be a text naming the device memory (\"LPDDR4X\", \"HBM2\"), "
+                     f"got {memory_type!r}")
     profile = DeviceProfile(str(data.get("name", os.path.basename(path)[:-5])), str(data.get("soc", "")),
                             str(data.get("description", "")), values, sources, frozenset(assumed), path,
-                            mode, cube_fp32, cube_nd_operands, block_dispatch, short_soc, frozenset(fitted),
-                            _calibration(data.get("calibration"), where))
+                            mode, cube_fp32, cube_nd_operands, block_dispatch, short_soc, memory_type,
+                            frozenset(fitted), _calibration(data.get("calibration"), where))
     for key, entry in (data.get("derived") or {}).items():
         computed = profile.derived().get(key)
         if computed is None:

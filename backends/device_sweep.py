@@ -1,5 +1,5 @@
 """A device-parameter sweep: emulate one task list once per value of one
-number of the device profile (launch latency, event latency, HBM bandwidth
+number of the device profile (launch latency, event latency, DRAM bandwidth
 ...), so a user sees how much a conclusion depends on an assumed number
 (``ge-run --sweep PARAM=V1,V2,...``).
 
@@ -94,7 +94,7 @@ def sweep_device_param(task_list: Any, specs: list[str], device: Any = "910B2", 
         rows.append({key: value, "makespan_us": report["makespan_us"], "lower_bound_us": report["lower_bound_us"],
                      "bound_by": report["lower_bound"]["bound_by"],
                      "makespan_over_lower_bound": report["makespan_over_lower_bound"],
-                     "hbm_saturated_us": report["hbm"]["saturated_us"]})
+                     "dram_saturated_us": report["dram"]["saturated_us"]})
     first = rows[0]["makespan_us"]
     for row in rows:
         row["vs_first"] = round(row["makespan_us"] / first, 4) if first > 0 else None

@@ -59,9 +59,9 @@ at :data:`RAF_EVENT_US` (``EmulatorOptions.host_event_launch_us``), each
 against RAF's own single stream; it is printed with batch norm and ReLU as one
 kernel and with IOS's fused kernels beside it. ``raf_op_us=V`` / ``raf_event_us=V`` set those two costs.
 
-It also prints the share of the all-at-once run with the HBM saturated;
+It also prints the share of the all-at-once run with the DRAM saturated;
 ``--no-sharing`` repeats it with the bandwidth not shared
-(``EmulatorOptions(share_hbm=False)``). The emulator runs in ``host`` mode by
+(``EmulatorOptions(share_dram=False)``). The emulator runs in ``host`` mode by
 default — how IOS and RAF ran: one host thread launches every kernel, record
 and wait onto CUDA streams, ``host_launch_us`` apiece; ``--mode sink`` puts
 every task on the device up front. ``--sweep KEY=V1,V2`` prints instead the
@@ -1032,7 +1032,7 @@ def run_passes(net: Net, device: str, mode: str, params: list[str], max_streams:
 
 def run(tl: TaskList | HostSynced, device: str, mode: str, params: list[str], share: bool = True,
         host_event_us: float | None = None, free_events: set[int] | frozenset[int] = frozenset()) -> float:
-    """Emulated makespan in ms (and the share of it with the HBM saturated in
+    """Emulated makespan in ms (and the share of it with the DRAM saturated in
     :data:`SATURATED`); raises when the schedule is not clean (a bug in the builders).
     ``host_event_us``: the host's cost of a record or wait when not ``host_launch_us``;
     ``free_events``: events whose records and waits cost the host nothing."""
@@ -1043,12 +1043,12 @@ def run(tl: TaskList | HostSynced, device: str, mode: str, params: list[str], sh
     for segment in segments:
         r = emulate(segment, None, EmulatorOptions(device=device, device_params=params, mode=mode,
                                                    timing_only=True, check_races=True, progress=False,
-                                                   share_hbm=share, host_event_launch_us=host_event_us,
+                                                   share_dram=share, host_event_launch_us=host_event_us,
                                                    host_free_events=frozenset(free_events)))
         if not r.clean:
             raise RuntimeError(f"{segment.name}: {r.report['races'][:1] or r.report['deadlock']}")
         makespan += r.report["makespan_us"]
-        saturated += r.report["hbm"]["saturated_us"]
+        saturated += r.report["dram"]["saturated_us"]
     makespan += sync_us * (len(segments) - 1)
     SATURATED[tl.name] = saturated / makespan
     return makespan / 1e3
@@ -1077,7 +1077,7 @@ def host_sync_us(params: list[str]) -> tuple[float, list[str]]:
     return value, rest
 
 
-#: task list name -> fraction of its makespan with the HBM saturated (last run)
+#: task list name -> fraction of its makespan with the DRAM saturated (last run)
 SATURATED: dict[str, float] = {}
 
 
@@ -1207,7 +1207,7 @@ def _print(rows: list[dict[str, object]], title: str) -> None:
     extra = f" {'pass:single':>11} {'best pass':>16} {'speed-up':>8} {'err':>5}" if passes else ""
     print(f"{'network':<13} {'nodes':>5} {'seq ms':>7} {'IOS':>6} {'seq/greedy':>10} {'IOS':>5} {'err':>5} "
           f"{'IOS-space best':<14} {'speed-up':>8} {'IOS-P':>5} {'err':>5} {'events best':<12} {'speed-up':>8} "
-          f"{'err':>5}{extra} {'HBM sat':>7}")
+          f"{'err':>5}{extra} {'DRAM sat':>7}")
     for row in rows:
         t: dict[str, float] = row["times"]  # type: ignore[assignment]
         pub = PUBLISHED[row["net"]]  # type: ignore[index]
@@ -1287,7 +1287,7 @@ def main() -> int:
                         "wait onto CUDA streams): every task launched at host_launch_us apiece; sink: every task "
                         "on the device up front")
     p.add_argument("--device-param", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--no-sharing", action="store_true", help="also run without bandwidth sharing (share_hbm off)")
+    p.add_argument("--no-sharing", action="store_true", help="also run without bandwidth sharing (share_dram off)")
     p.add_argument("--no-passes", action="store_true", help="skip geir's partition-streams strategies")
     p.add_argument("--max-streams", type=int, default=64, help="max-streams of the partition-streams strategies")
     p.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
@@ -1303,7 +1303,7 @@ def main() -> int:
     kw = {"passes": not args.no_passes, "max_streams": args.max_streams}
     print(f"IOS calibration on {args.device}; published: IOS README (V100, batch 1); err = emulated / published - 1")
     for mode in modes:
-        _print(calibrate(args.device, mode, args.device_param, **kw), f"{mode} mode, HBM bandwidth shared (fluid model):")
+        _print(calibrate(args.device, mode, args.device_param, **kw), f"{mode} mode, DRAM bandwidth shared (fluid model):")
         if args.no_sharing:
             _print(calibrate(args.device, mode, args.device_param, share=False, **kw),
                    f"{mode} mode, bandwidth not shared (every kernel at its duration alone):")

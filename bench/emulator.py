@@ -8,11 +8,11 @@ default, when the ONNX importer is available).
 
 Prints a table; never asserts (targets: >= 200k tasks/s timing-only with the
 shared-bandwidth model, linear time, numeric mode within 1.3x of the
-interpreter). Each size also runs with the HBM narrowed to 20 GB/s, so that
-kernels that move HBM bytes ask for more bandwidth than there is and every
-start and end rebalances the flows (the fluid model's worst case); the ``HBM
+interpreter). Each size also runs with the DRAM narrowed to 20 GB/s, so that
+kernels that move DRAM bytes ask for more bandwidth than there is and every
+start and end rebalances the flows (the fluid model's worst case); the ``DRAM
 sat`` column is the share of the makespan spent saturated (0% when the
-kernels' activations fit in L2 and they move no HBM bytes at all).
+kernels' activations fit in L2 and they move no DRAM bytes at all).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def bench_timing(sizes: list[int], streams: int, repeat: int, check_races: bool,
             cpu = min(cpu, time.process_time() - c0)
         assert result.clean, result.report["races"][:1] or result.report["deadlock"]
         rep = result.report
-        rows.append((total, tl.num_events, wall, cpu, rep["hbm"]["saturated_us"] / rep["makespan_us"]))
+        rows.append((total, tl.num_events, wall, cpu, rep["dram"]["saturated_us"] / rep["makespan_us"]))
     return rows
 
 
@@ -184,17 +184,17 @@ def main() -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
     print(f"timing-only emulation, {args.streams} streams, best of {args.repeat} "
           "(CPU time of this process: the figure that does not depend on other load)")
-    print(f"{'tasks':>8} {'events':>7} {'race check':>10} {'HBM GB/s':>9} {'HBM sat':>8} {'wall s':>8} {'CPU s':>8} "
+    print(f"{'tasks':>8} {'events':>7} {'race check':>10} {'DRAM GB/s':>9} {'DRAM sat':>8} {'wall s':>8} {'CPU s':>8} "
           f"{'tasks/s (CPU)':>14}")
     timing_only = 0.0
-    for check, hbm in ((False, None), (True, None), (False, "20")):
-        params = [f"hbm_bandwidth_gbps={hbm}"] if hbm else []
+    for check, dram in ((False, None), (True, None), (False, "20")):
+        params = [f"dram_bandwidth_gbps={dram}"] if dram else []
         rows = bench_timing(sizes, args.streams, args.repeat, check, params)
-        if not check and hbm is None:
+        if not check and dram is None:
             total, _, _, cpu, _ = rows[-1]
             timing_only = total / cpu
         for total, events, wall, cpu, sat in rows:
-            print(f"{total:>8} {events:>7} {'on' if check else 'off':>10} {hbm or '1382.4':>9} {sat:>8.1%} "
+            print(f"{total:>8} {events:>7} {'on' if check else 'off':>10} {dram or '1382.4':>9} {sat:>8.1%} "
                   f"{wall:>8.3f} {cpu:>8.3f} {total / cpu:>14.0f}")
         if len(rows) >= 2:
             (n0, _, _, t0, _), (n1, _, _, t1, _) = rows[0], rows[-1]

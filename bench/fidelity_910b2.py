@@ -15,7 +15,7 @@ and RmsNorm kernels, every case whose published baseline is one kernel and a
 measurement rather than cann-bench's cap. Each graph is compiled with ``ge-default`` on the
 device keeping its types (``must_keep_origin_dtype``) and lowered; its kernel
 is costed as the emulator costs it, timing-only, with every input read from
-HBM, as cann-bench's freshly launched operator reads them (the kernel's fixed
+DRAM, as cann-bench's freshly launched operator reads them (the kernel's fixed
 cost included, as msprof's op summary gives it). Inside a model the emulator
 serves a kernel's inputs from L2 when they fit there, since its producer just
 wrote them; nothing wrote these. Printed per table: measured and emulated
@@ -144,7 +144,7 @@ def compile_case(case: Case, device: str) -> TaskList:
 
 def kernel_us(task_list: TaskList, cost: CostModel) -> float:
     """The time of ``task_list``'s kernels as ``cost`` charges them with every input
-    read from HBM, as a weight is read before any run left it in L2."""
+    read from DRAM, as a weight is read before any run left it in L2."""
     total = 0.0
     for _, _, task in task_list.all_tasks():
         if isinstance(task, Kernel):
@@ -249,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = load_cases(args.data)
     compiled = [compile_case(c, args.device) for c in cases]
     print(f"device {args.device}: CANN's kernels measured by msprof ({os.path.relpath(args.data)}), "
-          f"one kernel each, costed timing-only with its inputs read from HBM\n")
+          f"one kernel each, costed timing-only with its inputs read from DRAM\n")
     print_tables(cases, evaluate(cases, compiled, args.device))
     if names:
         chosen = [i for i, c in enumerate(cases) if c.table in fit_to]

@@ -23,7 +23,7 @@ too little (above 1) for these measurements; a part that fits one table but not
 the other says the mechanism does not generalise.
 
 Last, the physical floors of each row: the DRAM bytes the model moves, at the
-card's full bandwidth (``hbm_bandwidth_gbps``), and the row's useful cube FLOPs
+card's full bandwidth (``dram_bandwidth_gbps``), and the row's useful cube FLOPs
 (no padding), at the cube's peak, each as a share of the measured time. A share
 above 1 is a contradiction no parameter can fix: the device did the row faster
 than the model's bytes can cross its memory bus, so it moved fewer of them. A
@@ -96,7 +96,7 @@ def components(costs: Sequence[tuple[Kernel, TaskCost]], warm_weights: bool,
             parts[_compute_part(task, _op_name(task.op))] += busy
             continue
         # the DRAM bytes the cost above was reckoned with
-        dram = c.hbm_bytes
+        dram = c.dram_bytes
         weights = sum(r.nbytes for r in task.inputs if r is not None and r.space == WEIGHTS)
         if dram <= 0:
             parts["memory: L2"] += busy
@@ -111,11 +111,11 @@ def floors(costs: Sequence[tuple[Kernel, TaskCost]], profile: DeviceProfile) -> 
     """Milliseconds of the costed kernels' DRAM bytes (:func:`kernel_costs`) at ``profile``'s
     full DRAM bandwidth, and of their cube ops' useful FLOPs at the cube's peak."""
     values = profile.values
-    bandwidth = values["hbm_bandwidth_gbps"] * 1e6  # bytes per ms
+    bandwidth = values["dram_bandwidth_gbps"] * 1e6  # bytes per ms
     peak = values["ai_cores"] * values["cube_flops_per_cycle"] * values["clock_mhz"] * 1e3  # FLOPs per ms
     dram = flops = 0.0
     for task, c in costs:
-        dram += c.hbm_bytes
+        dram += c.dram_bytes
         if c.duration_us > 0 and _op_name(task.op) in CUBE_OPS:
             flops += task.flops
     return dram / bandwidth, flops / peak

@@ -70,7 +70,7 @@ def bench_model(name: str, text: str, device: str, max_streams: int, time_limit:
     problem = ScheduleProblem.build(OpGraph.build(next(module.graphs())), max_streams, device)
     row: dict[str, Any] = {"model": name, "ops": problem.n, "bound": graph_lower_bound(problem).bound_us}
     if optimal and problem.n <= OPTIMAL_LIMIT:
-        # CP-SAT's relaxation (no HBM, only the events every plan needs) bounds every plan's emulated makespan
+        # CP-SAT's relaxation (no DRAM, only the events every plan needs) bounds every plan's emulated makespan
         from geir.passes.scheduling.strategies.cp_sat import plan as cp_sat
         relaxed = cp_sat(problem, time_limit, relaxed=True).bound_us
         if relaxed is not None and relaxed > row["bound"]:

@@ -19,11 +19,11 @@ from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan
 from geir.passes.scheduling.strategies import get_strategy
 from geir.passes.scheduling.strategies import cp_sat
-from geir.passes.scheduling.strategies.cp_sat import HBM_SCALE, NODE_LIMIT, TICK_US, ProblemTooLarge, hbm_flow, plan
+from geir.passes.scheduling.strategies.cp_sat import DRAM_SCALE, NODE_LIMIT, TICK_US, ProblemTooLarge, dram_flow, plan
 from scheduling_graphs import random_plan
 
 #: a vector kernel of 24 of the 48 vector cores (8 KiB each): two fit side by
-#: side; its activations stay in L2, so it draws nothing from HBM
+#: side; its activations stay in L2, so it draws nothing from DRAM
 S = "tensor<1x16x56x56xf16>"
 #: a map whose vector kernels (one core each) are little more than their fixed cost
 TINY = "tensor<1x16x8x8xf16>"
@@ -31,13 +31,13 @@ TINY = "tensor<1x16x8x8xf16>"
 T = "tensor<1x64x56x56xf16>"
 #: a vector kernel (or a conv) on every core
 BIG = "tensor<1x64x224x224xf16>"
-#: activations larger than L2: a kernel over them streams most of its bytes from HBM
+#: activations larger than L2: a kernel over them streams most of its bytes from DRAM
 HUGE = "tensor<1x64x1024x2048xf16>"
-#: matmul operands: the 2 MiB weight streams from HBM; the output's 16x16
+#: matmul operands: the 2 MiB weight streams from DRAM; the output's 16x16
 #: blocks outnumber the cube cores, so the tiling takes all of them
 A, WM = "tensor<128x1024xf16>", "tensor<1024x1024xf16>"
 #: GE's per-op core cap: a matmul held to a third of the cube cores (and so to
-#: under a third of the HBM bandwidth), so that three run side by side
+#: under a third of the DRAM bandwidth), so that three run side by side
 CAP = " {_op_aicore_num = 8 : i64}"
 LIMIT_S = 2.0
 
@@ -100,9 +100,9 @@ def test_registered_as_optimal() -> None:
 
 
 def rates(problem: ScheduleProblem, nodes: list[int]) -> int:
-    """What ``nodes`` draw from HBM at once, in HBM_SCALE parts of the bandwidth
+    """What ``nodes`` draw from DRAM at once, in DRAM_SCALE parts of the bandwidth
     (a kernel whose bytes all stay in L2 draws nothing)."""
-    flows = [hbm_flow(problem.costs[i], problem.model.hbm_bw) for i in nodes]
+    flows = [dram_flow(problem.costs[i], problem.model.dram_bw) for i in nodes]
     return sum(flow[1] for flow in flows if flow is not None)
 
 
@@ -112,7 +112,7 @@ def test_two_independent_chains_take_one_chain() -> None:
     problem = problem_of(body, 2, S, results=["%a3", "%b3"])
     d = problem.durations
     assert problem.units(0) + problem.units(4) <= problem.capacity(problem.pools[0])  # side by side on the cores
-    assert rates(problem, [0, 4]) <= HBM_SCALE  # and on HBM
+    assert rates(problem, [0, 4]) <= DRAM_SCALE  # and on DRAM
     for relaxed in (False, True):
         p = plan(problem, LIMIT_S, relaxed=relaxed)
         check_valid(problem, p)
@@ -125,10 +125,10 @@ def test_two_independent_chains_take_one_chain() -> None:
     assert one.predicted_us == pytest.approx(sum(d), abs=tol(problem))
 
 
-def test_kernels_whose_hbm_draw_exceeds_the_bandwidth_run_apart() -> None:
+def test_kernels_whose_dram_draw_exceeds_the_bandwidth_run_apart() -> None:
     """A full-size 1x1 conv (every cube core) and a full-size vector kernel
     (every vector core) over activations larger than L2 share no engine, but
-    their HBM draws add up to more than the bandwidth: the model runs them one
+    their DRAM draws add up to more than the bandwidth: the model runs them one
     after the other; the relaxation, which knows the bandwidth only through the
     graph's bound (all bytes over it), side by side — and bounds what the
     emulator does with either plan (it shares the bandwidth fluidly)."""
@@ -139,8 +139,8 @@ def test_kernels_whose_hbm_draw_exceeds_the_bandwidth_run_apart() -> None:
     problem = problem_of(body, 2, HUGE, inputs=2, results=["%a", "%b"])
     assert problem.pools[0] != problem.pools[1]
     assert [problem.units(i) for i in range(2)] == [problem.capacity(pool) for pool in problem.pools]
-    averages = [hbm_flow(c, problem.model.hbm_bw) for c in problem.costs]
-    assert sum(rate * alone / c.duration_us for (alone, rate), c in zip(averages, problem.costs)) > HBM_SCALE
+    averages = [dram_flow(c, problem.model.dram_bw) for c in problem.costs]
+    assert sum(rate * alone / c.duration_us for (alone, rate), c in zip(averages, problem.costs)) > DRAM_SCALE
     da, db = problem.durations
     full = plan(problem, LIMIT_S)
     relaxed = plan(problem, LIMIT_S, relaxed=True)
@@ -149,7 +149,7 @@ def test_kernels_whose_hbm_draw_exceeds_the_bandwidth_run_apart() -> None:
     assert full.optimal and relaxed.optimal
     assert full.predicted_us == pytest.approx(da + db, abs=tol(problem))
     bound = graph_lower_bound(problem)
-    assert bound.binding in ("HBM bandwidth", "HBM window") and bound.bound_us > max(da, db)
+    assert bound.binding in ("DRAM bandwidth", "DRAM window") and bound.bound_us > max(da, db)
     assert relaxed.predicted_us == pytest.approx(bound.bound_us, abs=tol(problem))
     assert relaxed.num_streams == 2
     for p in (full, relaxed):
@@ -189,7 +189,7 @@ def diamond(kind: str) -> list[str]:
 def test_diamond_parallel_only_when_branches_outweigh_events(kind: str) -> None:
     problem = problem_of(diamond(kind), 2, TINY if kind == "small" else A)
     da, db, dc, dd = problem.durations
-    assert rates(problem, [1, 2]) <= HBM_SCALE and problem.units(1) + problem.units(2) <= problem.capacity(
+    assert rates(problem, [1, 2]) <= DRAM_SCALE and problem.units(1) + problem.units(2) <= problem.capacity(
         problem.pools[1])
     m = problem.model
     serial = da + db + dc + dd
@@ -219,7 +219,7 @@ def test_a_fork_records_once_per_stream_one_after_another() -> None:
     for max_streams in (3, 2):
         problem = problem_of(body, max_streams, a2, results=["%b0", "%b1", "%b2"])
         da, d = problem.durations[0], problem.durations[1]
-        assert rates(problem, [1, 2, 3]) <= HBM_SCALE and 3 * problem.units(1) <= problem.capacity(problem.pools[1])
+        assert rates(problem, [1, 2, 3]) <= DRAM_SCALE and 3 * problem.units(1) <= problem.capacity(problem.pools[1])
         m = problem.model
         p = plan(problem, LIMIT_S)
         check_valid(problem, p)

@@ -246,7 +246,7 @@ def test_roofline_durations() -> None:
     cost = CostModel(profile)
     overhead = profile["kernel_overhead_us"]
     cube_core = 1800 * 8192 * 0.77  # FLOP/us of one core: clock x fractal MACs x 2 x cube_efficiency
-    dram = min(24 * 32 * 1800, 1382.4e3 * 1.0)  # B/us: 24 cores x ddr_rate, at most HBM x dram_efficiency
+    dram = min(24 * 32 * 1800, 1382.4e3 * 1.0)  # B/us: 24 cores x ddr_rate, at most DRAM x dram_efficiency
     l2 = 24 * 110 * 1800  # B/us: 24 cores x l2_rate
     # compute-bound: a 3x3 conv, 64 -> 64 channels on 112 x 112 (M = 12544, N = 64, K = 576, all
     # aligned to 16): 2 M N K FLOPs in 98 blocks of 128 x 256 over 24 cores, 5 waves (120 / 98)
@@ -270,7 +270,7 @@ def test_roofline_durations() -> None:
     # two rounds: the last round's multiplications are not hidden
     assert fc.memory_us > fc.compute_us
     assert fc.duration_us == pytest.approx(overhead + fc.memory_us + fc.compute_us / 2)
-    assert fc.hbm_bytes == 9216 * 4096 * 2 and fc.hbm_rate == dram  # what the fluid model shares
+    assert fc.dram_bytes == 9216 * 4096 * 2 and fc.dram_rate == dram  # what the fluid model shares
     # 8-bit integer cube ops do twice the MACs per cycle: half the compute of the same f16 product
     a, b = ref(0, (1024, 1024), "f16"), ref(0, (1024, 1024), "f16", WEIGHTS)
     f16 = cost.kernel(kernel("ge.matmul", [a, b], [ref(0, (1024, 1024), "f16")]))

@@ -1,10 +1,10 @@
-"""Shared HBM bandwidth in the emulator (the fluid model of
+"""Shared DRAM bandwidth in the emulator (the fluid model of
 ``backends/emulator/bandwidth.py``), the bandwidth term of the lower bound, the
 FP32 cube rate and the V100 profile.
 
 Hand-calculated cases use a 910B2 whose cores draw a lot per cycle
 (``core_ddr_bytes_per_cycle=200``: 360 GB/s per core, so a 4-core kernel alone
-saturates the 1382.4 GB/s HBM), no fixed kernel cost and vector kernels at the
+saturates the 1382.4 GB/s DRAM), no fixed kernel cost and vector kernels at the
 lanes' rate (``vector_api_cycles=false``: no pipeline heads), so every duration
 is bytes over a rate. Property tests check, on random kernel sets, that the fluid
 model never finishes faster than total bytes / bandwidth nor slower than the
@@ -26,7 +26,7 @@ from geir.backends.emulator import EmulatorOptions, emulate
 from geir.backends.task_list import ARENA, Binding, EndGraph, Kernel, Memcpy, Stream, Task, TaskList, TensorRef
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-H = 1382.4e3  # 910B2 HBM, bytes/us
+H = 1382.4e3  # 910B2 DRAM, bytes/us
 #: 360 GB/s per core, no fixed cost, no pipeline heads
 FAST = ["core_ddr_bytes_per_cycle=200", "kernel_overhead_us=0", "vector_api_cycles=false"]
 
@@ -58,17 +58,17 @@ def ends(r: Any) -> list[float]:
 
 # ============================================================ hand-calculated
 
-def test_two_memory_bound_kernels_take_their_summed_bytes_at_hbm_bandwidth() -> None:
+def test_two_memory_bound_kernels_take_their_summed_bytes_at_dram_bandwidth() -> None:
     b = H * 50  # 50 us alone at the full bandwidth
     alone = run(tl([vec(0, b)])).report["makespan_us"]
     assert alone == pytest.approx(50)
     both = run(tl([vec(0, b)], [vec(1, b)])).report
     assert both["makespan_us"] == pytest.approx(100)  # (b + b) / H, not 50
-    assert both["lower_bound"]["bound_by"] == "HBM bandwidth"
-    assert both["lower_bound"]["parts_us"]["HBM bandwidth"] == pytest.approx(100)
-    assert both["hbm"]["saturated_us"] == pytest.approx(100)
+    assert both["lower_bound"]["bound_by"] == "DRAM bandwidth"
+    assert both["lower_bound"]["parts_us"]["DRAM bandwidth"] == pytest.approx(100)
+    assert both["dram"]["saturated_us"] == pytest.approx(100)
     # the old model (no sharing) ran them side by side at full speed each
-    assert run(tl([vec(0, b)], [vec(1, b)]), share_hbm=False).report["makespan_us"] == pytest.approx(50)
+    assert run(tl([vec(0, b)], [vec(1, b)]), share_dram=False).report["makespan_us"] == pytest.approx(50)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 6, 12])
@@ -96,7 +96,7 @@ def test_compute_bound_kernel_beside_a_memory_bound_one_overlaps_fully() -> None
     memory = vec(1, 720e3 * 30, block_dim=2)
     r = run(tl([compute], [memory]))
     assert ends(r) == pytest.approx([40, 30])
-    assert r.report["hbm"]["saturated_us"] == 0
+    assert r.report["dram"]["saturated_us"] == 0
 
 
 def test_a_kernel_that_ends_early_speeds_up_the_others_remainder() -> None:
@@ -116,7 +116,7 @@ def test_a_low_demand_kernel_keeps_its_demand_and_the_others_share_the_rest() ->
 
 
 def test_shares_follow_the_cores_when_all_are_memory_bound() -> None:
-    # peak rates: 4 cores min(1440, 1382.4) GB/s, 2 cores 720 GB/s; the HBM is split in that proportion
+    # peak rates: 4 cores min(1440, 1382.4) GB/s, 2 cores 720 GB/s; the DRAM is split in that proportion
     b = 1e6
     r = run(tl([vec(0, b)], [vec(1, b, block_dim=2)]))
     weights = H + 720e3
@@ -136,7 +136,7 @@ def test_overhead_comes_before_the_bytes_and_takes_no_bandwidth() -> None:
 
 
 def test_copies_and_kernels_share_the_bandwidth() -> None:
-    # a copy moves twice its size through HBM (read + write); beside a saturating kernel it slows down
+    # a copy moves twice its size through DRAM (read + write); beside a saturating kernel it slows down
     params = FAST + ["sdma_bandwidth_gbps=691.2", "sdma_overhead_us=0"]  # 2 x 691.2 = H: a copy alone saturates
     nbytes = 4 * 1024 * 1024
     copy = Memcpy(TensorRef(ARENA, 0, (nbytes // 2,), "f16"), TensorRef(ARENA, nbytes, (nbytes // 2,), "f16"))
@@ -151,7 +151,7 @@ def test_copies_and_kernels_share_the_bandwidth() -> None:
 def test_the_lower_bound_reports_every_term() -> None:
     r = run(tl([vec(0, H)], [vec(1, H)])).report
     parts = r["lower_bound"]["parts_us"]
-    assert set(parts) >= {"critical path", "VectorCore", "HBM bandwidth"}
+    assert set(parts) >= {"critical path", "VectorCore", "DRAM bandwidth"}
     assert r["lower_bound_us"] == pytest.approx(max(parts.values()))
     assert r["engines"]["VectorCore"]["min_work_us"] == pytest.approx(2 * 4 * 1.0)
     assert r["engines"]["VectorCore"]["work_us"] == pytest.approx(2 * 4 * 2.0)  # held twice as long: shared
@@ -184,12 +184,12 @@ def test_fluid_model_between_the_bandwidth_bound_and_the_serial_sum(case: tuple[
     cost = CostModel(load_profile("910B2", params))
     kernels = [t for s in task_list.streams for t in s.tasks if isinstance(t, Kernel)]
     serial = sum(cost.kernel(k).duration_us for k in kernels)
-    total_bytes = sum(cost.kernel(k).hbm_bytes for k in kernels)
+    total_bytes = sum(cost.kernel(k).dram_bytes for k in kernels)
     makespan = r.schedule.makespan  # the report rounds to the nanosecond
     assert makespan >= total_bytes / H * (1 - 1e-9)
     assert makespan <= serial * (1 + 1e-9)
     assert rep["lower_bound_us"] <= rep["makespan_us"] + 1e-3
-    assert rep["hbm"]["bytes"] == pytest.approx(total_bytes, abs=1)
+    assert rep["dram"]["bytes"] == pytest.approx(total_bytes, abs=1)
     prog, sched = r.program, r.schedule
     for g in range(prog.n):
         if prog.tasks[g].kind == "kernel":
@@ -229,13 +229,13 @@ def test_a_task_alone_takes_its_roofline_duration(device: str, op: str, dtype: s
 
 
 @pytest.mark.parametrize("engine,op", [("AICPU", "ge.nms"), ("HCCL", "ge.all_reduce")])
-def test_aicpu_and_collectives_alone_are_unchanged_and_move_hbm_bytes(engine: str, op: str) -> None:
+def test_aicpu_and_collectives_alone_are_unchanged_and_move_dram_bytes(engine: str, op: str) -> None:
     src = TensorRef(ARENA, 0, (100000,), "f32")
     k = Kernel(op=op, engine=engine, inputs=[src], outputs=[TensorRef(ARENA, 400000, (100000,), "f32")],
                attributes={"rank_size": 4})
     t = TaskList(streams=[Stream(0, 0, [k, EndGraph()])], arena_size=800000)
     c = CostModel(load_profile("910B2")).kernel(k)
-    assert c.hbm_bytes > 0 and c.memory_us == pytest.approx(c.hbm_bytes / c.hbm_rate)
+    assert c.dram_bytes > 0 and c.memory_us == pytest.approx(c.dram_bytes / c.dram_rate)
     assert run(t, []).report["makespan_us"] == pytest.approx(c.duration_us, abs=1e-3)
 
 
@@ -243,7 +243,7 @@ def test_aicpu_and_collectives_alone_are_unchanged_and_move_hbm_bytes(engine: st
 
 def test_v100_profile() -> None:
     p = load_profile("V100")
-    assert (p["ai_cores"], p["hbm_bandwidth_gbps"], p["clock_mhz"]) == (80, 900.0, 1530)
+    assert (p["ai_cores"], p["dram_bandwidth_gbps"], p["clock_mhz"]) == (80, 900.0, 1530)
     assert p.peak_fp16_tflops == pytest.approx(125.3, abs=0.1)
     assert 80 * p["clock_mhz"] * p["cube_fp32_flops_per_cycle"] / 1e6 == pytest.approx(15.67, abs=0.01)
     # V100's L2 is in its whitepaper; how much of each peak its kernels sustain is not

@@ -249,7 +249,7 @@ def test_weights_stream_from_dram_at_the_cores_rate() -> None:
     p = load_profile("310P3", ["kernel_overhead_us=0", "cube_pipeline_fill=0"])
     c = CostModel(p).kernel(_fc(1))
     weight_bytes = 9216 * 4096 * 2
-    sustained = p["hbm_bandwidth_gbps"] * p["dram_efficiency"] * 1e3
+    sustained = p["dram_bandwidth_gbps"] * p["dram_efficiency"] * 1e3
     cores = p["ai_cores"] * p["core_ddr_bytes_per_cycle"] * p["clock_mhz"]
     assert c.units == p["ai_cores"]
     assert c.duration_us == pytest.approx(weight_bytes / min(sustained, cores), rel=0.01)
@@ -407,7 +407,7 @@ def test_a_fused_op_moves_nothing_and_is_not_launched() -> None:
     x = _ref((1, 16, 8, 8))
     fused = Kernel("ge.relu", "AICore", [x], [x], attributes={"fused_operand": IntegerAttr(0)}, flops=1024)
     c = cost.kernel(fused)
-    assert c.overhead_us == 0 and c.memory_us == 0 and c.hbm_bytes == 0
+    assert c.overhead_us == 0 and c.memory_us == 0 and c.dram_bytes == 0
     head = Kernel("ge.conv2d", "AICore", [x, _ref((16, 16, 1, 1), space=WEIGHTS)], [x],
                   attributes={"fused_output": UnitAttr(), "fused_bytes": IntegerAttr(4096)}, flops=1.0)
     plain = Kernel("ge.conv2d", "AICore", head.inputs, [x], flops=1.0)
@@ -446,7 +446,7 @@ def test_a_pooling_fused_after_a_convolution_shrinks_what_the_chain_writes() -> 
     assert sum(cost.traffic(plain)) - sum(cost.traffic(head)) == y.nbytes - pooled.nbytes
     pool = Kernel("ge.max_pool", "AICore", [y], [pooled], attributes={"fused_operand": IntegerAttr(0)}, flops=1.0)
     c = cost.kernel(pool)
-    assert c.overhead_us == 0 and c.memory_us == 0 and c.hbm_bytes == 0
+    assert c.overhead_us == 0 and c.memory_us == 0 and c.dram_bytes == 0
 
 
 def _strided_conv(h: int, kernel: int, strides: tuple[int, int], pads: tuple[int, ...] = (0, 0, 0, 0),

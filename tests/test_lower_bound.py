@@ -166,7 +166,7 @@ def test_the_terms_name_what_binds() -> None:
     bound = graph_lower_bound(problem)
     assert bound.bound_us == pytest.approx(problem.durations[0])
     assert bound.binding == "critical path"
-    assert set(bound.terms) >= {"critical path", "critical path with events", "streams", "HBM bandwidth"}
+    assert set(bound.terms) >= {"critical path", "critical path with events", "streams", "DRAM bandwidth"}
 
 
 def test_empty_graph_has_a_zero_bound() -> None:

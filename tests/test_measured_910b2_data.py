@@ -40,7 +40,7 @@ def test_a_case_is_one_kernel_of_its_types(bench: ModuleType, index: int, op: st
     assert [r.dtype for r in kernels[0].inputs] == types
 
 
-def test_a_case_reads_its_inputs_from_hbm(bench: ModuleType) -> None:
+def test_a_case_reads_its_inputs_from_dram(bench: ModuleType) -> None:
     # cann-bench launches each operator on its own: nothing just left its inputs in
     # L2, as a producer inside a model would have
     case = bench.load_cases()[61]  # Maximum on two 2048 x 2048 f32 inputs: 48 MiB, within L2

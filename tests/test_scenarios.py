@@ -245,7 +245,7 @@ def test_overlap_hides_an_all_reduce_behind_compute() -> None:
     over = TaskList(streams=[Stream(0, 0, [compute, EndGraph()]), Stream(1, 0, [ar, EndGraph()])], arena_size=size)
     ser = TaskList(streams=[Stream(0, 0, [compute, ar, EndGraph()])], arena_size=size)
     (row,) = step_times(over, ser, [4])
-    ar_us = 10.0 + 2 * (2 * 3 / 4 * (2 << 20)) / min(2 * cost.hccl_bw, cost.hbm_bw)
+    ar_us = 10.0 + 2 * (2 * 3 / 4 * (2 << 20)) / min(2 * cost.hccl_bw, cost.dram_bw)
     assert row.comm_us == pytest.approx(ar_us, rel=0.01)
     assert row.serial_us == pytest.approx(400.0 + ar_us, rel=0.01)
     assert row.overlap_us == pytest.approx(max(400.0, ar_us), rel=0.02)

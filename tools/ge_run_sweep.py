@@ -1,10 +1,10 @@
 """``ge-run --sweep PARAM=V1,V2,...``: emulate once per value of one device
 parameter and print one row per value (:mod:`geir.backends.device_sweep`), so
 a user sees how much a conclusion depends on an assumed number (launch
-latency, event latency, HBM bandwidth)::
+latency, event latency, DRAM bandwidth)::
 
   ge-run model.mlir --device V100 --sweep event_wait_us=0,1,2,5
-  ge-run model.mlir --sweep hbm_bandwidth_gbps=700,1382.4,2000 --report json
+  ge-run model.mlir --sweep dram_bandwidth_gbps=700,1382.4,2000 --report json
 
 Each row: the value, the makespan, the lower bound and what bounds it,
 ``makespan / LB``, and the makespan relative to the first value's. A sweep runs

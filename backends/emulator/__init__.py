@@ -10,7 +10,7 @@ One concept per module:
 * :mod:`.program` — the task list flattened and costed (and checked);
 * :mod:`.simulator` — the discrete-event loop (streams, events, engine pools,
   sink and host modes, critical path);
-* :mod:`.bandwidth` — the HBM bandwidth shared by the tasks running at once
+* :mod:`.bandwidth` — the DRAM bandwidth shared by the tasks running at once
   (a fluid, processor-sharing model);
 * :mod:`.happens_before` — the vector-clock race checker over arena bytes;
 * :mod:`.deadlock` — why a stalled device stalled;
@@ -63,10 +63,10 @@ class EmulatorOptions:
     ``check_races`` runs the happens-before checker (in both modes).
     ``run_op`` replaces the numpy kernel library (tests use a stub).
     ``progress``: None draws a bar on a TTY for long runs.
-    ``share_hbm``: concurrent tasks share the HBM bandwidth (the fluid model of
+    ``share_dram``: concurrent tasks share the DRAM bandwidth (the fluid model of
     :mod:`.bandwidth`); False runs every task at its duration alone, as if the
     device had unlimited bandwidth behind each kernel's own cap — only to
-    measure what sharing changes (the report's lower bound then drops its HBM term).
+    measure what sharing changes (the report's lower bound then drops its DRAM term).
     """
 
     device: str | DeviceProfile = "910B2"
@@ -78,7 +78,7 @@ class EmulatorOptions:
     seed: int = 0
     run_op: RunOp | None = None
     progress: bool | None = None
-    share_hbm: bool = True
+    share_dram: bool = True
     #: the run follows a run of the same model, as a benchmark's timed runs follow
     #: its warm-up (ais_bench runs one first by default): when the model's weights
     #: and activation arena fit in L2 together, its kernels read the weights from L2
@@ -218,8 +218,8 @@ def _emulate(task_list: TaskList, inputs: Mapping[str, np.ndarray] | None, optio
     cost = options.cost_model if options.cost_model is not None and options.cost_model.profile is profile \
         and options.cost_model.warm_weights == warm else CostModel(profile, warm_weights=warm)
     program = compile_program(task_list, cost, reuse=options.kernel_rows if cost is options.cost_model else None)
-    if not options.share_hbm:
-        program.hbm_bandwidth = float("inf")
+    if not options.share_dram:
+        program.dram_bandwidth = float("inf")
     checker = RaceChecker(program, options.max_races) if options.check_races else None
     memory = numerics = None
     if not options.timing_only:

@@ -1,14 +1,14 @@
-"""Shared HBM bandwidth: a fluid (processor-sharing) model of device memory.
+"""Shared DRAM bandwidth: a fluid (processor-sharing) model of device memory.
 
 Every running task that moves device memory (AI core and vector kernels, AICPU
 kernels, SDMA copies, collectives; see :mod:`geir.backends.cost_model`) is a
 *flow*: it has ``bytes`` still to move, a *demand* — the byte rate at which it
-would move them alone, ``hbm_bytes / max(compute_us, memory_us)``, so a
+would move them alone, ``dram_bytes / max(compute_us, memory_us)``, so a
 compute-bound kernel asks for less than its cores could draw — and a *peak
 rate*, its cores' (or channel's) byte rate. A task's fixed overhead comes before
 its flow and takes no bandwidth.
 
-While the demands sum to at most the HBM bandwidth ``H`` every flow runs at its
+While the demands sum to at most the DRAM bandwidth ``H`` every flow runs at its
 demand, which is exactly the roofline duration of the task alone. When they sum
 to more, the bandwidth is shared max-min fairly *per unit of peak rate* (a
 water level ``lam`` in (0, 1)): a flow gets ``min(demand, lam x peak)`` and the
@@ -17,7 +17,7 @@ proportional to its cores (every core's requests are served alike); a
 compute-bound flow that asks for less than its share keeps its demand and the
 others divide the rest.
 
-Rates change only when a flow joins or leaves. Then :meth:`HbmShare.rebalance`
+Rates change only when a flow joins or leaves. Then :meth:`DramShare.rebalance`
 charges every changed flow the bytes it moved at its old rate, and pushes a new
 finish entry ``(time, stream, version)`` on the simulator's heap; the old entry
 stays in the heap and is skipped when popped because the stream's version moved
@@ -33,14 +33,14 @@ from __future__ import annotations
 
 from heapq import heappush
 
-__all__ = ["HbmShare"]
+__all__ = ["DramShare"]
 
 #: relative slack when comparing summed demand with the bandwidth (float sums drift)
 _SLACK = 1e-12
 
 
-class HbmShare:
-    """The flows running on one device's HBM, indexed by stream (a stream runs at
+class DramShare:
+    """The flows running on one device's DRAM, indexed by stream (a stream runs at
     most one task at a time). ``heap`` and ``version`` are the simulator's: a new
     finish time is pushed as ``(time, stream, version[stream])``."""
 

@@ -70,14 +70,14 @@ class Program:
     #: its event id, or, for ids far sparser than their count (an id of 10^9),
     #: the id's rank among those used
     event_slot: list[int] = attrs.Factory(list)
-    #: index into :attr:`traffic` of a task that moves HBM bytes, else -1
+    #: index into :attr:`traffic` of a task that moves DRAM bytes, else -1
     traffic_id: list[int] = attrs.Factory(list)
-    #: distinct (overhead us, HBM bytes, demand bytes/us, peak rate bytes/us) of
-    #: the tasks that move HBM bytes; demand = the rate at which the task alone
+    #: distinct (overhead us, DRAM bytes, demand bytes/us, peak rate bytes/us) of
+    #: the tasks that move DRAM bytes; demand = the rate at which the task alone
     #: moves its bytes (below the peak rate when it is compute-bound)
     traffic: list[tuple[float, float, float, float]] = attrs.Factory(list)
-    #: the device's HBM bandwidth, bytes/us
-    hbm_bandwidth: float = INF
+    #: the device's DRAM bandwidth, bytes/us
+    dram_bandwidth: float = INF
     #: a kernel starts on the units that are free when fewer than it asks for are
     #: (the profile's ``block_dispatch``; else it waits for all of them)
     block_dispatch: bool = False
@@ -423,7 +423,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                    priorities=[s.priority for s in task_list.streams], first=first, stream_of=stream_of, kind=kind,
                    pool=pool, units=units, duration=duration, event=event, reads=reads, writes=writes,
                    pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=slots, event_slot=event_slot,
-                   warnings=warnings, traffic_id=traffic_id, traffic=traffic, hbm_bandwidth=cost.hbm_bw,
+                   warnings=warnings, traffic_id=traffic_id, traffic=traffic, dram_bandwidth=cost.dram_bw,
                    block_dispatch=profile.block_dispatch, has_control=bool((code == CONTROL).any()),
                    read_table=read_table, write_table=write_table)
 
@@ -448,12 +448,12 @@ def _flatten(g: int, ranges: tuple[Range, ...] | None, table: list[int]) -> None
 
 
 def _traffic_row(c: TaskCost) -> tuple[float, float, float, float] | None:
-    """The fluid-model parameters of a costed task (None: it moves no HBM bytes)."""
-    if c.hbm_bytes <= 0 or c.hbm_rate <= 0:
+    """The fluid-model parameters of a costed task (None: it moves no DRAM bytes)."""
+    if c.dram_bytes <= 0 or c.dram_rate <= 0:
         return None
     alone = c.duration_us - c.overhead_us  # max(compute, memory)
-    demand = c.hbm_bytes / alone if alone > 0 else c.hbm_rate
-    return (c.overhead_us, c.hbm_bytes, min(demand, c.hbm_rate), c.hbm_rate)
+    demand = c.dram_bytes / alone if alone > 0 else c.dram_rate
+    return (c.overhead_us, c.dram_bytes, min(demand, c.dram_rate), c.dram_rate)
 
 
 def _where(task_list: TaskList, stream_of: list[int], first: list[int], g: int) -> str:

@@ -5,10 +5,10 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
 ``makespan_us``
     end of the last task.
 ``lower_bound_us``
-    ``max(critical_path_us, max over engines of work / capacity, HBM bytes /
-    HBM bandwidth)`` (and, in host mode, the host thread's launch work), every
+    ``max(critical_path_us, max over engines of work / capacity, DRAM bytes /
+    DRAM bandwidth)`` (and, in host mode, the host thread's launch work), every
     term at the tasks' durations alone; ``lower_bound`` holds the parts
-    (``parts_us``: ``critical path``, one per engine, ``HBM bandwidth``,
+    (``parts_us``: ``critical path``, one per engine, ``DRAM bandwidth``,
     ``Host``) and ``bound_by`` names the largest; ``makespan_over_lower_bound``
     the ratio.
 ``critical_path_us``
@@ -18,11 +18,11 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
 ``engines``
     pool name -> ``busy_us`` (wall time with at least one unit busy),
     ``work_us`` (unit-microseconds the units were held), ``min_work_us`` (the
-    same at every task's duration alone; more is time lost to sharing the HBM),
+    same at every task's duration alone; more is time lost to sharing the DRAM),
     ``capacity``, ``utilization`` (``work / (capacity * makespan)``), ``tasks``;
     in host mode also ``Host``, the launching thread (capacity 1).
-``hbm``
-    ``bytes`` moved, ``bandwidth_gbps``, ``bound_us`` (bytes / bandwidth),
+``dram``
+    ``type`` (the device memory the profile names, or null), ``bytes`` moved, ``bandwidth_gbps``, ``bound_us`` (bytes / bandwidth),
     ``utilization`` (``bound / makespan``) and ``saturated_us``, the time the
     running tasks asked for more bandwidth than the device has.
 ``calibration``
@@ -125,11 +125,11 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         engines["Host"] = {"capacity": 1, "busy_us": _r(host), "work_us": _r(host),
                            "utilization": round(host / makespan, 4) if makespan > 0 else 0.0, "tasks": launched}
         bounds["Host"] = host
-    bandwidth = program.hbm_bandwidth
+    bandwidth = program.dram_bandwidth
     shared = bandwidth != INF
-    hbm_bound = schedule.hbm_bytes / bandwidth if schedule.hbm_bytes > 0 and shared else 0.0
-    if hbm_bound > 0:
-        bounds["HBM bandwidth"] = hbm_bound
+    dram_bound = schedule.dram_bytes / bandwidth if schedule.dram_bytes > 0 and shared else 0.0
+    if dram_bound > 0:
+        bounds["DRAM bandwidth"] = dram_bound
     path, from_host = schedule.critical_path()
     # the path's last task ends the longest path: its length without another scan of every task
     cp = schedule.cp_end[path[-1]] if path else 0.0
@@ -198,11 +198,11 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         "critical_path": {"tasks": len(path), "after_host_launches": from_host, "longest": [
             {**program.describe(g), "duration_us": _r(schedule.end[g] - schedule.start[g])} for g in top]},
         "engines": engines,
-        "hbm": {"bytes": int(round(schedule.hbm_bytes)), "shared": shared,
+        "dram": {"type": profile.memory_type or None, "bytes": int(round(schedule.dram_bytes)), "shared": shared,
                 "bandwidth_gbps": round(bandwidth / 1e3, 4) if shared else None,
-                "bound_us": _r(hbm_bound),
-                "utilization": round(hbm_bound / makespan, 4) if makespan > 0 else 0.0,
-                "saturated_us": _r(schedule.hbm_saturated_us)},
+                "bound_us": _r(dram_bound),
+                "utilization": round(dram_bound / makespan, 4) if makespan > 0 else 0.0,
+                "saturated_us": _r(schedule.dram_saturated_us)},
         "streams": streams,
         "events": len(event_ids),
         "event_stats": {
@@ -295,13 +295,14 @@ def format_text(report: dict[str, Any]) -> str:
     cp = report["critical_path"]
     after = " (after the host's launches)" if cp["after_host_launches"] else ""
     lines.append(f"critical path   {report['critical_path_us']:14.3f} us over {_n(cp['tasks'], 'task')}{after}")
-    hbm = report.get("hbm")
-    if hbm and hbm["bytes"] and not hbm["shared"]:
-        lines.append(f"HBM             {_bytes(hbm['bytes'])}, bandwidth not shared (share_hbm off)")
-    elif hbm and hbm["bytes"]:
-        lines.append(f"HBM             {_bytes(hbm['bytes'])} at {hbm['bandwidth_gbps']:g} GB/s: "
-                     f"{hbm['bound_us']:.3f} us ({hbm['utilization'] * 100:.1f}% of the makespan), "
-                     f"saturated {hbm['saturated_us']:.3f} us")
+    dram = report.get("dram")
+    label = f"DRAM ({dram['type']})" if dram and dram.get("type") else "DRAM"
+    if dram and dram["bytes"] and not dram["shared"]:
+        lines.append(f"{label:<15} {_bytes(dram['bytes'])}, bandwidth not shared (share_dram off)")
+    elif dram and dram["bytes"]:
+        lines.append(f"{label:<15} {_bytes(dram['bytes'])} at {dram['bandwidth_gbps']:g} GB/s: "
+                     f"{dram['bound_us']:.3f} us ({dram['utilization'] * 100:.1f}% of the makespan), "
+                     f"saturated {dram['saturated_us']:.3f} us")
     warm = report.get("warm_l2")
     if warm:
         fits = "fit in" if warm["weights_in_l2"] else "exceed"

@@ -6,9 +6,9 @@ Rules (one device, times in microseconds):
   on its stream has finished.
 * **Kernels** (and memcpys) then queue for their engine pool and start as soon
   as ``units`` of it are free. A task that moves device memory then spends its
-  fixed overhead and moves its bytes through the shared HBM (the fluid model of
+  fixed overhead and moves its bytes through the shared DRAM (the fluid model of
   :mod:`geir.backends.emulator.bandwidth`): alone it takes its roofline
-  duration, beside other memory traffic possibly longer; a task without HBM
+  duration, beside other memory traffic possibly longer; a task without DRAM
   traffic takes its duration. The pool serves its queue in order of stream
   priority (smaller value first, ACL's convention), then of arrival, then of
   task number; a task that does not fit blocks the ones behind it (no
@@ -49,7 +49,7 @@ when the bandwidth shares changed and is skipped (only a new share moves a
 stream's version on: the loop's own entries are one at a time per stream, each
 pushed after the one before was popped) — plus one priority queue per
 pool, so each task costs O(log streams); there is no per-step scan over streams
-or tasks (a saturated HBM rebalances the flows running at that moment). When the heap empties with tasks left,
+or tasks (a saturated DRAM rebalances the flows running at that moment). When the heap empties with tasks left,
 the device is stalled: :mod:`geir.backends.emulator.deadlock` explains why.
 
 The critical path is computed on the fly: a task's path length is its duration
@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from geir.backends.emulator.bandwidth import HbmShare
+from geir.backends.emulator.bandwidth import DramShare
 from geir.backends.emulator.deadlock import Deadlock, explain_deadlock
 from geir.backends.emulator.control import ControlState
 from geir.backends.emulator.program import CONTROL, END, KERNEL, RECORD, WAIT, Program
@@ -107,10 +107,10 @@ class Schedule:
     deadlock: Deadlock | None
     #: unit-microseconds at every task's duration alone (the engines' lower bound)
     pool_min_work: list[float] = attrs.Factory(list)
-    #: HBM bytes moved by the tasks that started
-    hbm_bytes: float = 0.0
-    #: time with the summed demand above the HBM bandwidth (tasks slowed by sharing)
-    hbm_saturated_us: float = 0.0
+    #: DRAM bytes moved by the tasks that started
+    dram_bytes: float = 0.0
+    #: time with the summed demand above the DRAM bandwidth (tasks slowed by sharing)
+    dram_saturated_us: float = 0.0
     #: task runs (a loop's tasks count once per iteration, an untaken branch's not at all)
     executed: int = 0
     #: what the control tasks did (:meth:`ControlState.summary`), None without any
@@ -250,7 +250,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     dirty_flag = [False] * npools
     dirty: list[int] = []
     heap: list[tuple[float, int, int]] = []
-    hbm = HbmShare(program.hbm_bandwidth, S, heap, version)
+    dram = DramShare(program.dram_bandwidth, S, heap, version)
     finished = 0
     executed = 0
     # the control pass scans every task: only worth it when the compiler saw a control task
@@ -258,8 +258,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
     # per-task checks the loop makes on every event, answered once for the run
     has_launch = launch is not None
     has_latency = latency is not None
-    # no task moves HBM bytes: no flow ever joins, so there is never a rebalance to make
-    shares_hbm = bool(program.traffic)
+    # no task moves DRAM bytes: no flow ever joins, so there is never a rebalance to make
+    shares_dram = bool(program.traffic)
 
     def satisfy(g: int, s: int, ev: int, t: float) -> None:
         # wait task g (head of stream s) consumes the record of event ev at time t
@@ -417,8 +417,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                         phase[s] = _IN_OVERHEAD
                         heappush(heap, (t + overhead, s, version[s]))
                     else:
-                        # its end comes from its share of the HBM
-                        hbm.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
+                        # its end comes from its share of the DRAM
+                        dram.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
                 if checker is not None and reads[g] is not None:
                     checker.reads(g, reads[g])  # type: ignore[arg-type]
                 if numerics is not None:
@@ -447,8 +447,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
         advance(s, 0.0)
     if dirty:
         dispatch(0.0)
-    if shares_hbm and hbm.changed:
-        hbm.rebalance(0.0)
+    if shares_dram and dram.changed:
+        dram.rebalance(0.0)
 
     t = 0.0
     pops = 0
@@ -462,7 +462,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                 # the head kernel's overhead is over: its bytes start to move
                 phase[s] = _RUNNING
                 _, nbytes, demand, peak = traffic[traffic_id[cur[s]]]
-                hbm.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
+                dram.join(s, t, nbytes, demand / stretch[s], peak / stretch[s])
             else:
                 if state:  # _RUNNING
                     g = cur[s]
@@ -470,8 +470,8 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     if k == KERNEL:
                         p = pool[g]
                         u = granted[g]
-                        if shares_hbm and traffic_id[g] >= 0:
-                            hbm.leave(s)
+                        if shares_dram and traffic_id[g] >= 0:
+                            dram.leave(s)
                         end[g] = t
                         work[p] += (t - start[g]) * u
                         left = free[p] + u
@@ -540,13 +540,13 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
             dispatch(t)
             if heap and heap[0][0] == t:
                 continue
-        if shares_hbm and hbm.changed:
-            hbm.rebalance(t)
+        if shares_dram and dram.changed:
+            dram.rebalance(t)
         if progress is not None:
             pops += 1
             if not pops & progress_mask:
                 progress.update(finished)
-    hbm.finish(t)
+    dram.finish(t)
 
     deadlock = None
     if any(cur[s] < last[s] for s in range(S)):
@@ -560,7 +560,7 @@ def simulate(program: Program, mode: str = "sink", launch_us: float = 0.0,
                     cp_end=cp_end, cp_pred=cp_pred, makespan=makespan, pool_busy=busy, pool_work=work,
                     pool_tasks=ntasks, finished=finished + ends_run,
                     lost_records=lost, unconsumed_records=unconsumed, deadlock=deadlock, pool_min_work=min_work,
-                    hbm_bytes=hbm.bytes_moved, hbm_saturated_us=hbm.saturated_us, executed=executed,
+                    dram_bytes=dram.bytes_moved, dram_saturated_us=dram.saturated_us, executed=executed,
                     control=control.summary() if control is not None else None,
                     event_launch_us=event_launch_us, free_events=free_events)
 

@@ -2,6 +2,7 @@
 // its numbers, --mode host adds the host's per-task launch cost (runtime v2);
 // bad values are diagnostics (exit 1), never tracebacks.
 // RUN: ge-run %s --timing-only --device 310P3 | filecheck %s --check-prefix=P3
+// RUN: ge-run %s --timing-only --device 310P3 --device-param l2_bytes=0 | filecheck %s --check-prefix=P3DRAM
 // RUN: ge-run %s --timing-only --mode host --device-param host_launch_us=10 | filecheck %s --check-prefix=HOST
 // RUN: ge-run %s --timing-only --device %S/../../backends/devices/910B4.json | filecheck %s --check-prefix=FILE
 // RUN: not ge-run %s --device-param ai_cors=4 2>&1 | filecheck %s --check-prefix=BADKEY
@@ -16,6 +17,8 @@
 // RUN: not ge-run %s --device %t.flag.json 2>&1 | filecheck %s --check-prefix=BADFLAG
 // RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/310P3.json')); d['short_soc']['value'] = 310; json.dump(d, open('%t.short.json', 'w'))"
 // RUN: not ge-run %s --device %t.short.json 2>&1 | filecheck %s --check-prefix=BADSHORT
+// RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/310P3.json')); d['memory_type']['value'] = ' '; json.dump(d, open('%t.memory.json', 'w'))"
+// RUN: not ge-run %s --device %t.memory.json 2>&1 | filecheck %s --check-prefix=BADMEMORY
 // RUN: %python -c "import json; d = json.load(open('%S/../../backends/devices/910B4.json')); d['calibration'] = {'against': 'x', 'result': 'y', 'command': 'z', 'mape_percent': {'t.csv': 'low'}}; json.dump(d, open('%t.mape.json', 'w'))"
 // RUN: not ge-run %s --device %t.mape.json 2>&1 | filecheck %s --check-prefix=BADCALMAPE
 // RUN: printf '\xff{}' > %t.binary.json
@@ -24,6 +27,8 @@
 // 310P has no separate vector cores for AICore kernels: relu runs on the AI cores.
 // P3: emulated 'main' on 310P3 (sink mode)
 // P3: AICore {{ +}}8
+// The report names the device memory its profile states (the 310P3's LPDDR4X).
+// P3DRAM: DRAM (LPDDR4X) {{ +}}48 B at 197.038 GB/s
 
 // Six tasks launched 10 us apart (force_fp16 casts the f32 input and output around
 // the three ops; then the end of the graph): the host thread is the bottleneck.
@@ -53,6 +58,8 @@
 // BADFLAG-NOT: Traceback
 // BADSHORT: error: device profile '{{.*}}short.json': 'short_soc' must be a text (the platform config's Short_SoC_version), got 310
 // BADSHORT-NOT: Traceback
+// BADMEMORY: error: device profile '{{.*}}memory.json': 'memory_type' must be a text naming the device memory ("LPDDR4X", "HBM2"), got ' '
+// BADMEMORY-NOT: Traceback
 // BADCALMAPE: error: device profile '{{.*}}mape.json': 'calibration' 'mape_percent' must map each table to a percentage
 
 ge.graph @main(%x: tensor<2x4xf32> {ge.name = "x"}) -> (tensor<2x4xf32> {ge.name = "y"}) {

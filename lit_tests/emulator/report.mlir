@@ -19,7 +19,7 @@
 // CHECK-NEXT: lower bound {{ +}}23.93{{[0-9]}} us  (bound by critical path;
 // CHECK-NEXT: makespan / LB {{ +}}1.000
 // CHECK-NEXT: critical path {{ +}}23.93{{[0-9]}} us over 4 tasks
-// three kernels read and write 32 B tensors (224 B), all served from L2: no HBM traffic, no HBM line;
+// three kernels read and write 32 B tensors (224 B), all served from L2: no DRAM traffic, no DRAM line;
 // the L2 time (e.g. add: 96 B / (1 core x 110 B/cycle x 1800 MHz) = 0.0005 us) is within the last digit
 // CHECK-NEXT: engines          capacity      busy us      work us   util   tasks
 // CHECK-NEXT:   VectorCore           48       21.94{{[0-9]}}       32.91{{[0-9]}}   2.9%       3
@@ -45,7 +45,8 @@
 // JSON: "VectorCore": {
 // JSON: "busy_us":
 // JSON: "utilization":
-// JSON: "hbm": {
+// JSON: "dram": {
+// JSON-NEXT: "type": "HBM",
 // JSON-NEXT: "bytes": 0,
 // JSON-NEXT: "shared": true,
 // JSON-NEXT: "bandwidth_gbps": 1382.4,

@@ -1,7 +1,7 @@
 // ge-run --sweep PARAM=V1,V2,...: one timing-only emulation per value of a
 // device parameter, a row each.
 // RUN: ge-run %s --sweep event_wait_us=0,1,2,5 | filecheck %s
-// RUN: ge-run %s --device V100 --sweep hbm_bandwidth_gbps=100,900 --report json | filecheck %s --check-prefix=JSON
+// RUN: ge-run %s --device V100 --sweep dram_bandwidth_gbps=100,900 --report json | filecheck %s --check-prefix=JSON
 // RUN: ge-run %s --mode host --device-param event_wait_us=0 --sweep host_launch_us=0,10 | filecheck %s --check-prefix=HOST
 // RUN: ge-run %S/../run/Inputs/weights_gemv.mlir --device 310P3 --sweep kernel_overhead_us=0,1 | filecheck %s --check-prefix=COLD
 // RUN: ge-run %S/../run/Inputs/weights_gemv.mlir --device 310P3 --sweep kernel_overhead_us=0,1 --warm-l2 | filecheck %s --check-prefix=WARM
@@ -32,12 +32,12 @@
 // CHECK-NOT: {{.}}
 
 // JSON: "device": "V100",
-// JSON: "param": "hbm_bandwidth_gbps",
+// JSON: "param": "dram_bandwidth_gbps",
 // JSON: "default": 900.0,
 // JSON: "assumed": false,
 // JSON: "rows": [
-// JSON: "hbm_bandwidth_gbps": 100.0,
-// JSON: "hbm_bandwidth_gbps": 900.0,
+// JSON: "dram_bandwidth_gbps": 100.0,
+// JSON: "dram_bandwidth_gbps": 900.0,
 
 // Seven tasks launched one by one: at 10 us a launch the host thread bounds the run.
 // HOST: sweep of host_launch_us on 910B2 (host mode)

@@ -1,4 +1,4 @@
-// The V100 profile: 80 SMs are the AICore pool, 900 GB/s HBM (810 sustained at
+// The V100 profile: 80 SMs are the AICore pool, 900 GB/s DRAM (810 sustained at
 // dram_efficiency 0.9); an f32 matmul runs at the CUDA cores' FP32 rate (128
 // FLOP/cycle/SM), an f16 one on the tensor cores (1024), each at matmul_efficiency
 // 0.7. No fractal padding (cube_align 1); blocks are at least 64 x 64
@@ -14,7 +14,7 @@
 // CHECK: emulated 'main' on V100 (sink mode): 3 tasks (2 kernels,
 // CHECK-NEXT: checked against IOS's (MLSys 2021) batch-1 latencies and multi-stream speed-ups of four networks on a V100 {{.*}}: single-stream latencies within {{.*}}
 // CHECK-NEXT: makespan {{ +}}29.21{{[0-9]}} us
-// CHECK-NOT: HBM
+// CHECK-NOT: DRAM
 // The SMs are busy 15.298 + 1.912 us: on a GPU (block_dispatch) a kernel's 6 us
 // fixed cost is latency its stream waits out before the kernel takes its SMs.
 // CHECK: AICore {{ +}}80 {{ +}}17.21{{[0-9]}}
@@ -25,7 +25,7 @@
 // A calibrated profile with a number overridden: the calibration is of the profile as shipped.
 // DRAM: checked against IOS's {{.*}} within 15% (of the profile as shipped; --device-param changed l2_bytes)
 // DRAM: makespan {{ +}}29.21{{[0-9]}} us
-// DRAM: HBM {{ +}}1179648 B (1.12 MiB) at 810 GB/s: 1.456 us
+// DRAM: DRAM (HBM2) {{ +}}1179648 B (1.12 MiB) at 810 GB/s: 1.456 us
 
 // JSON: "device": "V100",
 // (a task's time on its SMs, after its 6 us latency)

@@ -32,12 +32,12 @@
 
 // device: a plan beyond the device memory is an error at the graph naming the
 // biggest live set (the lower bound's buffers).
-// RUN: not ge-opt %S/Inputs/huge.mlir --reuse-memory='device=310P3' 2>&1 | filecheck %s --check-prefix=HBM
+// RUN: not ge-opt %S/Inputs/huge.mlir --reuse-memory='device=310P3' 2>&1 | filecheck %s --check-prefix=DRAM
 // RUN: ge-opt %S/Inputs/huge.mlir --reuse-memory='device=910B2' | filecheck %s --check-prefix=FITS
-// HBM: huge.mlir:4:1: error: reuse-memory: the plan needs 34359738368 B (arena 17179869184 B, zero-copy I/O 17179869184 B, weights 0 B), more than the 25769803776 B of device 310P3; the biggest live set, 17179869184 B that this schedule keeps live at once, is %{{[abc]}} (8589934592 B), %{{[abc]}} (8589934592 B)
-// HBM-NEXT: ge.graph @main
-// HBM-NEXT: ^
-// HBM-NOT: Traceback
+// DRAM: huge.mlir:4:1: error: reuse-memory: the plan needs 34359738368 B (arena 17179869184 B, zero-copy I/O 17179869184 B, weights 0 B), more than the 25769803776 B of device 310P3; the biggest live set, 17179869184 B that this schedule keeps live at once, is %{{[abc]}} (8589934592 B), %{{[abc]}} (8589934592 B)
+// DRAM-NEXT: ge.graph @main
+// DRAM-NEXT: ^
+// DRAM-NOT: Traceback
 // FITS: ge.arena_bytes = 17179869184 : i64
 
 // Bad option values are errors, never tracebacks.

@@ -41,23 +41,23 @@ It is the largest of these terms, each a bound on its own:
   whose heads are at least ``a`` and tails at least ``b`` all run inside
   ``[a, makespan - b]``, so their work on a pool (or on the streams) over its
   capacity, plus ``a + b``, bounds the makespan — the pool-work, stream and
-  HBM terms with the time before and after a phase that cannot be overlapped;
+  DRAM terms with the time before and after a phase that cannot be overlapped;
 * **exclusion**: kernels of one pool that together need more units than it has
   never overlap, nor do nodes on one path. So the kernels wider than half a
   pool (at least ``w`` units each), with the longest path through the pool's
   kernels of more than ``capacity - w`` units (each of those is too wide to
   run beside any of the first), are run one at a time: their durations add up,
   after the smallest of their heads and before the smallest of their tails;
-* **HBM**: all traffic over the device's HBM bandwidth (concurrent kernels
+* **DRAM**: all traffic over the device's DRAM bandwidth (concurrent kernels
   share it).
 
-Heads, tails and windows use the durations a kernel takes alone: sharing HBM
+Heads, tails and windows use the durations a kernel takes alone: sharing DRAM
 only stretches them.
 
 A control op (``ge.if``, ``ge.case``, ``ge.loop``, ``ge.scan``) is one node
 whose time is its regions': its trips run one after another, each at least its
 region's critical path, and its regions' kernels add their work to the pools,
-the streams and HBM (:func:`region_work`). A loop counts its trips where they
+the streams and DRAM (:func:`region_work`). A loop counts its trips where they
 are known statically — a constant trip count with a condition that stays true
 (absent, or a constant true the body yields back unchanged), a scan's length —
 and once per loop where they are values: the bound is then one *per trip*
@@ -94,7 +94,7 @@ WINDOW_THRESHOLDS = 256
 #: the phase term builds an ancestor matrix (n^2 bytes): above this many nodes it is left out
 PHASE_LIMIT = 4000
 #: the rows of :attr:`GraphBound.window_us` that are not pools
-STREAMS, HBM = "streams", "HBM"
+STREAMS, DRAM = "streams", "DRAM"
 
 
 @attrs.frozen
@@ -104,12 +104,12 @@ class GraphBound:
     bound_us: float
     critical_path_us: float
     pool_work_us: dict[str, float]
-    hbm_us: float
+    dram_us: float
     streams_us: float = 0.0
     #: the critical path with a record and a wait on every edge between streams,
     #: raised by the phases (module doc)
     sync_path_us: float = 0.0
-    #: per pool (and ``"streams"``, ``"HBM"``): the best window's bound
+    #: per pool (and ``"streams"``, ``"DRAM"``): the best window's bound
     window_us: dict[str, float] = attrs.field(factory=dict)
     #: per pool: the kernels that cannot overlap, run one at a time
     exclusion_us: dict[str, float] = attrs.field(factory=dict)
@@ -123,7 +123,7 @@ class GraphBound:
     def terms(self) -> dict[str, float]:
         """Every term by name."""
         return {"critical path": self.critical_path_us, "critical path with events": self.sync_path_us,
-                "HBM bandwidth": self.hbm_us, "streams": self.streams_us,
+                "DRAM bandwidth": self.dram_us, "streams": self.streams_us,
                 **{f"{p} work": v for p, v in self.pool_work_us.items()},
                 **{f"{p} window": v for p, v in self.window_us.items()},
                 **{f"{p} exclusion": v for p, v in self.exclusion_us.items()}}
@@ -335,13 +335,13 @@ def _exclusion_bound(problem: ScheduleProblem, pool: str, heads: list[float], ta
 class RegionWork:
     """What a control op's regions take at least: ``duration_us`` (its trips,
     each its region's critical path), ``work`` per pool (duration x units),
-    ``stream_us`` (durations on streams), ``hbm_bytes``; ``per_trip`` and
+    ``stream_us`` (durations on streams), ``dram_bytes``; ``per_trip`` and
     ``trips`` as in :class:`GraphBound`."""
 
     duration_us: float
     work: dict[str, float]
     stream_us: float
-    hbm_bytes: float
+    dram_bytes: float
     per_trip: tuple[str, ...] = ()
     trips: dict[str, int] = attrs.field(factory=dict)
 
@@ -423,7 +423,7 @@ def region_work(op: Operation, problem: ScheduleProblem) -> RegionWork:
             done[id(c)] = RegionWork(switch + min(w.duration_us for w in per_block),
                                      {p: min(w.work[p] for w in per_block) for p in pools},
                                      switch + min(w.stream_us for w in per_block),
-                                     min(w.hbm_bytes for w in per_block), per_trip, trips_seen)
+                                     min(w.dram_bytes for w in per_block), per_trip, trips_seen)
             continue
         w = per_block[0]
         trips = static_trips(c)
@@ -434,7 +434,7 @@ def region_work(op: Operation, problem: ScheduleProblem) -> RegionWork:
             trips_seen[_location(c)] = trips
         control = trips * (switch_us + goto_us) + switch_us  # each trip's switch and goto, and the exit
         done[id(c)] = RegionWork(trips * w.duration_us + control, {p: trips * v for p, v in w.work.items()},
-                                 trips * w.stream_us + control, trips * w.hbm_bytes, per_trip, trips_seen)
+                                 trips * w.stream_us + control, trips * w.dram_bytes, per_trip, trips_seen)
     return done[id(op)]
 
 
@@ -443,7 +443,7 @@ def _block_work(block: Block, problem: ScheduleProblem, done: dict[int, RegionWo
     finish: dict[int, float] = {}
     inner_of: dict[int, int] = {}  # an op nested in a node of this block -> that node
     work: dict[str, float] = {}
-    stream_us = hbm = 0.0
+    stream_us = dram = 0.0
     per_trip: tuple[str, ...] = ()
     trips: dict[str, int] = {}
     longest = 0.0
@@ -456,7 +456,7 @@ def _block_work(block: Block, problem: ScheduleProblem, done: dict[int, RegionWo
             for p, v in nested.work.items():
                 work[p] = work.get(p, 0.0) + v
             stream_us += nested.stream_us
-            hbm += nested.hbm_bytes
+            dram += nested.dram_bytes
             per_trip += nested.per_trip
             trips.update(nested.trips)
             for inner in op.walk():
@@ -468,8 +468,8 @@ def _block_work(block: Block, problem: ScheduleProblem, done: dict[int, RegionWo
             if cost.pool != GE_LOCAL:
                 work[cost.pool] = work.get(cost.pool, 0.0) + duration * max(1, cost.units)
                 stream_us += duration
-            if cost.hbm_rate > 0:
-                hbm += cost.hbm_bytes
+            if cost.dram_rate > 0:
+                dram += cost.dram_bytes
             reads = list(op.operands)
         start = 0.0
         for v in reads:
@@ -479,7 +479,7 @@ def _block_work(block: Block, problem: ScheduleProblem, done: dict[int, RegionWo
                     start = f
         finish[id(op)] = start + duration
         longest = max(longest, start + duration)
-    return RegionWork(longest, work, stream_us, hbm, per_trip, trips)
+    return RegionWork(longest, work, stream_us, dram, per_trip, trips)
 
 
 def _with_regions(problem: ScheduleProblem) -> tuple[ScheduleProblem, dict[int, RegionWork]]:
@@ -524,11 +524,11 @@ def graph_lower_bound(problem: ScheduleProblem, heads: list[float] | None = None
         for p, v in w.work.items():
             work[p] = work.get(p, 0.0) + v
     pool_work = {p: w / problem.capacity(p) for p, w in work.items()}
-    # only flows with a rate pass through the emulator's shared HBM
-    moved = np.array([c.hbm_bytes if c.hbm_rate > 0 else 0.0 for c in problem.costs])
+    # only flows with a rate pass through the emulator's shared DRAM
+    moved = np.array([c.dram_bytes if c.dram_rate > 0 else 0.0 for c in problem.costs])
     for i, w in regions.items():
-        moved[i] += w.hbm_bytes
-    hbm = float(moved.sum()) / problem.model.hbm_bw if problem.model.hbm_bw > 0 else 0.0
+        moved[i] += w.dram_bytes
+    dram = float(moved.sum()) / problem.model.dram_bw if problem.model.dram_bw > 0 else 0.0
     streams = problem.max_streams + len({lb for lb in problem.labels if lb is not None})
     on_stream = np.array([c.duration_us if c.pool != GE_LOCAL else 0.0 for c in problem.costs])
     for i, w in regions.items():
@@ -542,11 +542,11 @@ def graph_lower_bound(problem: ScheduleProblem, heads: list[float] | None = None
         for i, w in regions.items():
             share[i] += w.work.get(pool, 0.0) / problem.capacity(pool)
         windows[pool] = _window_bound(h, t, share)
-    if problem.model.hbm_bw > 0:
-        windows[HBM] = _window_bound(h, t, moved / problem.model.hbm_bw)
+    if problem.model.dram_bw > 0:
+        windows[DRAM] = _window_bound(h, t, moved / problem.model.dram_bw)
     exclusion = {pool: _exclusion_bound(problem, pool, heads, tails) for pool in work}
     exclusion = {p: v for p, v in exclusion.items() if v > 0}
-    bound = max([critical, sync_path, hbm, stream_us, *pool_work.values(), *windows.values(), *exclusion.values()])
+    bound = max([critical, sync_path, dram, stream_us, *pool_work.values(), *windows.values(), *exclusion.values()])
     per_trip = tuple(x for w in regions.values() for x in w.per_trip)
     trips = {k: v for w in regions.values() for k, v in w.trips.items()}
-    return GraphBound(bound, critical, pool_work, hbm, stream_us, sync_path, windows, exclusion, per_trip, trips)
+    return GraphBound(bound, critical, pool_work, dram, stream_us, sync_path, windows, exclusion, per_trip, trips)

@@ -29,10 +29,10 @@ The model (integer time in :data:`TICK_US` ticks):
   picks), and a consumer starts ``wait_us`` after its stream's record; the
   waits of a consumer precede it on its stream (``wait_us`` each). The
   stream interval of a node is its interval widened by its waits and records;
-* **HBM bandwidth**: each task draws HBM at its bytes over its whole duration
+* **DRAM bandwidth**: each task draws DRAM at its bytes over its whole duration
   (the emulator's flow runs after the fixed overhead at the rate the task
   draws alone; averaged over the task), and the tasks running at once share
-  the device's bandwidth through a cumulative (rates in :data:`HBM_SCALE`
+  the device's bandwidth through a cumulative (rates in :data:`DRAM_SCALE`
   parts of it, rounded up). The emulator shares the bandwidth fluidly instead
   — oversubscribed flows slow down — so this is an approximation either way:
   flows of tasks whose average rates fit may still collide (a slowdown the
@@ -53,7 +53,7 @@ judge; the model's optimum is what it predicts for the plan):
   not delayed further); the records of a producer are in the order the
   solver picks, which ``insert-events`` should follow by ordering them as
   their consumers are issued;
-* averaged HBM rates against the emulator's fluid sharing (above);
+* averaged DRAM rates against the emulator's fluid sharing (above);
 * a schedule is a set of start times; the emulator starts every task as soon
   as it can and serves each pool first come, first served without
   backfilling, so its makespan for the same streams and order may differ
@@ -63,7 +63,7 @@ judge; the model's optimum is what it predicts for the plan):
 
 So the default model's optimum is a prediction, not a bound on the emulator.
 ``relaxed=True`` drops what may overestimate — event tasks' stream time and
-HBM bandwidth — keeping every task at its alone duration and every
+DRAM bandwidth — keeping every task at its alone duration and every
 cross-stream dependency at one record plus one wait: a relaxation of what the
 emulator does with any event reduction, its durations rounded down, so its bound is a
 lower bound on the emulated makespan of every plan within the same stream
@@ -106,8 +106,8 @@ from geir.passes.scheduling.problem import ScheduleProblem
 from geir.passes.scheduling.stream_plan import StreamPlan, dense, label_streams
 from geir.passes.scheduling.strategies import get_strategy
 
-__all__ = ["plan", "ProblemTooLarge", "NODE_LIMIT", "TICK_US", "DEFAULT_TIME_LIMIT_S", "NUM_WORKERS", "HBM_SCALE",
-           "hbm_flow", "kept_events", "RELAXATION_SHARE"]
+__all__ = ["plan", "ProblemTooLarge", "NODE_LIMIT", "TICK_US", "DEFAULT_TIME_LIMIT_S", "NUM_WORKERS", "DRAM_SCALE",
+           "dram_flow", "kept_events", "RELAXATION_SHARE"]
 
 #: graphs above this many nodes are refused: the model grows as nodes x streams
 #: plus edges x streams, and CP-SAT stops proving anything well before
@@ -124,9 +124,9 @@ NUM_WORKERS = 2
 EVENT_TASK_LIMIT = 60
 #: the share of the time limit the relaxation (the full model's first step) may take
 RELAXATION_SHARE = 0.3
-#: the HBM bandwidth in the model's integer rate units (a flow's rate is rounded
+#: the DRAM bandwidth in the model's integer rate units (a flow's rate is rounded
 #: up to a thousandth of the bandwidth)
-HBM_SCALE = 1000
+DRAM_SCALE = 1000
 
 # A 0/1 value that is either decided while building the model or a solver literal.
 Lit = Union[int, cp_model.IntVar]
@@ -151,16 +151,16 @@ def _ticks(us: float, down: bool = False) -> int:
     return 1 if t == 0 and us > 0 else t
 
 
-def hbm_flow(cost: TaskCost, bandwidth: float) -> tuple[float, int] | None:
-    """When ``cost``'s task moves HBM bytes: its flow's duration alone (after the
-    overhead, in us) and its rate in :data:`HBM_SCALE` parts of ``bandwidth``,
+def dram_flow(cost: TaskCost, bandwidth: float) -> tuple[float, int] | None:
+    """When ``cost``'s task moves DRAM bytes: its flow's duration alone (after the
+    overhead, in us) and its rate in :data:`DRAM_SCALE` parts of ``bandwidth``,
     as the emulator's fluid model sees them (``Program.traffic``)."""
-    if cost.hbm_bytes <= 0 or cost.hbm_rate <= 0 or bandwidth <= 0:
+    if cost.dram_bytes <= 0 or cost.dram_rate <= 0 or bandwidth <= 0:
         return None
     alone = cost.duration_us - cost.overhead_us
-    demand = min(cost.hbm_bytes / alone if alone > 0 else cost.hbm_rate, cost.hbm_rate)
+    demand = min(cost.dram_bytes / alone if alone > 0 else cost.dram_rate, cost.dram_rate)
     # rounded up (a float hair above an exact share is not rounded up)
-    return alone, max(1, min(HBM_SCALE, math.ceil(demand / bandwidth * HBM_SCALE - 1e-9)))
+    return alone, max(1, min(DRAM_SCALE, math.ceil(demand / bandwidth * DRAM_SCALE - 1e-9)))
 
 
 def kept_events(graph: OpGraph, streams: list[int], order: list[int]) -> list[tuple[int, int]]:
@@ -188,11 +188,11 @@ def kept_events(graph: OpGraph, streams: list[int], order: list[int]) -> list[tu
 @attrs.define
 class _Resources:
     """What the model constrains besides streams and events, per node: its
-    engine pool and units, and its HBM rate."""
+    engine pool and units, and its DRAM rate."""
 
     pool: dict[int, tuple[str, int]]  # node -> (pool, units); only pools that can be oversubscribed
     capacity: dict[str, int]
-    flow: dict[int, int]  # node -> its average HBM rate; empty when HBM is not a constraint
+    flow: dict[int, int]  # node -> its average DRAM rate; empty when DRAM is not a constraint
 
 
 @attrs.define
@@ -243,7 +243,7 @@ def _list_schedule(problem: ScheduleProblem, streams: list[int], order: list[int
     record_at: list[dict[int, int]] = [{} for _ in range(n)]
     stream_free: dict[int, int] = {}
     placed: dict[str, list[tuple[int, int, int]]] = {}
-    flows: list[tuple[int, int, int]] = []  # HBM: (start, end, average rate)
+    flows: list[tuple[int, int, int]] = []  # DRAM: (start, end, average rate)
     for i in order:
         s = streams[i]
         t0 = stream_free.get(s, 0) + W * waits[i]
@@ -262,7 +262,7 @@ def _list_schedule(problem: ScheduleProblem, streams: list[int], order: list[int
         for t in sorted(candidates):
             if pool is not None and not _fits(placed.get(pool[0], []), t, t + d, pool[1], res.capacity[pool[0]]):
                 continue
-            if rate is not None and not _fits(flows, t, t + d, rate, HBM_SCALE):
+            if rate is not None and not _fits(flows, t, t + d, rate, DRAM_SCALE):
                 continue
             break
         start[i], end[i] = t, t + d
@@ -427,10 +427,10 @@ def _bound_cuts(problem: ScheduleProblem, dur: list[int]) -> tuple[list[int], li
             down(graph_lower_bound(rounded, heads, tails).bound_us))
 
 
-def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: bool,
+def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, dram: bool,
            guides: list[tuple[list[int], list[int]]], deadline: float, bound_only: bool = False) -> _Result:
-    """Build and solve the model (``events``: event tasks' stream time; ``hbm``:
-    HBM flows), hinted with the shortest list schedule of the serial plan and
+    """Build and solve the model (``events``: event tasks' stream time; ``dram``:
+    DRAM flows), hinted with the shortest list schedule of the serial plan and
     the ``guides`` (streams, order), searching ``time_limit_s`` seconds at
     most and never past ``deadline`` (``time.monotonic()``). ``bound_only``
     (the relaxation solved for its bound alone) adds what every emulated run
@@ -457,13 +457,13 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
         if sum(problem.units(i) for i in nodes) > capacity[pool]:  # else they all fit side by side
             for i in nodes:
                 res.pool[i] = (pool, min(problem.units(i), capacity[pool]))
-    if hbm:
+    if dram:
         for i in range(n):
-            flow = hbm_flow(problem.costs[i], problem.model.hbm_bw)
+            flow = dram_flow(problem.costs[i], problem.model.dram_bw)
             if flow is not None and dur[i] > 0:
                 # the flow's rate averaged over the whole task (see the module doc)
                 res.flow[i] = max(1, math.ceil(flow[1] * flow[0] / problem.costs[i].duration_us - 1e-9))
-        if sum(res.flow.values()) <= HBM_SCALE:
+        if sum(res.flow.values()) <= DRAM_SCALE:
             res.flow.clear()
 
     # ---- the hint: a list schedule, its free streams numbered by first use in
@@ -653,7 +653,7 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
     for j, i in g.edges():
         m.add(start[i] >= end[j] + (R + W) * cross[j, i])
 
-    # ---- engine pools and HBM flows
+    # ---- engine pools and DRAM flows
     by_pool: dict[str, list[int]] = {}
     for i, (pool, _) in res.pool.items():
         by_pool.setdefault(pool, []).append(i)
@@ -662,8 +662,8 @@ def _solve(problem: ScheduleProblem, time_limit_s: float, events: bool, hbm: boo
         m.add_cumulative(ivs, [res.pool[i][1] for i in nodes], capacity[pool])
     if res.flow:
         nodes = sorted(res.flow)
-        ivs = [m.new_interval_var(start[i], dur[i], end[i], f"hbm{i}") for i in nodes]
-        m.add_cumulative(ivs, [res.flow[i] for i in nodes], HBM_SCALE)
+        ivs = [m.new_interval_var(start[i], dur[i], end[i], f"dram{i}") for i in nodes]
+        m.add_cumulative(ivs, [res.flow[i] for i in nodes], DRAM_SCALE)
 
     # ---- objective
     makespan = b.integer(0, horizon, "makespan", hint.makespan)

@@ -2,7 +2,7 @@
 ``cost`` strategy.
 
 A list schedule decides with an approximate model of the device (it cannot see
-how the pools serve their queues, how HBM is shared, the order of a fork's
+how the pools serve their queues, how DRAM is shared, the order of a fork's
 records); the emulator can. So, sweep by sweep, over the nodes in issue order,
 these moves are tried and one is kept when the emulated makespan drops (or,
 at an equal makespan, when fewer events are kept):
