@@ -33,8 +33,6 @@ utilisation, overlap).
 
 from __future__ import annotations
 
-import attrs
-
 from geir.backends.task_list import (ARENA, UB, Binding, EndGraph, Kernel, Memcpy, Record, Stream, Task, TaskList,
                                      TensorRef, Wait)
 from geir.diagnostics import Diagnostic, DiagnosticError
@@ -61,27 +59,44 @@ def frame_of(task: Task) -> int | None:
     return int(k) if at and k.isdigit() else None
 
 
-def _shift(ref: TensorRef | None, by: int, ub_by: int = 0) -> TensorRef | None:
-    if ref is None:
-        return ref
-    step = by if ref.space == ARENA else ub_by if ref.space == UB else 0
-    return attrs.evolve(ref, offset=ref.offset + step) if step else ref
+class _Shifter:
+    """Moves refs into one frame's region. Frames that share a region share the
+    moved refs, so each ref is rebuilt once per region, not once per frame."""
 
+    def __init__(self) -> None:
+        self._moved: dict[tuple[int, int, int], TensorRef] = {}
 
-def _copy_task(task: Task, arena_shift: int, ub_shift: int, event_shift: int, frame: int, stream: int,
-               index: int) -> Task:
-    if isinstance(task, Kernel):
-        name = task.name or f"{stream}:{index}"
-        return attrs.evolve(task, inputs=[_shift(r, arena_shift, ub_shift) for r in task.inputs],
-                            outputs=[_shift(r, arena_shift, ub_shift) for r in task.outputs],  # type: ignore[misc]
-                            name=f"{name}@{frame}")
-    if isinstance(task, Memcpy):
-        return Memcpy(_shift(task.src, arena_shift), _shift(task.dst, arena_shift), task.loc)  # type: ignore[arg-type]
-    if isinstance(task, Record):
-        return Record(task.event + event_shift, task.loc)
-    if isinstance(task, Wait):
-        return Wait(task.event + event_shift, task.loc)
-    raise TypeError(f"cannot copy task {task!r}")
+    def ref(self, ref: TensorRef | None, by: int, ub_by: int = 0) -> TensorRef | None:
+        if ref is None:
+            return ref
+        step = by if ref.space == ARENA else ub_by if ref.space == UB else 0
+        if not step:
+            return ref
+        key = (id(ref), by, ub_by)  # the refs live as long as the task list being unrolled
+        moved = self._moved.get(key)
+        if moved is None:
+            moved = self._moved[key] = TensorRef(ref.space, ref.offset + step, ref.shape, ref.dtype)
+        return moved
+
+    def task(self, task: Task, arena_shift: int, ub_shift: int, event_shift: int, frame: int, stream: int,
+             index: int) -> Task:
+        if isinstance(task, Kernel):
+            name = task.name or f"{stream}:{index}"
+            # the constructor, not attrs.evolve: evolve reads every field by name
+            # first, which costs more than the copy over a long run's kernels
+            return Kernel(op=task.op, engine=task.engine,
+                          inputs=[self.ref(r, arena_shift, ub_shift) for r in task.inputs],
+                          outputs=[self.ref(r, arena_shift, ub_shift) for r in task.outputs],  # type: ignore[misc]
+                          attributes=task.attributes, block_dim=task.block_dim, flops=task.flops, bytes=task.bytes,
+                          loc=task.loc, name=f"{name}@{frame}")
+        if isinstance(task, Memcpy):
+            return Memcpy(self.ref(task.src, arena_shift), self.ref(task.dst, arena_shift),  # type: ignore[arg-type]
+                          task.loc)
+        if isinstance(task, Record):
+            return Record(task.event + event_shift, task.loc)
+        if isinstance(task, Wait):
+            return Wait(task.event + event_shift, task.loc)
+        raise TypeError(f"cannot copy task {task!r}")
 
 
 def _accesses(tasks: list[Task], arena_size: int) -> tuple[list[Range], list[Range], int, int]:
@@ -161,6 +176,7 @@ def unroll(task_list: TaskList, iterations: int, buffers: int = 2) -> TaskList:
         return frame_events + (k * len(pairs) + pair_index[(s, t)])
 
     used_handoffs = max(0, iterations - buffers) * len(pairs)
+    shifter = _Shifter()
     streams: list[Stream] = []
     for si, st in enumerate(task_list.streams):
         body = bodies[si]
@@ -172,7 +188,7 @@ def unroll(task_list: TaskList, iterations: int, buffers: int = 2) -> TaskList:
                 if i == first and k >= buffers:
                     out.extend(Wait(handoff(k - buffers, s, si), f"frame {k} reuses region {k % buffers}")
                                for s in range(n) if conflict[s][si])
-                out.append(_copy_task(t, shift, ub_shift, k * events, k, st.id, i))
+                out.append(shifter.task(t, shift, ub_shift, k * events, k, st.id, i))
                 if i == last and k + buffers < iterations:
                     out.extend(Record(handoff(k, si, t2), f"frame {k} done with region {k % buffers}")
                                for t2 in range(n) if conflict[si][t2])
@@ -180,7 +196,7 @@ def unroll(task_list: TaskList, iterations: int, buffers: int = 2) -> TaskList:
         streams.append(Stream(st.id, st.priority, out))
 
     def bindings(items: list[Binding]) -> list[Binding]:
-        return [Binding(f"{b.name}@{k}", _shift(b.ref, (k % buffers) * size))  # type: ignore[arg-type]
+        return [Binding(f"{b.name}@{k}", shifter.ref(b.ref, (k % buffers) * size))  # type: ignore[arg-type]
                 for k in range(iterations) for b in items]
 
     return TaskList(streams=streams, arena_size=size * buffers, weights=list(task_list.weights),
