@@ -693,8 +693,8 @@ class _Builder:
 
     def int_attr(self, token: Any, t: Type | None) -> Attribute:
         v = int(token.value)
-        if t is None:
-            return IntegerAttr(v, I64)
+        if t is None:  # an untyped integer is an i64, wrapped or refused as MLIR's APInt
+            return self._integer(token, v, I64)
         if isinstance(t, FloatType):  # MLIR takes a float's bits in hex, never a decimal integer
             raise self.decimal_for_float(token)
         return self._integer(token, v, t)
@@ -704,7 +704,9 @@ class _Builder:
             raise self.error(token, "floating point value not valid for specified type")
         return FloatAttr(float(token.value), F64 if t is None else t)
 
-    def hex_attr(self, token: Any, t: Type) -> Attribute:
+    def hex_attr(self, token: Any, t: Type | None) -> Attribute:
+        if t is None:
+            return self._integer(token, int(token.value, 16), I64)
         if isinstance(t, FloatType):
             return FloatAttr(self.hex_float(token, t), t)
         return self._integer(token, int(token.value, 16), t)
@@ -715,10 +717,12 @@ class _Builder:
             if t is not INDEX:
                 raise self.error(token, "integer literal not valid for specified type")
             return IntegerAttr(v, t)
+        # MLIR points past a minus sign, at the digits
+        at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
+        if token.value.startswith("-") and t.signedness == "u":
+            raise self.error(at, "negative integer literal not valid for unsigned integer type")
         held = _integer_held(v, t)
         if held is None:
-            # MLIR points past a minus sign, at the digits
-            at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
             raise self.error(at, f"integer constant out of range for attribute of type '{t}'")
         return BoolAttr(bool(held)) if t is I1 else IntegerAttr(held, t)
 
@@ -826,9 +830,9 @@ class _Builder:
             else:
                 if v.type == "FLOAT":
                     raise self.error(v, "expected integer literal")
-                held = _integer_held(int(v.value, 16) if v.type == "HEX" else int(v.value), t)
-                if held is None:
-                    raise self.error(v, f"integer constant out of range for type '{t}'")
+                held = _array_integer_held(int(v.value, 16) if v.type == "HEX" else int(v.value), t)
+                if held is None:  # MLIR reports it once the literal is read: past its end
+                    raise self.error(_Pos(v.end_line, v.end_column), "integer constant out of range")
                 vals.append(held)
         return DenseArrayAttr(t, tuple(vals))  # type: ignore[arg-type]
 
@@ -847,7 +851,10 @@ class _Builder:
         return float(token.value)
 
     def hex_float(self, token: Any, t: FloatType) -> float:
-        """The float whose bits a hex literal spells; MLIR's error when they are too many."""
+        """The float whose bits a hex literal spells; MLIR's error when they are too many
+        or carry a sign."""
+        if token.value.startswith("-"):  # MLIR points past the minus, at the digits
+            raise self.error(_Pos(token.line, token.column + 1), _HEX_FLOAT_MINUS)
         value = _float_from_bits(int(token.value, 16), t)
         if value is None:
             raise self.error(token, _HEX_FLOAT_RANGE)
@@ -1188,6 +1195,8 @@ def _symbol_name(text: str) -> str:
 
 #: what MLIR says of a hex float literal with more bits than its type
 _HEX_FLOAT_RANGE = "hexadecimal float constant out of range for type"
+#: a hex literal spells a float's bits, which have no sign to negate
+_HEX_FLOAT_MINUS = "hexadecimal float literal should not have a leading minus"
 
 
 def _float_from_bits(bits: int, t: FloatType) -> float | None:
@@ -1216,6 +1225,16 @@ def _integer_held(v: int, t: IntegerType) -> int | None:
     if not lo <= v <= hi:
         return None
     return v - (1 << w) if t.signedness == "" and v >= 1 << (w - 1) else v
+
+
+def _array_integer_held(v: int, t: IntegerType) -> int | None:
+    """An ``array<...>`` element as MLIR's dense-array parser holds it: as
+    :func:`_integer_held`, except that an unsigned type also takes a negative
+    literal down to its signed range and holds its two's complement (``-1`` in
+    ``array<ui8: ...>`` is 255)."""
+    if t.signedness == "u" and v < 0:
+        return v + (1 << t.width) if v >= -(1 << (t.width - 1)) else None
+    return _integer_held(v, t)
 
 
 class _LiteralError(ValueError):
@@ -1250,6 +1269,8 @@ def _scalar_value(item: Any, et: ElementType) -> Any:
         bits = int(text, 16)
         if not isinstance(et, FloatType):
             return bits
+        if bits < 0:
+            raise _LiteralError(_Pos(item.line, item.column + 1), _HEX_FLOAT_MINUS)
         value = _float_from_bits(bits, et)
         if value is None:
             raise _LiteralError(item, _HEX_FLOAT_RANGE)

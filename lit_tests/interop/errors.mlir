@@ -158,6 +158,42 @@
 
 // -----
 
+// A hex literal spells a float's bits, which carry no sign; an integer's may.
+// CHECK: errors.mlir:[[# @LINE + 3]]:18: error: hexadecimal float literal should not have a leading minus
+// CHECK-NEXT: {{^}}"foo.op"() {a = -0x3F800000 : f32} : () -> ()
+// CHECK-NEXT: {{^}}                 ^
+"foo.op"() {a = -0x3F800000 : f32} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:30: error: hexadecimal float literal should not have a leading minus
+"foo.op"() {a = dense<[0x0, -0x1]> : tensor<2xf32>} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:18: error: negative integer literal not valid for unsigned integer type
+"foo.op"() {a = -0 : ui8} : () -> ()
+
+// -----
+
+// An untyped integer is an i64, as in MLIR: past its range it is refused, not printed as an i64 it cannot be.
+// CHECK: errors.mlir:[[# @LINE + 1]]:17: error: integer constant out of range for attribute of type 'i64'
+"foo.op"() {a = 0x10000000000000000} : () -> ()
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:18: error: integer constant out of range for attribute of type 'i64'
+"foo.op"() {a = -9223372036854775809} : () -> ()
+
+// -----
+
+// An array<...> element is checked once read, and an unsigned array takes a
+// negative element down to its signed range, as MLIR's dense-array parser does.
+// CHECK: errors.mlir:[[# @LINE + 1]]:36: error: integer constant out of range
+"foo.op"() {a = array<ui8: -1, -129>} : () -> ()
+
+// -----
+
 // A dim past int64 and an integer wider than MLIR's 24-bit width: MLIR's messages.
 // CHECK: errors.mlir:[[# @LINE + 2]]:{{[0-9]+}}: error: invalid dimension
 // CHECK-NOT: internal error

@@ -269,7 +269,7 @@ ge.graph @g(%a: tensor<4xf32>) {
 // -----
 
 ge.graph @g(%a: tensor<4xf32>) {
-  // expected-error@+1 {{integer constant out of range for type 'i8'}}
+  // expected-error@+1 {{integer constant out of range}}
   %r = ge.relu %a {test.arr = array<i8: 1, 300>} : (tensor<4xf32>) -> tensor<4xf32>
   ge.return : () -> ()
 }

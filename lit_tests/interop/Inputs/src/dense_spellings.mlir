@@ -29,5 +29,11 @@
   t_i8_wrapped = dense<[200, 0x80, -1]> : tensor<3xi8>,
   v_i16_wrapped = dense<65535> : vector<4xi16>,
   a_i8_wrapped = array<i8: 200, 1>,
+  i32_negative_hex = -0x10 : i32,
+  untyped_hex = 0x7FFFFFFFFFFFFFFF,
+  untyped_wrapped = 18446744073709551615,
+  a_ui8_negative = array<ui8: -1, 255, -128>,
+  a_i16_negative_hex = array<i16: -0x8000, 0x7FFF>,
+  t_i8_negative_hex = dense<[-0x80, 0x7F]> : tensor<2xi8>,
   strings = dense<["a", "b\n", "q\""]> : tensor<3x!t.str>
 } : () -> ()
