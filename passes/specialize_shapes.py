@@ -69,26 +69,65 @@ _ENTRY_RE = re.compile(r"^\s*([^=\s]+)\s*=\s*(\d+(?:\s*[xX]\s*\d+)*)?\s*$")
 
 def parse_shape_bindings(items: Sequence[str] | str, what: str = "--input-shape") -> dict[str, tuple[int, ...]]:
     """``["x=1x3x8x8", "batch=4,seq=2"]`` -> ``{"x": (1, 3, 8, 8), "batch": (4,), ...}``.
-    ``NAME=`` binds a scalar input (shape ``()``).
+    ``NAME=`` binds a scalar input (shape ``()``). A text without ``=`` may be
+    spelled as ATC's ``--input_shape``: ``"x:1,3,8,8;mask:1,8"``.
 
     Raises:
-        DiagnosticError: an entry is not ``NAME=DxD...`` with non-negative
-            integer dims, or binds a name twice.
+        DiagnosticError: an entry is not ``NAME=DxD...`` (or ATC's ``NAME:D,D``)
+            with non-negative integer dims, or binds a name twice.
     """
     texts = [items] if isinstance(items, str) else list(items)
     out: dict[str, tuple[int, ...]] = {}
+
+    def bind(name: str, dims: tuple[int, ...]) -> None:
+        if name in out:
+            raise DiagnosticError(Diagnostic("error", f"{what} binds '{name}' twice"))
+        out[name] = dims
+
     for text in texts:
+        if "=" not in text and ":" in text:
+            for name, dims in _atc_entries(text, what):
+                bind(name, dims)
+            continue
         for entry in re.split(r"[;,]", text):
             if not entry.strip() and len(texts) == 1 and not text.strip():
                 continue
             m = _ENTRY_RE.match(entry)
             if m is None:
-                raise DiagnosticError(Diagnostic("error", f"{what} expects NAME=DxDxD, got '{entry.strip()}'"))
+                raise DiagnosticError(_bad_entry(what, entry, text))
             name, dims = m.group(1), m.group(2)
-            if name in out:
-                raise DiagnosticError(Diagnostic("error", f"{what} binds '{name}' twice"))
-            out[name] = tuple(int(d) for d in re.split(r"\s*[xX]\s*", dims)) if dims else ()
+            bind(name, tuple(int(d) for d in re.split(r"\s*[xX]\s*", dims)) if dims else ())
     return out
+
+
+def _atc_entries(text: str, what: str) -> list[tuple[str, tuple[int, ...]]]:
+    """ATC's ``NAME:D,D,D;NAME:`` entries (a name may hold ':', the dims follow the last)."""
+    entries = []
+    for entry in text.split(";"):
+        if not entry.strip():
+            continue
+        name, _, dims = entry.strip().rpartition(":")
+        parts = [d.strip() for d in dims.split(",")] if dims.strip() else []
+        if not name or not all(re.fullmatch(r"\d+", d) for d in parts):
+            notes = [Diagnostic("note", "ATC's -1 and ranges (1~8) leave a dim dynamic; here a dim is bound or "
+                                "left out: bind a symbolic dim by its name (batch=4), or use --dynamic-batch-size")] if any(
+                         d.startswith("-") or "~" in d for d in parts) else []
+            raise DiagnosticError(Diagnostic("error", f"{what} expects NAME:D,D,D (ATC's spelling) or NAME=DxDxD, "
+                                                      f"got '{entry.strip()}'", notes=notes))
+        entries.append((name, tuple(int(d) for d in parts)))
+    return entries
+
+
+def _bad_entry(what: str, entry: str, text: str) -> Diagnostic:
+    """The error for an entry that is not ``NAME=DxD``; a text that separates its
+    dims with commas is told which separator each spelling takes."""
+    m = re.fullmatch(r"\s*([^=\s]+)\s*=\s*(\d+(?:\s*,\s*\d+)+)\s*", text)
+    if m is not None:
+        dims = re.split(r"\s*,\s*", m.group(2))
+        return Diagnostic("error", f"{what} expects NAME=DxDxD, got '{text.strip()}'",
+                          notes=[Diagnostic("note", f"dims are separated by 'x' ({m.group(1)}={'x'.join(dims)}), or "
+                                                    f"by ',' in ATC's spelling ({m.group(1)}:{','.join(dims)})")])
+    return Diagnostic("error", f"{what} expects NAME=DxDxD, got '{entry.strip()}'")
 
 
 def graph_symbols(graph: Operation) -> list[list[str]]:

@@ -76,7 +76,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--inputs", default=None, help=".npz of graph inputs by name (default: random, fixed seed)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
-                   help="bind a dynamic dim before running: an input (x=1x3x8x8) or a symbol (batch=4); repeatable; "
+                   help="bind a dynamic dim before running: an input (x=1x3x8x8, or ATC's x:1,3,8,8) or a symbol (batch=4); "
+                        "repeatable; "
                         "with several models, each binds those it has")
     p.add_argument("-o", dest="output", default=None, help="write the outputs to this .npz")
     p.add_argument("--device", default="910B2",

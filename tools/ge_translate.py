@@ -32,7 +32,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin)")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMS",
-                   help="bind a dynamic input shape (x=1x3x224x224) or symbolic dim (batch=4); repeatable")
+                   help="bind a dynamic input shape (x=1x3x224x224, or ATC's x:1,3,224,224) or symbolic dim (batch=4); "
+                        "repeatable")
     gears = p.add_mutually_exclusive_group()
     gears.add_argument("--dynamic-batch-size", default=None, metavar="N,N,...",
                        help="with --import-onnx: one static graph per batch size (dim 0 of the inputs)")
