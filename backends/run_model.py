@@ -61,7 +61,7 @@ class RunSettings:
     #: the graph inputs by name, or an .npz path; None draws random ones from ``seed``
     inputs: Mapping[str, Any] | str | None = None
     #: input name -> shape or symbol -> size; or ``NAME=DIMS`` texts (``--input-shape``)
-    input_shapes: Mapping[str, Any] | Sequence[str] | None = None
+    input_shapes: Mapping[str, Any] | Sequence[str] | str | None = None
     compare: bool = True
     timing_only: bool = False
     seed: int = 0
@@ -214,7 +214,8 @@ def _input_shape_bindings(settings: RunSettings) -> tuple[dict[str, tuple[int, .
     if isinstance(shapes, Mapping):
         return ({k: (int(v),) if isinstance(v, int) else tuple(int(d) for d in v) for k, v in shapes.items()},
                 "input_shapes")
-    return parse_shape_bindings(list(shapes)), "--input-shape"
+    # a text is one option's value ("x=1x3x8x8", or ATC's "x:1,3,8,8"), not its characters
+    return parse_shape_bindings(shapes if isinstance(shapes, str) else list(shapes)), "--input-shape"
 
 
 def graph_name(module: Module) -> str:

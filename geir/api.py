@@ -125,7 +125,7 @@ def _looks_like_path(text: str) -> bool:
     return text.endswith(".mlir") or os.path.isfile(text)
 
 
-def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str, Sequence[int]] | None = None,
+def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str, Sequence[int]] | str | None = None,
                 *, strict: bool = False, elide_weights: bool = False) -> Module:
     """Import an ONNX model as a ``ge`` module holding ``ge.graph @main``
     (what ``ge-translate --import-onnx`` prints).
@@ -133,8 +133,10 @@ def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str,
     Args:
         path: the model file (or its raw bytes, or an ``onnx.ModelProto``).
         input_shapes: shapes for graph inputs by name, binding their dynamic
-            dimensions (``{"x": (1, 3, 224, 224)}``); the shape computations
-            they feed fold, as under GE's ``--input_shape``.
+            dimensions (``{"x": (1, 3, 224, 224)}``, or the text
+            ``--input-shape`` takes: ``"x=1x3x224x224"``, ATC's
+            ``"x:1,3,224,224"``); the shape computations they feed fold, as
+            under GE's ``--input_shape``.
         strict: make every ONNX op without a native ``ge`` op an error instead
             of a generic ``ge.onnx_op``.
         elide_weights: keep every weight's type but not its bytes (a graph
@@ -146,11 +148,13 @@ def import_onnx(path: str | os.PathLike[str] | bytes, input_shapes: Mapping[str,
             the importer does not support; the message names the node or input.
     """
     from geir.onnx_importer import import_onnx as _import
+    from geir.passes.specialize_shapes import parse_shape_bindings
 
-    shapes = {name: tuple(int(d) for d in dims) for name, dims in (input_shapes or {}).items()}
     source = os.fspath(path) if isinstance(path, os.PathLike) else path
 
     def bound() -> Module:
+        shapes = (parse_shape_bindings(input_shapes) if isinstance(input_shapes, str) else
+                  {name: tuple(int(d) for d in dims) for name, dims in (input_shapes or {}).items()})
         module = _import(source, input_shapes=shapes, strict=strict, elide_weights=elide_weights)
         if shapes:  # the shape arithmetic the bound dims feed folds, as under GE's --input_shape
             from geir.passes.pass_base import PassContext
@@ -339,7 +343,7 @@ def emulate(task_list: TaskList | Module, device: str = "910B2", mode: str = "si
 def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = None, device: str = "910B2",
               streams: int | None = None, mode: str = "sink",
               inputs: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None,
-              input_shapes: Mapping[str, Sequence[int] | int] | None = None, compare: bool = True,
+              input_shapes: Mapping[str, Sequence[int] | int] | str | None = None, compare: bool = True,
               timing_only: bool = False, precision_mode: str | None = None, seed: int = 0,
               device_params: Sequence[str] = (), allow_unregistered: bool = False,
               warm_l2: bool = False, host_timed: bool = False) -> RunReport:
@@ -371,7 +375,8 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
             deterministic random values from ``seed``. Their shapes bind
             dynamic dims.
         input_shapes: binds dynamic dims before the run: an input's whole
-            shape (``{"x": (1, 3, 8, 8)}``) or a symbol's size (``{"batch": 4}``).
+            shape (``{"x": (1, 3, 8, 8)}``) or a symbol's size (``{"batch": 4}``),
+            or the text ``--input-shape`` takes (``"x=1x3x8x8"``, ATC's ``"x:1,3,8,8"``).
         compare: also build and emulate the single-stream variant (the
             report's ``speedup``).
         timing_only: simulate time only, without numerics (no outputs).
@@ -412,7 +417,7 @@ def run_model(model: str | os.PathLike[str] | Any, *, pipeline: str | None = Non
 
 
 def interpret(model: str | os.PathLike[str] | Any, inputs: Mapping[str, np.ndarray] | str | os.PathLike[str] |
-              None = None, *, input_shapes: Mapping[str, Sequence[int] | int] | None = None,
+              None = None, *, input_shapes: Mapping[str, Sequence[int] | int] | str | None = None,
               precision_mode: str | None = None, device: str = "910B2", seed: int = 0,
               allow_unregistered: bool = False) -> Interpreted:
     """Run a model op by op with the reference interpreter, as

@@ -144,6 +144,13 @@ def test_emulate_takes_inputs_as_arrays_or_npz(tmp_path: pathlib.Path) -> None:
 def test_import_onnx_binds_input_shapes() -> None:
     module = geir.import_onnx(DYNAMIC, input_shapes={"x": [3, 4]})
     assert "tensor<3x4xf32>" in str(module)
+    # the text --input-shape takes, in either spelling, binds the same
+    for text in ("x=3x4", "x:3,4", "N=3"):
+        assert "tensor<3x4xf32>" in str(geir.import_onnx(DYNAMIC, input_shapes=text))
+    with pytest.raises(geir.Error, match="expects NAME"):
+        geir.import_onnx(DYNAMIC, input_shapes="x:3;4")
+    run = geir.run_model(DYNAMIC, input_shapes="x:3,4", timing_only=True, compare=False)
+    assert run.makespan_us > 0
     with pytest.raises(geir.Error, match=r"input 'x' dim 0 \('N'\) is dynamic \(tensor<\?x4xf32>\)"):
         geir.lower(geir.import_onnx(DYNAMIC))
 
