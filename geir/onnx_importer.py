@@ -254,6 +254,12 @@ def _prepare(model: "onnx.ModelProto", where: str, input_shapes: dict[str, tuple
     # lists the graph fixes become their tensors (geir has no sequence type)
     resolve_static_sequences(model)
     model = _infer_shapes(model, where)
+    from geir.dialects.ge import ONNX_TO_GE
+    from geir.onnx_functions import expand_function_ops
+    expanded = expand_function_ops(model, _default_opset(model) or onnx.defs.onnx_opset_version(),
+                                   lambda op_type: op_type in ONNX_TO_GE)
+    if expanded is not model:  # the bodies' values get their types as the graph's did
+        model = _infer_shapes(expanded, where)
     if stand_ins:
         kept = [i for i in model.graph.input if i.name not in stand_ins]
         del model.graph.input[:]

@@ -362,7 +362,7 @@ def test_strict_names_every_unsupported_node() -> None:
     path = os.path.join(LIT_MODELS, "two_unsupported.onnx")
     with pytest.raises(DiagnosticError) as info:
         import_onnx(path, strict=True)
-    assert [str(d.location) for d in info.value.diagnostics] == ['loc("hann")', 'loc("custom_scale")']
+    assert [str(d.location) for d in info.value.diagnostics] == ['loc("dft")', 'loc("custom_scale")']
     assert all("has no ge counterpart" in d.message for d in info.value.diagnostics)
 
 
@@ -399,7 +399,7 @@ BAD_MODELS = [
     ("not_onnx.onnx", [], "not_onnx.onnx: error: not a readable ONNX model"),
     ("unknown_opset.onnx", [], "error: unknown opset: ai.onnx version 999"),
     ("dynamic.onnx", ["--input-shape", "x=2x5"], "x: error: input 'x' dim 1 is 4, but the bound shape says 5"),
-    ("two_unsupported.onnx", ["--strict"], "hann: error: ONNX op 'HannWindow' has no ge counterpart"),
+    ("two_unsupported.onnx", ["--strict"], "dft: error: ONNX op 'DFT' has no ge counterpart"),
     ("bad_output_type.onnx", [], "relu1: error: Relu node: its declared output type disagrees"),
     ("channel_mismatch.onnx", [], "conv_bad: error: 'ge.conv2d' op operand 'W' expects 3"),
     ("undefined_input.onnx", [], "reads_nothing: error: invalid Relu node"),
@@ -536,4 +536,30 @@ def test_roi_align_10_shifts_no_pixel_as_roi_align_16_output_half_pixel() -> Non
              "rois": np.array([[0.5, 1.0, 4.0, 5.5], [2.0, 0.0, 5.0, 3.0]], np.float32),
              "index": np.zeros(2, np.int64)}
     (expected,) = ReferenceEvaluator(model(16, coordinate_transformation_mode="output_half_pixel")).run(None, feeds)
+    np.testing.assert_allclose(interpret(module, feeds)["y"], expected, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(causal=st.booleans(), heads=st.sampled_from([(2, 2), (4, 2)]), seq=st.integers(1, 6), seed=st.integers(0, 99))
+def test_an_op_onnx_defines_by_a_function_imports_as_its_body(causal: bool, heads: tuple[int, int], seq: int,
+                                                             seed: int) -> None:
+    """Attention (opset 23; grouped-query when the heads differ) has no ge op but
+    is an ONNX function of ops that have: it imports as that body, natively
+    (nothing for AICPU, accepted by --strict), and computes what onnx.reference
+    computes for the op itself."""
+    q_heads, kv_heads = heads
+    q = helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, q_heads, seq, 8])
+    k = helper.make_tensor_value_info("k", TensorProto.FLOAT, [1, kv_heads, seq + 1, 8])
+    v = helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, kv_heads, seq + 1, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, q_heads, seq, 8])
+    graph = helper.make_graph([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attn", is_causal=int(causal))],
+                              "attention", [q, k, v], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    module = import_onnx(model, strict=True)
+    assert "ge.onnx_op" not in str(module)
+    rng = np.random.default_rng(seed)
+    feeds = {"q": rng.standard_normal((1, q_heads, seq, 8), np.float32),
+             "k": rng.standard_normal((1, kv_heads, seq + 1, 8), np.float32),
+             "v": rng.standard_normal((1, kv_heads, seq + 1, 8), np.float32)}
+    (expected,) = ReferenceEvaluator(model).run(None, feeds)
     np.testing.assert_allclose(interpret(module, feeds)["y"], expected, rtol=1e-5, atol=1e-6)
