@@ -157,6 +157,7 @@ def _run(args: argparse.Namespace) -> int:
     sources = SourceManager()
     try:
         prepared = prepare(load(args.input[0], args.allow_unregistered_dialect, sources), settings, args.interpret)
+        _refuse_files_not_written(args, prepared)
         if prepared.kind == "interpret":
             return _interpret(prepared, args, settings, sources)
         if prepared.kind == "graph":
@@ -169,6 +170,41 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     _print_warnings(report, settings, sources)
     return print_report(report, args)
+
+
+#: the files one run writes: flag and argument name
+_RUN_FILES = (("-o", "output"), ("--trace", "trace"), ("--timeline", "timeline"),
+              ("--memory-timeline", "memory_timeline"))
+_SCHEDULE_FILES = ("--trace", "--timeline", "--memory-timeline")
+
+
+def _refuse_files_not_written(args: argparse.Namespace, prepared: Any) -> None:
+    """Say, before the run, which of the files ``args`` names this run would
+    not write: a run that cannot write a file it was asked for fails."""
+    from geir.absent_weights import module_has_absent_weights
+    if getattr(args, "iterations", None) is not None or getattr(args, "devices", None) is not None:
+        _refuse(args, [f for f, _ in _RUN_FILES], "a scenario (--iterations, --devices) reports its frames or "
+                                                  "steps, not one run's outputs or schedule")
+    if args.sweep:
+        _refuse(args, [f for f, _ in _RUN_FILES], "--sweep reports the makespan per swept value, not one run's "
+                                                  "outputs or schedule")
+    if prepared.kind == "interpret":
+        _refuse(args, _SCHEDULE_FILES, "--interpret runs no emulation, so there is no schedule to write")
+    if prepared.kind == "host":
+        _refuse(args, _SCHEDULE_FILES, "a host-driven run (control flow or data-dependent sizes) emulates each "
+                                       "of its launches on its own, so there is no one schedule to write")
+    if args.timing_only and not args.interpret:
+        _refuse(args, ["-o"], "a --timing-only run computes no outputs to write")
+    elif prepared.kind == "graph" and module_has_absent_weights(prepared.module):  # a host run says it needs them
+        _refuse(args, ["-o"], "the model holds no weights (imported without them), so its run is timing only "
+                              "and computes no outputs to write")
+
+
+def _refuse(args: argparse.Namespace, flags: Any, why: str) -> None:
+    given = [flag for flag, name in _RUN_FILES if flag in flags and getattr(args, name, None) is not None]
+    if given:
+        from geir.diagnostics import error
+        raise error(f"{' and '.join(given)}: {why}")
 
 
 def _print_warnings(report, settings: "RunSettings", sources: Any = None) -> None:  # type: ignore[no-untyped-def]
