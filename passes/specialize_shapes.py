@@ -109,11 +109,11 @@ def _atc_entries(text: str, what: str) -> list[tuple[str, tuple[int, ...]]]:
         name, _, dims = entry.strip().rpartition(":")
         parts = [d.strip() for d in dims.split(",")] if dims.strip() else []
         if not name or not all(re.fullmatch(r"\d+", d) for d in parts):
-            notes = [Diagnostic("note", "ATC's -1 and ranges (1~8) leave a dim dynamic; here a dim is bound or "
-                                "left out: bind a symbolic dim by its name (batch=4), or use --dynamic-batch-size")] if any(
-                         d.startswith("-") or "~" in d for d in parts) else []
-            raise DiagnosticError(Diagnostic("error", f"{what} expects NAME:D,D,D (ATC's spelling) or NAME=DxDxD, "
-                                                      f"got '{entry.strip()}'", notes=notes))
+            d = Diagnostic("error", f"{what} expects NAME:D,D,D (ATC's spelling) or NAME=DxDxD, got '{entry.strip()}'")
+            if any(p.startswith("-") or "~" in p for p in parts):
+                d.attach_note("ATC's -1 and ranges (1~8) leave a dim dynamic; here a dim is bound or left out: bind "
+                              "a symbolic dim by its name (batch=4), or use --dynamic-batch-size")
+            raise DiagnosticError(d)
         entries.append((name, tuple(int(d) for d in parts)))
     return entries
 
@@ -124,9 +124,10 @@ def _bad_entry(what: str, entry: str, text: str) -> Diagnostic:
     m = re.fullmatch(r"\s*([^=\s]+)\s*=\s*(\d+(?:\s*,\s*\d+)+)\s*", text)
     if m is not None:
         dims = re.split(r"\s*,\s*", m.group(2))
-        return Diagnostic("error", f"{what} expects NAME=DxDxD, got '{text.strip()}'",
-                          notes=[Diagnostic("note", f"dims are separated by 'x' ({m.group(1)}={'x'.join(dims)}), or "
-                                                    f"by ',' in ATC's spelling ({m.group(1)}:{','.join(dims)})")])
+        d = Diagnostic("error", f"{what} expects NAME=DxDxD, got '{text.strip()}'")
+        d.attach_note(f"dims are separated by 'x' ({m.group(1)}={'x'.join(dims)}), or by ',' in ATC's spelling "
+                      f"({m.group(1)}:{','.join(dims)})")
+        return d
     return Diagnostic("error", f"{what} expects NAME=DxDxD, got '{entry.strip()}'")
 
 

@@ -51,8 +51,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
                         "prepares it for the device: graph fusion, precision mode, formats, engines, UB fusion) "
                         "or none (as imported, engines only) (default: ge-optimize)")
     s.add_argument("--input-shape", metavar="NAME=DIMS", action="append",
-                   help="bind a dynamic dim of the models that have it: an input (x=1x3x224x224, or ATC's x:1,3,224,224) or a symbol "
-                        "(batch=8); repeatable")
+                   help="bind a dynamic dim of the models that have it: an input (x=1x3x224x224, or ATC's "
+                        "x:1,3,224,224) or a symbol (batch=8); repeatable")
     s.add_argument("--time-limit", metavar="S", help="seconds strategy=optimal may search per run (default: 10)")
     r = p.add_argument_group("running")
     r.add_argument("-o", "--results", metavar="FILE",

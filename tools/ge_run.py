@@ -200,7 +200,8 @@ def _refuse_files_not_written(args: argparse.Namespace, prepared: Any) -> None:
                               "and computes no outputs to write")
 
 
-def _refuse(args: argparse.Namespace, flags: Any, why: str) -> None:
+def _refuse(args: argparse.Namespace, flags: Sequence[str], why: str) -> None:
+    """An error naming the options among ``flags`` that ``args`` gives, and why."""
     given = [flag for flag, name in _RUN_FILES if flag in flags and getattr(args, name, None) is not None]
     if given:
         from geir.diagnostics import error

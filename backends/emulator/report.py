@@ -22,7 +22,8 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
     ``capacity``, ``utilization`` (``work / (capacity * makespan)``), ``tasks``;
     in host mode also ``Host``, the launching thread (capacity 1).
 ``dram``
-    ``type`` (the device memory the profile names, or null), ``bytes`` moved, ``bandwidth_gbps``, ``bound_us`` (bytes / bandwidth),
+    ``type`` (the device memory the profile names, or null), ``bytes``
+    moved, ``bandwidth_gbps``, ``bound_us`` (bytes / bandwidth),
     ``utilization`` (``bound / makespan``) and ``saturated_us``, the time the
     running tasks asked for more bandwidth than the device has.
 ``calibration``
