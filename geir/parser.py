@@ -87,8 +87,9 @@ def _tensor_type(text: str) -> Type:
     if dims == ["*"]:
         return TensorType(None, et)
     shape = [None if d == "?" else int(d) for d in dims]
-    if any(d is not None and d > _MAX_DIM for d in shape):  # MLIR keeps a dim in an int64_t
-        raise ValueError("invalid dimension")
+    for d in shape:
+        if d is not None and d > _MAX_DIM:  # MLIR keeps a dim in an int64_t
+            raise _TypeTextError("invalid dimension", rf"(?<=[<x]){d}(?=x)")
     return TensorType(shape, et)
 
 
@@ -97,10 +98,20 @@ _MAX_DIM = 2**63 - 1
 _MAX_INT_WIDTH = 2**24 - 1
 
 
+class _TypeTextError(ValueError):
+    """A type's text MLIR refuses, with where in it: ``piece`` matches the
+    offending part (a dim, an integer type), at which MLIR points."""
+
+    def __init__(self, message: str, piece: str) -> None:
+        super().__init__(message)
+        self.piece = piece
+
+
 def _checked_width(et: ElementType | None) -> ElementType | None:
     """``et``, unless it is an integer type wider than MLIR's limit (ValueError)."""
     if isinstance(et, IntegerType) and et.width > _MAX_INT_WIDTH:
-        raise ValueError(f"integer bitwidth is limited to {_MAX_INT_WIDTH} bits")
+        raise _TypeTextError(f"integer bitwidth is limited to {_MAX_INT_WIDTH} bits",
+                             rf"(?:^|(?<=[<x(,\s])){et.signedness}i{et.width}(?![0-9])")
     return et
 
 
@@ -198,6 +209,13 @@ class _Builder:
         self.nesting: dict[int, tuple[int, Any]] = {}
 
     # ------------------------------------------------------------ errors
+    def type_error(self, token: Any, e: ValueError) -> DiagnosticError:
+        """The error ``e`` for the type ``token`` spells: at the part of it MLIR
+        points at where ``e`` says which (a dim, an integer width), else at the type."""
+        piece = getattr(e, "piece", None)
+        found = re.search(piece, token.value) if piece is not None and "\n" not in token.value else None
+        return self.error(_Pos(token.line, token.column + found.start()) if found else token, str(e))
+
     def error(self, token: Any, message: str, note: tuple[str, Any] | None = None) -> DiagnosticError:
         d = Diagnostic("error", message, self.pos(token))
         if note is not None:
@@ -654,7 +672,7 @@ class _Builder:
                 raise ValueError(f"tensor dimension {negative.group(1)} is negative (a dynamic dimension is "
                                  "written '?')")
         except ValueError as e:
-            raise self.error(token, str(e)) from None
+            raise self.type_error(token, e) from None
         inline, pieces = self.opaque_pieces(token)
         return OpaqueType(inline, pieces)
 
@@ -668,7 +686,7 @@ class _Builder:
         try:
             return _function_type(token.value)
         except ValueError as e:
-            raise self.error(token, str(e)) from None
+            raise self.type_error(token, e) from None
 
     def result_type_list(self, *types: Any) -> list[Type]:
         return [t for t in types if t is not None]

@@ -194,15 +194,27 @@
 
 // -----
 
-// A dim past int64 and an integer wider than MLIR's 24-bit width: MLIR's messages.
-// CHECK: errors.mlir:[[# @LINE + 2]]:{{[0-9]+}}: error: invalid dimension
-// CHECK-NOT: internal error
+// A dim past int64 and an integer wider than MLIR's 24-bit width: MLIR's
+// messages, at the dim or the integer type inside the type, as MLIR points.
+// CHECK: errors.mlir:[[# @LINE + 3]]:32: error: invalid dimension
+// CHECK-NEXT: {{^}}%0 = "foo.op"() : () -> tensor<99999999999999999999xf32>
+// CHECK-NEXT: {{^}}                               ^
 %0 = "foo.op"() : () -> tensor<99999999999999999999xf32>
 
 // -----
 
-// CHECK: errors.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: integer bitwidth is limited to 16777215 bits
+// CHECK: errors.mlir:[[# @LINE + 1]]:34: error: integer bitwidth is limited to 16777215 bits
 %0 = "foo.op"() : () -> tensor<4xi99999999>
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:36: error: invalid dimension
+%0 = "foo.op"() : (i32, tensor<2x3x99999999999999999999x3xf32>) -> i32
+
+// -----
+
+// CHECK: errors.mlir:[[# @LINE + 1]]:33: error: integer bitwidth is limited to 16777215 bits
+%0:2 = "foo.op"() : () -> (i32, si99999999)
 
 // -----
 
