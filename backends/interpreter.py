@@ -16,7 +16,6 @@ only its live activations.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -55,7 +54,7 @@ def _check_results_fit(op: Operation) -> None:
                 itemsize = storage_dtype(t.element_type).itemsize
             except KernelError:  # strings: no fixed size, and no model makes many
                 continue
-            need += math.prod(t.shape) * itemsize  # type: ignore[arg-type]
+            need += t.num_elements * itemsize  # type: ignore[operator]
     host = beyond_host_memory(need)
     if host is not None:
         raise DiagnosticError(Diagnostic("error", f"'{op.name}' failed: its results need {need} B, more than this "

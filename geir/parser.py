@@ -212,8 +212,8 @@ class _Builder:
     def type_error(self, token: Any, e: ValueError) -> DiagnosticError:
         """The error ``e`` for the type ``token`` spells: at the part of it MLIR
         points at where ``e`` says which (a dim, an integer width), else at the type."""
-        piece = getattr(e, "piece", None)
-        found = re.search(piece, token.value) if piece is not None and "\n" not in token.value else None
+        found = (re.search(e.piece, token.value) if isinstance(e, _TypeTextError) and "\n" not in token.value
+                 else None)
         return self.error(_Pos(token.line, token.column + found.start()) if found else token, str(e))
 
     def error(self, token: Any, message: str, note: tuple[str, Any] | None = None) -> DiagnosticError:
@@ -735,8 +735,7 @@ class _Builder:
             if t is not INDEX:
                 raise self.error(token, "integer literal not valid for specified type")
             return IntegerAttr(v, t)
-        # MLIR points past a minus sign, at the digits
-        at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
+        at = _digits(token)
         if token.value.startswith("-") and t.signedness == "u":
             raise self.error(at, "negative integer literal not valid for unsigned integer type")
         held = _integer_held(v, t)
@@ -856,7 +855,7 @@ class _Builder:
 
     def decimal_for_float(self, token: Any) -> DiagnosticError:
         """MLIR's error for a decimal integer given a float type, at its digits."""
-        at = _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
+        at = _digits(token)
         return self.error(at, "unexpected decimal integer literal for a floating point value",
                           ("add a trailing dot to make the literal a float", at))
 
@@ -871,8 +870,8 @@ class _Builder:
     def hex_float(self, token: Any, t: FloatType) -> float:
         """The float whose bits a hex literal spells; MLIR's error when they are too many
         or carry a sign."""
-        if token.value.startswith("-"):  # MLIR points past the minus, at the digits
-            raise self.error(_Pos(token.line, token.column + 1), _HEX_FLOAT_MINUS)
+        if token.value.startswith("-"):
+            raise self.error(_digits(token), _HEX_FLOAT_MINUS)
         value = _float_from_bits(int(token.value, 16), t)
         if value is None:
             raise self.error(token, _HEX_FLOAT_RANGE)
@@ -1206,6 +1205,11 @@ class _HexBlob(str):
     column: int
 
 
+def _digits(token: Any) -> Any:
+    """Where MLIR points at a number literal's error: past a leading minus, at its digits."""
+    return _Pos(token.line, token.column + 1) if token.value.startswith("-") else token
+
+
 def _symbol_name(text: str) -> str:
     body = text[1:]
     return _unescape(body) if body.startswith('"') else body
@@ -1277,7 +1281,7 @@ def _scalar_value(item: Any, et: ElementType) -> Any:
     if item.type in ("INT", "HEX") and isinstance(et, IntegerType):  # i1 too: 0, 1 and -1 (true)
         v = int(text, 16) if item.type == "HEX" else int(text)
         if v < 0 and et.signedness == "u":
-            raise _LiteralError(_Pos(item.line, item.column + 1),
+            raise _LiteralError(_digits(item),
                                 "expected unsigned integer elements, but parsed negative value")
         held = _integer_held(v, et)
         if held is None:
@@ -1288,7 +1292,7 @@ def _scalar_value(item: Any, et: ElementType) -> Any:
         if not isinstance(et, FloatType):
             return bits
         if bits < 0:
-            raise _LiteralError(_Pos(item.line, item.column + 1), _HEX_FLOAT_MINUS)
+            raise _LiteralError(_digits(item), _HEX_FLOAT_MINUS)
         value = _float_from_bits(bits, et)
         if value is None:
             raise _LiteralError(item, _HEX_FLOAT_RANGE)

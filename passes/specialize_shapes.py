@@ -107,14 +107,15 @@ def _atc_entries(text: str, what: str) -> list[tuple[str, tuple[int, ...]]]:
         if not entry.strip():
             continue
         name, _, dims = entry.strip().rpartition(":")
-        parts = [d.strip() for d in dims.split(",")] if dims.strip() else []
-        if not name or not all(re.fullmatch(r"\d+", d) for d in parts):
-            d = Diagnostic("error", f"{what} expects NAME:D,D,D (ATC's spelling) or NAME=DxDxD, got '{entry.strip()}'")
-            if any(p.startswith("-") or "~" in p for p in parts):
-                d.attach_note("ATC's -1 and ranges (1~8) leave a dim dynamic; here a dim is bound or left out: bind "
-                              "a symbolic dim by its name (batch=4), or use --dynamic-batch-size")
-            raise DiagnosticError(d)
-        entries.append((name, tuple(int(d) for d in parts)))
+        parts = [part.strip() for part in dims.split(",")] if dims.strip() else []
+        if not name or not all(re.fullmatch(r"\d+", part) for part in parts):
+            diagnostic = Diagnostic("error", f"{what} expects NAME:D,D,D (ATC's spelling) or NAME=DxDxD, "
+                                             f"got '{entry.strip()}'")
+            if any(part.startswith("-") or "~" in part for part in parts):
+                diagnostic.attach_note("ATC's -1 and ranges (1~8) leave a dim dynamic; here a dim is bound or left "
+                                       "out: bind a symbolic dim by its name (batch=4), or use --dynamic-batch-size")
+            raise DiagnosticError(diagnostic)
+        entries.append((name, tuple(int(part) for part in parts)))
     return entries
 
 
