@@ -14,6 +14,16 @@ patterns here:
   ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` — Pow, Mul, Add, Mul,
   Tanh, Add and the two Muls, the half taken of ``x`` or of the sum — becomes
   ``ge.gelu x {approximate = "tanh"}``: eight kernels become one.
+* **LayerNorm** (GE's ``LayerNormONNXFusionPass``; PyTorch's ``nn.LayerNorm``
+  exported before opset 17, which has no LayerNormalization):
+  ``ReduceMean -> Sub -> [Cast ->] Pow 2 -> ReduceMean -> Add eps -> Sqrt -> Div``,
+  then ``Mul`` by a constant gamma and ``Add`` of a constant beta when both
+  follow, becomes ``ge.layer_norm`` — eight or ten kernels become one. As
+  GE's, the means keep their dims, epsilon is a scalar of at most 0.1, gamma
+  and beta have the normalized dims' shape, and no intermediate is read
+  elsewhere; here the reduced axes must also be the trailing ones, the axes
+  LayerNorm normalizes. Without gamma and beta, the scale is ones (GE inserts
+  ``Mul`` by 1 and ``Add`` of 0 and fuses those).
 * **Average pooling on the cube** (``AvgPoolV2FusionPass``, which the 2-D
   ONNX AveragePool becomes): a window pooling that is not global becomes a
   depthwise convolution (``group`` = channels) with an assist filter — every
@@ -44,18 +54,18 @@ import math
 import attrs
 import numpy as np
 
-from geir.attributes import ArrayAttr, Attribute, DenseElementsAttr, IntegerAttr, StringAttr
+from geir.attributes import ArrayAttr, Attribute, DenseElementsAttr, FloatAttr, IntegerAttr, StringAttr
 from geir.backends.kernels.window import SAME_PADDINGS, Window, window_counts, window_for
-from geir.constants import constant_value
+from geir.constants import CONSTANT_OPS, constant_value
 from geir.dialects.ge_infer import transpose_perm
 from geir.module import Module
 from geir.operation import Operation, OpResult, Value
 from geir.passes.pass_base import ModulePass, PassContext
 from geir.patterns import RewritePattern, apply_patterns_greedily
 from geir.rewriter import Rewriter
-from geir.types import TensorType
+from geir.types import F32, TensorType
 
-__all__ = ["AvgPoolFusion", "FuseGraph", "GeluFusion", "GeluTanhFusion", "TransposeMatMulFusion"]
+__all__ = ["AvgPoolFusion", "FuseGraph", "GeluFusion", "GeluTanhFusion", "LayerNormFusion", "TransposeMatMulFusion"]
 
 #: relative tolerance when matching a pattern's constants (they may be f16)
 _RTOL = 1e-3
@@ -202,6 +212,125 @@ def _tanh_gelu_input(sum_: Value) -> tuple[Value, tuple[Operation, ...]] | None:
     return None
 
 
+#: the largest epsilon LayerNormONNXFusionPass takes for one (a larger Add is not an epsilon)
+MAX_LAYER_NORM_EPSILON = 0.1
+
+
+def _single_value(value: Value) -> float | None:
+    """The element of a one-element constant (shape ``[]`` or ``[1]``), else None."""
+    array = constant_value(value)
+    if array is None or array.size != 1 or array.ndim > 1 or array.dtype.kind != "f":
+        return None
+    return float(array.reshape(-1)[0])
+
+
+def _only_use(value: Value, name: str) -> Operation | None:
+    """The op ``name`` that is the one reader of ``value``, else None."""
+    if len(value.uses) != 1 or value.uses[0].owner.name != name:
+        return None
+    return value.uses[0].owner
+
+
+def _trailing_mean(op: Operation, rank: int) -> int | None:
+    """The first axis of a keepdims ReduceMean over trailing axes (``k`` of them,
+    ``rank - k`` to ``rank - 1``), else None."""
+    if not op.get_attr("keepdims", 1):
+        return None
+    axes = op.get_attr("axes")
+    if axes is None and len(op.operands) > 1:
+        array = constant_value(op.operands[1])
+        axes = None if array is None else [int(a) for a in array.reshape(-1)]
+    if not axes or any(not -rank <= a < rank for a in axes):
+        return None
+    normalized = sorted(a % rank for a in axes)
+    first = rank - len(normalized)
+    return first if normalized == list(range(first, rank)) else None
+
+
+def _affine_constant(value: Value, dims: tuple[int, ...]) -> bool:
+    """Whether ``value`` is a constant (weights too) of exactly the normalized dims' shape."""
+    if not isinstance(value, OpResult) or value.op.name not in CONSTANT_OPS:
+        return False
+    return isinstance(value.type, TensorType) and value.type.shape == dims
+
+
+@attrs.define
+class LayerNormFusion(RewritePattern):
+    """``(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)``, times gamma plus beta
+    when they follow, over trailing axes, is ``layer_norm(x, gamma, beta)``
+    (GE's ``LayerNormONNXFusionPass``); the Div is the anchor."""
+
+    ctx: PassContext
+    op_names = frozenset({"ge.div"})
+
+    def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
+        sub, sqrt = _producer(op.operands[0], "ge.sub"), _producer(op.operands[1], "ge.sqrt")
+        add = _producer(sqrt.operands[0], "ge.add") if sqrt is not None else None
+        if sub is None or add is None:
+            return False
+        x = sub.operands[0]
+        if not isinstance(x.type, TensorType) or x.type.shape is None or x.type != op.results[0].type:
+            return False
+        if x.type.element_type.numpy_dtype is None or np.dtype(x.type.element_type.numpy_dtype).kind != "f":
+            return False
+        for variance_value, epsilon_value in ((add.operands[0], add.operands[1]), (add.operands[1], add.operands[0])):
+            variance, epsilon = _producer(variance_value, "ge.reduce_mean"), _single_value(epsilon_value)
+            if variance is not None and epsilon is not None:
+                break
+        else:
+            return False
+        if not 0.0 <= epsilon <= MAX_LAYER_NORM_EPSILON:
+            return False
+        power = _producer(variance.operands[0], "ge.pow")
+        if power is None or not _scalar(power.operands[1], 2.0):
+            return False
+        cast = _producer(power.operands[0], "ge.cast")
+        squared = cast.operands[0] if cast is not None else power.operands[0]
+        mean = _producer(sub.operands[1], "ge.reduce_mean")
+        if squared is not sub.results[0] or mean is None or mean.operands[0] is not x:
+            return False
+        rank = len(x.type.shape)
+        axis = _trailing_mean(mean, rank)
+        if axis is None or _trailing_mean(variance, rank) != axis:
+            return False
+        # nothing but the pattern reads its intermediates: the centred x feeds the square and the Div
+        chain = [mean, power, variance, add, sqrt] + ([cast] if cast is not None else [])
+        if any(len(o.results[0].uses) != 1 for o in chain) or len(sub.results[0].uses) != 2:
+            return False
+        dims = x.type.shape[axis:]
+        gamma = beta = None
+        mul = _only_use(op.results[0], "ge.mul")
+        shift = _only_use(mul.results[0], "ge.add") if mul is not None else None
+        if mul is not None and shift is not None:
+            gamma = next((v for v in mul.operands if v is not op.results[0] and _affine_constant(v, dims)), None)
+            beta = next((v for v in shift.operands if v is not mul.results[0] and _affine_constant(v, dims)), None)
+        last = shift if gamma is not None and beta is not None else op
+        if last.results[0].type != x.type:
+            return False
+        if last is op:
+            # GE makes the affine-free form affine with a Mul by 1 and an Add of 0 before fusing
+            ones_type = TensorType(dims, x.type.element_type)
+            ones = Operation("ge.const", [], [ones_type],
+                             {"value": DenseElementsAttr(ones_type, np.ones(dims, x.type.element_type.numpy_dtype))},
+                             location=op.location, result_names=[f"{op.results[0].name_hint or 'layer_norm'}_gamma"])
+            rewriter.insert_before(op, ones)
+            gamma, operands = ones.results[0], [x, ones.results[0]]
+        else:
+            operands = [x, gamma, beta]
+        layer_norm = Operation("ge.layer_norm", operands, [x.type],
+                               {"axis": IntegerAttr(axis), "epsilon": FloatAttr(epsilon, F32)},
+                               location=last.location, result_names=[last.results[0].name_hint])
+        rewriter.insert_before(last, layer_norm)
+        rewriter.replace_op(last, layer_norm.results)
+        for dead in ([mul, op] if last is not op else []) + [sqrt, add, variance, power] + chain[5:] + [sub, mean]:
+            rewriter.erase_op(dead)
+        affine = ", Mul, Add" if last is not op else ""
+        self.ctx.remark(layer_norm, f"fused LayerNorm from axis {axis} (ReduceMean, Sub, "
+                                    f"{'Cast, ' if cast is not None else ''}Pow, ReduceMean, Add, Sqrt, Div{affine}) "
+                                    "into 'ge.layer_norm'")
+        return True
+
+
 #: AvgPoolV2's AI-core limits (the ONNX parser sends larger windows and strides to the AI CPU)
 MAX_POOL_WINDOW = 255
 MAX_POOL_STRIDE = 63
@@ -327,12 +456,12 @@ class TransposeMatMulFusion(RewritePattern):
 @attrs.define
 class FuseGraph(ModulePass):
     name = "fuse-graph"
-    summary = ("GE's graph fusion: rewrite op-by-op spellings of an activation into the one op CANN runs (GELU, "
-               "erf and tanh forms); "
+    summary = ("GE's graph fusion: rewrite op-by-op spellings into the one op CANN runs (GELU, "
+               "erf and tanh forms; LayerNorm); "
                "average pooling as a depthwise convolution on the cube; a last-two-axes transpose into its MatMul")
 
     def run(self, module: Module, ctx: PassContext) -> None:
         for graph in module.graphs():
             apply_patterns_greedily(list(graph.regions[0].blocks[0].ops),
-                                    [GeluFusion(ctx), GeluTanhFusion(ctx), AvgPoolFusion(ctx),
+                                    [GeluFusion(ctx), GeluTanhFusion(ctx), LayerNormFusion(ctx), AvgPoolFusion(ctx),
                                      TransposeMatMulFusion(ctx)])
