@@ -298,6 +298,8 @@ class LayerNormFusion(RewritePattern):
         if any(len(o.results[0].uses) != 1 for o in chain) or len(sub.results[0].uses) != 2:
             return False
         dims = x.type.shape[axis:]
+        if not all(isinstance(d, int) and d >= 0 for d in dims):
+            return False  # as GE's pass, not for a normalized dim of unknown size
         gamma = beta = None
         mul = _only_use(op.results[0], "ge.mul")
         shift = _only_use(mul.results[0], "ge.add") if mul is not None else None

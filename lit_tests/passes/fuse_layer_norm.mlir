@@ -90,6 +90,41 @@ ge.graph @computed_gamma(%x: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf
 
 // -----
 
+// A dynamic batch fuses; a normalized dim of unknown size does not (GE's pass
+// leaves unknown shapes).
+// CHECK-LABEL: ge.graph @dynamic_batch
+// CHECK:         %normed = ge.layer_norm %x, %normed_gamma {axis = 1 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+// CHECK-LABEL: ge.graph @dynamic_normalized_dim
+// CHECK-NOT:     ge.layer_norm
+// CHECK:         ge.div
+// REMARK: remark: fused LayerNorm from axis 1 (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div) into 'ge.layer_norm'
+ge.graph @dynamic_batch(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %two = ge.const {value = dense<2.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %eps = ge.const {value = dense<9.99999974E-6> : tensor<f32>} : () -> tensor<f32>
+  %mean = ge.reduce_mean %x {axes = [1]} : (tensor<?x8xf32>) -> tensor<?x1xf32>
+  %centred = ge.sub %x, %mean : (tensor<?x8xf32>, tensor<?x1xf32>) -> tensor<?x8xf32>
+  %square = ge.pow %centred, %two : (tensor<?x8xf32>, tensor<f32>) -> tensor<?x8xf32>
+  %variance = ge.reduce_mean %square {axes = [1]} : (tensor<?x8xf32>) -> tensor<?x1xf32>
+  %shifted = ge.add %variance, %eps : (tensor<?x1xf32>, tensor<f32>) -> tensor<?x1xf32>
+  %std = ge.sqrt %shifted : (tensor<?x1xf32>) -> tensor<?x1xf32>
+  %normed = ge.div %centred, %std : (tensor<?x8xf32>, tensor<?x1xf32>) -> tensor<?x8xf32>
+  ge.return %normed : (tensor<?x8xf32>) -> ()
+}
+ge.graph @dynamic_normalized_dim(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %two = ge.const {value = dense<2.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %eps = ge.const {value = dense<9.99999974E-6> : tensor<f32>} : () -> tensor<f32>
+  %mean = ge.reduce_mean %x {axes = [1]} : (tensor<4x?xf32>) -> tensor<4x1xf32>
+  %centred = ge.sub %x, %mean : (tensor<4x?xf32>, tensor<4x1xf32>) -> tensor<4x?xf32>
+  %square = ge.pow %centred, %two : (tensor<4x?xf32>, tensor<f32>) -> tensor<4x?xf32>
+  %variance = ge.reduce_mean %square {axes = [1]} : (tensor<4x?xf32>) -> tensor<4x1xf32>
+  %shifted = ge.add %variance, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = ge.sqrt %shifted : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  %normed = ge.div %centred, %std : (tensor<4x?xf32>, tensor<4x1xf32>) -> tensor<4x?xf32>
+  ge.return %normed : (tensor<4x?xf32>) -> ()
+}
+
+// -----
+
 // Not LayerNorm, nothing fused: a mean over a leading axis (a channel norm of NCHW,
 // which LayerNorm's trailing axes cannot say), an "epsilon" over 0.1, a cube for
 // the square, means that drop their dims, and a centred x read elsewhere.
