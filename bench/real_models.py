@@ -12,7 +12,8 @@ No weights are downloaded: each model is built with random initialisation
 (``weights=None``, ``pretrained=False``, ``from_config``), in eval mode, seeded.
 The export is ``torch.onnx.export`` with the TorchScript exporter
 (``--exporter torchscript``, the default, opset 17: one file per model, the
-form most deployed ONNX files have) or the dynamo exporter
+form most deployed ONNX files have; ``--opset 13`` or 11 as the Ascend
+ModelZoo exports, where LayerNorm arrives op by op) or the dynamo exporter
 (``--exporter dynamo``: ``torch.export`` and onnxscript, opset 18, weights in
 an external ``.data`` file); a model the chosen exporter cannot export is
 exported with the other one, and the ``export`` column says which.
@@ -230,11 +231,11 @@ MODELS: list[RealModel] = [
 ]
 
 
-def export(model: RealModel, path: str, exporter: str) -> str:
+def export(model: RealModel, path: str, exporter: str, opset: int = 17) -> str:
     """Build ``model`` with random weights (seed 0) and export it to ``path``
-    with ``exporter``, or with the other one when that fails (the TorchScript
-    exporter lacks ``aten::diff``, which transformers' causal masks use); the
-    exporter that wrote the file."""
+    with ``exporter`` (the TorchScript one at ``opset``), or with the other one
+    when that fails (the TorchScript exporter lacks ``aten::diff``, which
+    transformers' causal masks use); the exporter that wrote the file."""
     import torch
     torch.manual_seed(0)
     module, args, names = model.build()
@@ -249,7 +250,7 @@ def export(model: RealModel, path: str, exporter: str) -> str:
                 if which == "dynamo":
                     torch.onnx.export(module, args, path, input_names=names, dynamo=True, verbose=False)
                 else:
-                    torch.onnx.export(module, args, path, input_names=names, dynamo=False, opset_version=17)
+                    torch.onnx.export(module, args, path, input_names=names, dynamo=False, opset_version=opset)
             return which
         except Exception:
             if k == len(order) - 1:
@@ -310,7 +311,7 @@ def relative_error(ours: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> 
     return f"inf ({bad} non-finite)" if bad else f"{worst:.1e}"
 
 
-def run_one(model: RealModel, directory: str, exporter: str) -> dict[str, str]:
+def run_one(model: RealModel, directory: str, exporter: str, opset: int = 17) -> dict[str, str]:
     """Export ``model``, run it at the defaults and with f32 kept; its row."""
     import onnx
 
@@ -320,7 +321,7 @@ def run_one(model: RealModel, directory: str, exporter: str) -> dict[str, str]:
     start = time.perf_counter()
     path = os.path.join(directory, f"{model.name}.onnx")
     try:
-        row["export"] = export(model, path, exporter)
+        row["export"] = export(model, path, exporter, opset)
     except Exception as e:  # an exporter failure is the row's finding, not ours
         row["run"] = f"export failed: {type(e).__name__}: {str(e).splitlines()[0][:80]}"
         row["s"] = f"{time.perf_counter() - start:.0f}"
@@ -386,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", default="default",
                    help="comma-separated names, 'default' (the list marked default) or 'all'")
     p.add_argument("--exporter", choices=("torchscript", "dynamo"), default="torchscript")
+    p.add_argument("--opset", type=int, default=17,
+                   help="the TorchScript exporter's opset (default 17; 11 or 13 as the Ascend ModelZoo exports)")
     p.add_argument("--keep", default=None, metavar="DIR", help="keep the exported .onnx files here")
     p.add_argument("--list", action="store_true", help="list the models and exit")
     args = p.parse_args(argv)
@@ -408,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         directory = args.keep or scratch
         os.makedirs(directory, exist_ok=True)
         for model in chosen:
-            row = run_one(model, directory, args.exporter)
+            row = run_one(model, directory, args.exporter, args.opset)
             print("  ".join(f"{c}={row[c]}" for c in COLUMNS if c in row), file=sys.stderr, flush=True)
             rows.append(row)
     print_table(rows)
