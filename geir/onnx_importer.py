@@ -484,6 +484,17 @@ def _declared_type_conflict(text: str) -> tuple[str, str] | None:
 # ============================================================== conversion
 
 
+
+def _no_schema_hint(op_type: str, domain: str) -> str:
+    """What to do when shape inference cannot type an op ONNX has no schema for
+    (an onnxruntime contrib op such as ``com.microsoft.QLinearMul``), else ""."""
+    import onnx
+
+    if not domain or onnx.defs.has(op_type, domain):
+        return ""
+    return f" (ONNX has no schema for '{domain}.{op_type}'); give its output types in the model's value_info"
+
+
 def _sanitize(name: str) -> str | None:
     """An ONNX tensor name as an SSA name hint (None when nothing is left)."""
     s = re.sub(r"[^A-Za-z0-9_$.\-]", "_", name)
@@ -935,7 +946,7 @@ class _Importer:
         for name, t in zip(node.output, onnx_types):
             if t is None and name:
                 raise _fail(f"{node.op_type} node: ONNX shape inference gives no type for output '{name}', "
-                            "which ge.onnx_op needs", label)
+                            f"which ge.onnx_op needs{_no_schema_hint(node.op_type, domain)}", label)
             # an output omitted in the middle still holds its place; nothing reads it
             types.append(t if t is not None else _UNRANKED_F32)
         meta: dict[str, Attribute] = {"op_type": StringAttr(node.op_type), "domain": StringAttr(domain),

@@ -90,6 +90,19 @@ def two_unsupported() -> None:
     _save(_model(graph, opsets), "two_unsupported.onnx")
 
 
+def untyped_custom() -> None:
+    """A custom-domain op whose output nothing types (no value_info) and a ReLU
+    reads: ONNX has no schema to infer it from."""
+    graph = helper.make_graph(
+        [helper.make_node("Scale", ["x"], ["scaled"], name="custom_scale", domain="com.example", factor=2.0),
+         helper.make_node("Relu", ["scaled"], ["y"], name="relu")],
+        "untyped_custom",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8])])
+    opsets = [*OPSET, helper.make_opsetid("com.example", 1)]
+    _save(_model(graph, opsets), "untyped_custom.onnx")
+
+
 def if_loop() -> None:
     """If whose branches read an outer value, and a Loop with a loop-carried
     value and a scan output: regions ending in ge.yield."""
@@ -422,6 +435,7 @@ def main() -> None:
     optional_inputs()
     fallback()
     two_unsupported()
+    untyped_custom()
     if_loop()
     growing_loop()
     dynamic()
