@@ -313,6 +313,18 @@ def test_an_op_that_overflows_f16_where_f32_stays_finite_is_counted_and_not_list
     assert len(watch) == 0 and list(watch) == []
 
 
+def test_a_cast_of_integers_past_f16s_largest_value_overflows_f16() -> None:
+    """A MatMulInteger's int32 sums cast to f16 (what ``precision-mode`` makes of
+    the model's cast to f32) are infinite past 65504: f16's doing, counted."""
+    sums = np.array([1000, -70000, 83878, 65504], np.int32)
+    with np.errstate(over="ignore"):
+        narrow = [sums.astype(np.float16)]
+    with watch_underflow() as watch:
+        check_underflow({}, "ge.cast", [sums], narrow, lambda inputs: [])
+    assert watch.overflowed == 2
+    assert len(watch) == 0
+
+
 @pytest.mark.parametrize("overflowed,blamed", [(None, True), (3, True), (0, False)])
 def test_a_non_finite_output_blames_f16_only_when_an_op_overflowed_it(overflowed: int | None, blamed: bool) -> None:
     from geir.report import non_finite_warnings

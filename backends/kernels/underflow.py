@@ -21,8 +21,8 @@ some op overflowed; otherwise the model makes them in f32 as well.
 The f32 run is made only for an f16 result that holds a zero or a value that
 is not finite (rare unless something underflows or overflows, or the op makes
 zeros), so a watched run costs little more than an unwatched one. ``ge.cast``
-to f16 (what ``precision-mode`` inserts after an f32 input) compares its f32
-input with its result.
+to f16 (what ``precision-mode`` inserts after an f32 input, or makes of a
+model's cast of integers to f32) compares its input with its result.
 """
 
 from __future__ import annotations
@@ -188,8 +188,10 @@ def check_underflow(attributes: Mapping[str, Any], op_name: str, inputs: Sequenc
         return
     if op_name == "ge.cast":
         source = inputs[0]
-        if source is not None and source.dtype.kind == "f" and source.shape == results[0].shape:
-            _note(watch, attributes, op_name, [(np.asarray(source), results[0])])
+        if source is not None and source.dtype.kind in "fiub" and source.shape == results[0].shape:
+            # an integer source too: an int32 sum past 65504 (a MatMulInteger's) is infinite in f16
+            wide = np.asarray(source) if source.dtype.kind == "f" else np.asarray(source, dtype=np.float64)
+            _note(watch, attributes, op_name, [(wide, results[0])])
         return
     if not any(x is not None and x.dtype == _F16 for x in inputs):
         return  # nothing to widen: the kernel's f32 is not at hand
