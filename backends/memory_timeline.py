@@ -105,7 +105,7 @@ def draw_memory_timeline(result: "EmulationResult", path: str, title: str | None
                           f"peak live {result.report.get('peak_live_bytes', 0)} B")
     ax.legend(handles=[Patch(color="#aaaaaa" if s < 0 else _STREAM_COLOURS[k % len(_STREAM_COLOURS)],
                              label="input" if s < 0 else f"stream {s}") for k, s in enumerate(streams)],
-              loc="upper right", fontsize="small")
+              loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     # live bytes over time: +size at t0, -size at t1 (frees first at equal times)
     events = sorted([(s.t0, s.hi - s.lo) for s in spans] + [(s.t1, -(s.hi - s.lo)) for s in spans],
                     key=lambda e: (e[0], e[1]))
@@ -121,7 +121,7 @@ def draw_memory_timeline(result: "EmulationResult", path: str, title: str | None
     ax_live.axhline(arena, color="red", linestyle="--", linewidth=0.8, label="arena")
     ax_live.set_xlabel("time (us)")
     ax_live.set_ylabel("live bytes")
-    ax_live.legend(loc="upper right", fontsize="small")
+    ax_live.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     fig.tight_layout()
     try:
         save_figure(fig, path)

@@ -78,7 +78,7 @@ def timeline_figure(schedule: Schedule, title: str | None = None, needs: str = "
     ax.set_ylim(rows - 0.5, -0.5)
     handles = [Patch(color=colour[p], label=program.pool_names[p]) for p in pools]
     handles.append(Patch(facecolor="#dddddd", edgecolor="#999999", hatch="//", label="waiting on an event"))
-    ax.legend(handles=handles, loc="upper right", fontsize="small")
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     ax.set_title(title or f"{program.task_list.name}: {schedule.mode} mode, makespan {schedule.makespan:.1f} us")
     changes: dict[int, list[tuple[float, int]]] = {}
     for g in kernels:
@@ -93,5 +93,5 @@ def timeline_figure(schedule: Schedule, title: str | None = None, needs: str = "
     ax_units.set_ylim(0, 1.05)
     ax_units.set_xlabel("time (us)")
     if pools:
-        ax_units.legend(loc="upper right", fontsize="small")
+        ax_units.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     return fig
