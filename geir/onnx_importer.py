@@ -484,7 +484,6 @@ def _declared_type_conflict(text: str) -> tuple[str, str] | None:
 # ============================================================== conversion
 
 
-
 def _no_schema_hint(op_type: str, domain: str) -> str:
     """What to do when shape inference cannot type an op ONNX has no schema for
     (an onnxruntime contrib op such as ``com.microsoft.QLinearMul``), else ""."""

@@ -18,7 +18,7 @@ patterns here:
   exported before opset 17, which has no LayerNormalization):
   ``ReduceMean -> Sub -> [Cast ->] Pow 2 -> ReduceMean -> Add eps -> Sqrt -> Div``,
   then ``Mul`` by a constant gamma and ``Add`` of a constant beta when both
-  follow, becomes ``ge.layer_norm`` — eight or ten kernels become one. As
+  follow, becomes ``ge.layer_norm`` — eight to eleven ops become one. As
   GE's, the means keep their dims, epsilon is a scalar of at most 0.1, gamma
   and beta have the normalized dims' shape, and no intermediate is read
   elsewhere; here the reduced axes must also be the trailing ones, the axes
@@ -294,7 +294,7 @@ class LayerNormFusion(RewritePattern):
         if axis is None or _trailing_mean(variance, rank) != axis:
             return False
         # nothing but the pattern reads its intermediates: the centred x feeds the square and the Div
-        chain = [mean, power, variance, add, sqrt] + ([cast] if cast is not None else [])
+        chain = [mean, power, variance, add, sqrt, *([cast] if cast is not None else [])]
         if any(len(o.results[0].uses) != 1 for o in chain) or len(sub.results[0].uses) != 2:
             return False
         dims = x.type.shape[axis:]
@@ -316,7 +316,7 @@ class LayerNormFusion(RewritePattern):
                              {"value": DenseElementsAttr(ones_type, np.ones(dims, x.type.element_type.numpy_dtype))},
                              location=op.location, result_names=[f"{op.results[0].name_hint or 'layer_norm'}_gamma"])
             rewriter.insert_before(op, ones)
-            gamma, operands = ones.results[0], [x, ones.results[0]]
+            operands = [x, ones.results[0]]
         else:
             operands = [x, gamma, beta]
         layer_norm = Operation("ge.layer_norm", operands, [x.type],
@@ -324,7 +324,8 @@ class LayerNormFusion(RewritePattern):
                                location=last.location, result_names=[last.results[0].name_hint])
         rewriter.insert_before(last, layer_norm)
         rewriter.replace_op(last, layer_norm.results)
-        for dead in ([mul, op] if last is not op else []) + [sqrt, add, variance, power] + chain[5:] + [sub, mean]:
+        casts = [cast] if cast is not None else []
+        for dead in ([mul, op] if last is not op else []) + [sqrt, add, variance, power] + casts + [sub, mean]:
             rewriter.erase_op(dead)
         affine = ", Mul, Add" if last is not op else ""
         self.ctx.remark(layer_norm, f"fused LayerNorm from axis {axis} (ReduceMean, Sub, "
