@@ -18,12 +18,14 @@ patterns here:
   exported before opset 17, which has no LayerNormalization):
   ``ReduceMean -> Sub -> [Cast ->] Pow 2 -> ReduceMean -> Add eps -> Sqrt -> Div``,
   then ``Mul`` by a constant gamma and ``Add`` of a constant beta when both
-  follow, becomes ``ge.layer_norm`` — eight to eleven ops become one. As
-  GE's, the means keep their dims, epsilon is a scalar of at most 0.1, gamma
-  and beta have the normalized dims' shape, and no intermediate is read
-  elsewhere; here the reduced axes must also be the trailing ones, the axes
-  LayerNorm normalizes. Without gamma and beta, the scale is ones (GE inserts
-  ``Mul`` by 1 and ``Add`` of 0 and fuses those).
+  follow, becomes ``ge.layer_norm`` — eight to eleven ops become one. As the
+  pass's constraints have it (canndev ``layer_norm_onnx_fusion_pass.cpp``, its
+  documentation in hicann/ops-nn): the means keep their dims and reduce
+  consecutive axes that end at the last, epsilon is a scalar of at most 0.1,
+  gamma and beta have the normalized dims' shape, no intermediate is read
+  elsewhere, and a normalized dim of unknown size leaves the ops as they are.
+  Without gamma and beta, the scale is ones (GE inserts ``Mul`` by 1 and
+  ``Add`` of 0 and fuses those).
 * **Average pooling on the cube** (``AvgPoolV2FusionPass``, which the 2-D
   ONNX AveragePool becomes): a window pooling that is not global becomes a
   depthwise convolution (``group`` = channels) with an assist filter — every
