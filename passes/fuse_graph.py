@@ -5,9 +5,9 @@ ATC runs graph fusion passes on a parsed model before anything else; their
 effect on time is large where an exporter decomposes an activation. The
 patterns here:
 
-* **GELU, erf form** (PyTorch's ``nn.GELU`` exported before opset 20):
-  ``Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5)``, in any operand order,
-  becomes ``ge.gelu x`` — five kernels, three of them streaming a full
+* **GELU, erf form** (GE's ``GeluONNXFusionPass``; PyTorch's ``nn.GELU``
+  exported before opset 20): ``Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5)``,
+  or the half taken of ``x`` first, in any operand order, becomes ``ge.gelu x`` — five kernels, three of them streaming a full
   activation, become one. The intermediate ops go when nothing else reads them.
 * **GELU, tanh form** (GE's ``GeluFusionPass``; GPT-2's ``gelu_new``,
   ``nn.GELU(approximate="tanh")`` before opset 20):
@@ -115,9 +115,44 @@ def _replace_with_gelu(op: Operation, x: Value, decomposed: tuple[Operation, ...
     ctx.remark(gelu, remark)
 
 
+def _gelu_splits(op: Operation, half_of_sum: bool) -> list[tuple[Value, Value, Operation]]:
+    """(x, the ``1 + ...`` sum, the op that takes the half) for each way ``op`` may be
+    GELU's last Mul: ``(x * sum) * 0.5``, ``(x * 0.5) * sum`` and, when
+    ``half_of_sum``, ``x * (sum * 0.5)``; each Mul's operands in either order."""
+    found = []
+    a, b = op.operands
+    for this, other in ((a, b), (b, a)):
+        inner = _producer(this, "ge.mul")
+        halved = _split(inner, 0.5) if inner is not None else None
+        if halved is not None:
+            found.append((halved, other, inner))  # (x * 0.5) * sum
+            if half_of_sum:
+                found.append((other, halved, inner))  # x * (sum * 0.5)
+    product = _split(op, 0.5)
+    inner = _producer(product, "ge.mul") if product is not None else None
+    if inner is not None:  # (x * sum) * 0.5
+        p, q = inner.operands
+        found += [(p, q, inner), (q, p, inner)]
+    return found
+
+
+def _erf_gelu_input(sum_: Value) -> tuple[Value, tuple[Operation, ...]] | None:
+    """``x`` and the ops of ``1 + erf(x / sqrt 2)`` when ``sum_`` is that."""
+    add = _producer(sum_, "ge.add")
+    erf_value = _split(add, 1.0) if add is not None else None
+    erf = _producer(erf_value, "ge.erf") if erf_value is not None else None
+    div = _producer(erf.operands[0], "ge.div") if erf is not None else None
+    if div is None or not _scalar(div.operands[1], math.sqrt(2.0)):
+        return None
+    return div.operands[0], (add, erf, div)
+
+
 @attrs.define
 class GeluFusion(RewritePattern):
-    """``x * (1 + erf(x / sqrt 2)) * 0.5`` (any operand order) is ``gelu(x)``."""
+    """``x * (1 + erf(x / sqrt 2)) * 0.5`` is ``gelu(x)``: GE's ``GeluONNXFusionPass``,
+    whose two patterns take the half of the product (``(x * sum) * 0.5``, as
+    PyTorch exports ``nn.GELU``) or of ``x`` (``(x * 0.5) * sum``, as a hand-written
+    ``x * 0.5 * (1 + erf(...))`` exports); each Mul's operands in either order."""
 
     ctx: PassContext
     op_names = frozenset({"ge.mul"})
@@ -125,20 +160,11 @@ class GeluFusion(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
         if len(op.operands) != 2:
             return False
-        inner_value = _split(op, 0.5)
-        inner = _producer(inner_value, "ge.mul") if inner_value is not None else None
-        if inner is None:
-            return False
-        for x, rest in ((inner.operands[0], inner.operands[1]), (inner.operands[1], inner.operands[0])):
-            add = _producer(rest, "ge.add")
-            erf_value = _split(add, 1.0) if add is not None else None
-            erf = _producer(erf_value, "ge.erf") if erf_value is not None else None
-            div = _producer(erf.operands[0], "ge.div") if erf is not None else None
-            if div is None or div.operands[0] is not x or not _scalar(div.operands[1], math.sqrt(2.0)):
+        for x, sum_, half in _gelu_splits(op, half_of_sum=False):
+            fused = _erf_gelu_input(sum_)
+            if fused is None or fused[0] is not x or x.type is not op.results[0].type:
                 continue
-            if x.type is not op.results[0].type:
-                return False
-            _replace_with_gelu(op, x, (inner, add, erf, div), rewriter, self.ctx, {},
+            _replace_with_gelu(op, x, (half, *fused[1]), rewriter, self.ctx, {},
                                "fused the erf form of GELU (Div, Erf, Add, Mul, Mul) into 'ge.gelu'")
             return True
         return False
@@ -157,7 +183,7 @@ class GeluTanhFusion(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: Rewriter) -> bool:
         if len(op.operands) != 2:
             return False
-        for x, sum_, half in self._splits(op):
+        for x, sum_, half in _gelu_splits(op, half_of_sum=True):
             fused = _tanh_gelu_input(sum_)
             if fused is None or fused[0] is not x or x.type is not op.results[0].type:
                 continue
@@ -166,28 +192,6 @@ class GeluTanhFusion(RewritePattern):
                                "'ge.gelu' (approximate = \"tanh\")")
             return True
         return False
-
-    @staticmethod
-    def _splits(op: Operation) -> list[tuple[Value, Value, Operation]]:
-        """(x, the ``1 + tanh(...)`` value, the op that takes the half) for each way
-        ``op`` may be the last Mul."""
-        found = []
-        a, b = op.operands
-        for this, other in ((a, b), (b, a)):
-            inner = _producer(this, "ge.mul")
-            if inner is None:
-                continue
-            halved = _split(inner, 0.5)
-            if halved is not None:
-                # x * (sum * 0.5), or (x * 0.5) * sum
-                found += [(other, halved, inner), (halved, other, inner)]
-        # (x * sum) * 0.5
-        product = _split(op, 0.5)
-        inner = _producer(product, "ge.mul") if product is not None else None
-        if inner is not None:
-            p, q = inner.operands
-            found += [(p, q, inner), (q, p, inner)]
-        return found
 
 
 #: the constants of GELU's tanh approximation

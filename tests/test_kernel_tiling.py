@@ -524,20 +524,30 @@ def test_block_dim_and_the_core_cap_win_over_the_tiling() -> None:
 # ================================================================ graph fusion numerics
 
 
-def test_fused_gelu_computes_what_the_decomposed_graph_does() -> None:
+@pytest.mark.parametrize("order,fused", [("half of the product", True), ("half of x", True),
+                                         ("half of x, operands swapped", True), ("half of the sum", False)])
+def test_fused_gelu_computes_what_the_decomposed_graph_does(order: str, fused: bool) -> None:
+    # GE's GeluONNXFusionPass: x (1 + erf(x / sqrt 2)) 0.5, the half taken of the product (torch's
+    # export) or of x; not of the sum, which its patterns do not take
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 16])
     consts = [helper.make_tensor(n, TensorProto.FLOAT, [], [v])
               for n, v in (("s", 2 ** 0.5), ("one", 1.0), ("half", 0.5))]
     nodes = [helper.make_node("Div", ["x", "s"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
-             helper.make_node("Add", ["e", "one"], ["a"]), helper.make_node("Mul", ["x", "a"], ["m"]),
-             helper.make_node("Mul", ["m", "half"], ["y"])]
+             helper.make_node("Add", ["e", "one"], ["a"])]
+    nodes += {"half of the product": [helper.make_node("Mul", ["x", "a"], ["m"]),
+                                      helper.make_node("Mul", ["m", "half"], ["y"])],
+              "half of x": [helper.make_node("Mul", ["x", "half"], ["h"]), helper.make_node("Mul", ["h", "a"], ["y"])],
+              "half of x, operands swapped": [helper.make_node("Mul", ["half", "x"], ["h"]),
+                                              helper.make_node("Mul", ["a", "h"], ["y"])],
+              "half of the sum": [helper.make_node("Mul", ["a", "half"], ["h"]),
+                                  helper.make_node("Mul", ["x", "h"], ["y"])]}[order]
     model = helper.make_model(helper.make_graph(nodes, "g", [x], [y], consts),
                               opset_imports=[helper.make_opsetid("", 17)])
     module = geir.import_onnx(model.SerializeToString())
     geir.run_pipeline(module, "fuse-graph")
     names = [op.name for op in next(module.graphs()).regions[0].blocks[0].ops]
-    assert "ge.gelu" in names and "ge.erf" not in names
+    assert ("ge.gelu" in names and "ge.erf" not in names) == fused
     data = np.linspace(-3, 3, 32, dtype=np.float32).reshape(2, 16)
     report = geir.emulate(geir.lower(module), device="910B2", inputs={"x": data})
     expected = ReferenceEvaluator(model).run(None, {"x": data})[0]

@@ -62,6 +62,27 @@ ge.graph @shared(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
 
 // -----
 
+// GE's GeluONNXFusionPass also takes the half of x first, as a hand-written
+// x * 0.5 * (1 + erf(x / sqrt 2)) exports; each Mul's operands in either order.
+// CHECK-LABEL: ge.graph @gelu_half_of_x
+// CHECK-NOT:     ge.erf
+// CHECK:         %y = ge.gelu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT:    ge.return %y
+// REMARK: remark: fused the erf form of GELU (Div, Erf, Add, Mul, Mul) into 'ge.gelu'
+ge.graph @gelu_half_of_x(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %s = ge.const {value = dense<1.41421354> : tensor<f32>} : () -> tensor<f32>
+  %one = ge.const {value = dense<1.000000e+00> : tensor<f32>} : () -> tensor<f32>
+  %half = ge.const {value = dense<5.000000e-01> : tensor<f32>} : () -> tensor<f32>
+  %h = ge.mul %half, %x : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %d = ge.div %x, %s : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %e = ge.erf %d : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a = ge.add %one, %e : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = ge.mul %a, %h : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  ge.return %y : (tensor<2x8xf32>) -> ()
+}
+
+// -----
+
 // The tanh form (GE's GeluFusionPass; GPT-2's gelu_new): the half taken of x,
 // as torch exports it.
 // CHECK-LABEL: ge.graph @gelu_tanh
