@@ -11,7 +11,7 @@ have no kernel for. The body's shape arithmetic then folds like any other.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterator
 
 if TYPE_CHECKING:
     import onnx
@@ -23,17 +23,17 @@ EXPANDED_DOMAIN = "geir.expanded"
 
 
 def expand_function_ops(model: "onnx.ModelProto", opset: int, native: Callable[[str], bool]) -> "onnx.ModelProto":
-    """``model`` with each main-graph node of the default domain that ``native``
-    refuses, and whose schema at ``opset`` defines it as a function of ops that
-    ``native`` accepts, replaced by that function's body (the same model when
-    none is). ``model`` holds inferred value types: a context-dependent body is
-    built from the node's input types."""
+    """``model`` with each node of the default domain that ``native`` refuses, and
+    whose schema at ``opset`` defines it as a function of ops that ``native``
+    accepts, replaced by that function's body (the same model when none is), in
+    the main graph and in the bodies of its control flow. ``model`` holds
+    inferred value types: a context-dependent body is built from the node's
+    input types."""
     import onnx
     import onnx.inliner
 
-    types = _value_types(model)
     functions: list[onnx.FunctionProto] = []
-    for node in model.graph.node:
+    for node, types in _nodes_with_types(model.graph):
         if node.domain not in ("", "ai.onnx") or native(node.op_type):
             continue
         body = _function_body(node, opset, types)
@@ -68,10 +68,27 @@ def _state_defaults(node: "onnx.NodeProto", opset: int) -> None:
             node.attribute.append(attr.default_value)
 
 
-def _value_types(model: "onnx.ModelProto") -> "dict[str, onnx.TypeProto]":
-    """Each main-graph value's type: inputs, outputs, inferred values, initializers."""
+def _nodes_with_types(graph: "onnx.GraphProto") -> "Iterator[tuple[onnx.NodeProto, dict[str, onnx.TypeProto]]]":
+    """Each node of ``graph`` and of the graphs its nodes hold (If branches, Loop and
+    Scan bodies, at any depth, walked with a stack), with the types of the values
+    it can see: its own graph's and every enclosing one's."""
     import onnx
-    graph = model.graph
+    stack: list[tuple[onnx.GraphProto, dict[str, onnx.TypeProto]]] = [(graph, {})]
+    while stack:
+        current, outer = stack.pop()
+        types = {**outer, **_value_types(current)}
+        for node in current.node:
+            yield node, types
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    stack.append((attr.g, types))
+                elif attr.type == onnx.AttributeProto.GRAPHS:
+                    stack.extend((g, types) for g in attr.graphs)
+
+
+def _value_types(graph: "onnx.GraphProto") -> "dict[str, onnx.TypeProto]":
+    """Each of ``graph``'s value types: inputs, outputs, inferred values, initializers."""
+    import onnx
     types = {v.name: v.type for v in (*graph.input, *graph.output, *graph.value_info)}
     for t in graph.initializer:
         types.setdefault(t.name, onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims)))

@@ -539,6 +539,34 @@ def test_roi_align_10_shifts_no_pixel_as_roi_align_16_output_half_pixel() -> Non
     np.testing.assert_allclose(interpret(module, feeds)["y"], expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("outer,inner", [(True, True), (True, False), (False, True), (False, False)])
+def test_a_function_op_inside_control_flow_imports_as_its_body(outer: bool, inner: bool) -> None:
+    """A HannWindow in an If branch nested in another If's branch (where it sees
+    the outer graph's x) expands as one in the main graph does: nothing for
+    AICPU, the numbers of onnx.reference's If."""
+    f = TensorProto.FLOAT
+    size = helper.make_tensor("size", TensorProto.INT64, [], [8])
+    window = helper.make_graph([helper.make_node("Constant", [], ["n"], value=size),
+                                helper.make_node("HannWindow", ["n"], ["w"], name="hann"),
+                                helper.make_node("Mul", ["x", "w"], ["t"])], "window", [],
+                               [helper.make_tensor_value_info("t", f, [8])])
+    plain = helper.make_graph([helper.make_node("Identity", ["x"], ["p"])], "plain", [],
+                              [helper.make_tensor_value_info("p", f, [8])])
+    nested = helper.make_graph([helper.make_node("If", ["c2"], ["n2"], then_branch=window, else_branch=plain)],
+                               "nested", [], [helper.make_tensor_value_info("n2", f, [8])])
+    graph = helper.make_graph([helper.make_node("If", ["c1"], ["y"], then_branch=nested, else_branch=plain)], "g",
+                              [helper.make_tensor_value_info("x", f, [8]),
+                               helper.make_tensor_value_info("c1", TensorProto.BOOL, []),
+                               helper.make_tensor_value_info("c2", TensorProto.BOOL, [])],
+                              [helper.make_tensor_value_info("y", f, [8])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    module = import_onnx(model, strict=True)
+    assert "ge.onnx_op" not in str(module)
+    feeds = {"x": np.arange(1, 9, dtype=np.float32), "c1": np.array(outer), "c2": np.array(inner)}
+    (expected,) = ReferenceEvaluator(model).run(None, feeds)
+    np.testing.assert_allclose(interpret(module, feeds)["y"], expected, rtol=1e-6, atol=1e-6)
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(causal=st.booleans(), heads=st.sampled_from([(2, 2), (4, 2)]), seq=st.integers(1, 6), seed=st.integers(0, 99))
 def test_an_op_onnx_defines_by_a_function_imports_as_its_body(causal: bool, heads: tuple[int, int], seq: int,
