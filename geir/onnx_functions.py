@@ -11,7 +11,8 @@ have no kernel for. The body's shape arithmetic then folds like any other.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterator
+from collections import ChainMap
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 if TYPE_CHECKING:
     import onnx
@@ -68,15 +69,16 @@ def _state_defaults(node: "onnx.NodeProto", opset: int) -> None:
             node.attribute.append(attr.default_value)
 
 
-def _nodes_with_types(graph: "onnx.GraphProto") -> "Iterator[tuple[onnx.NodeProto, dict[str, onnx.TypeProto]]]":
+def _nodes_with_types(graph: "onnx.GraphProto") -> "Iterator[tuple[onnx.NodeProto, Mapping[str, onnx.TypeProto]]]":
     """Each node of ``graph`` and of the graphs its nodes hold (If branches, Loop and
     Scan bodies, at any depth, walked with a stack), with the types of the values
     it can see: its own graph's and every enclosing one's."""
     import onnx
-    stack: list[tuple[onnx.GraphProto, dict[str, onnx.TypeProto]]] = [(graph, {})]
+    stack: list[tuple[onnx.GraphProto, Mapping[str, onnx.TypeProto]]] = [(graph, {})]
     while stack:
         current, outer = stack.pop()
-        types = {**outer, **_value_types(current)}
+        # a chain, not a copy: a model with many branches would copy the outer scope into each
+        types = ChainMap(_value_types(current), outer)
         for node in current.node:
             yield node, types
             for attr in node.attribute:
@@ -96,7 +98,7 @@ def _value_types(graph: "onnx.GraphProto") -> "dict[str, onnx.TypeProto]":
 
 
 def _function_body(node: "onnx.NodeProto", opset: int,
-                   types: "dict[str, onnx.TypeProto]") -> "onnx.FunctionProto | None":
+                   types: "Mapping[str, onnx.TypeProto]") -> "onnx.FunctionProto | None":
     """The function ``node``'s op is at ``opset``: its newest body not newer
     than ``opset``, or None when the schema defines none (or cannot build one)."""
     import onnx
