@@ -121,7 +121,7 @@ from typing import Any, NamedTuple
 
 from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
-from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes
+from geir.backends.task_list import WEIGHTS, Kernel, Memcpy, TensorRef, element_bytes, int_attribute
 from geir.backends.vector_programs import (SINGLE_BUFFERED, RmsNormTiling, cycles_per_element, elewise_tiles,
                                           flop_cycles, mte_cycles, non_last_axis, pipeline_head_cycles,
                                           rms_norm_tiling, softmax_workspace_bytes)
@@ -229,7 +229,7 @@ def _no_task_concat(kernel: Kernel) -> bool:
     if not kernel.outputs:
         return False
     shape = kernel.outputs[0].shape
-    axis = _int_attribute(kernel.attributes, "axis", 0)
+    axis = int_attribute(kernel.attributes, "axis", 0)
     if axis < 0:
         axis += len(shape)
     return 0 <= axis < len(shape) and _elements(shape[:axis]) == 1
@@ -273,7 +273,7 @@ def _moves_last_axis(kernel: Kernel) -> bool:
 def _rms_norm_rows(kernel: Kernel) -> int:
     """Rows of an RMS normalisation: the elements of its input's axes before ``axis``."""
     shape = kernel.inputs[0].shape
-    axis = _int_attribute(kernel.attributes or {}, "axis", -1)
+    axis = int_attribute(kernel.attributes or {}, "axis", -1)
     axis = axis + len(shape) if axis < 0 else axis
     return _elements(shape[:axis])
 
@@ -282,7 +282,7 @@ def _program(kernel: Kernel, op: str) -> str:
     """The name of the vector program ``kernel`` runs: a softmax over an axis other than
     the last reduces across rows."""
     if op == "softmax" and kernel.inputs and kernel.inputs[0] is not None \
-            and non_last_axis(kernel.inputs[0].shape, _int_attribute(kernel.attributes or {}, "axis", -1)) is not None:
+            and non_last_axis(kernel.inputs[0].shape, int_attribute(kernel.attributes or {}, "axis", -1)) is not None:
         return "softmax_non_last"
     return op
 
@@ -359,21 +359,12 @@ def _recurrence(kernel: Kernel) -> tuple[int, int, int, int, int, int] | None:
     if len(kernel.inputs) < 3 or any(r is None or len(r.shape) != 3 for r in kernel.inputs[:3]):
         return None
     x, w, r = (t.shape for t in kernel.inputs[:3])  # type: ignore[union-attr]
-    seq, batch = (x[1], x[0]) if _int_attribute(kernel.attributes or {}, "layout", 0) else (x[0], x[1])
+    seq, batch = (x[1], x[0]) if int_attribute(kernel.attributes or {}, "layout", 0) else (x[0], x[1])
     directions, rows, inputs = w
     hidden = r[2]
     if hidden <= 0 or rows % hidden:
         return None
     return seq * directions, directions, batch, inputs, hidden, rows // hidden
-
-
-def _int_attribute(attributes: dict[str, Any], name: str, default: int) -> int:
-    value = attributes.get(name, default)
-    value = getattr(value, "value", value)  # a geir IntegerAttr, or a plain int
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
 
 
 class CostModel:
@@ -494,7 +485,7 @@ class CostModel:
         """The units of ``pool`` ``kernel`` may use: all of them, or as many as its
         ``_op_aicore_num`` allows."""
         cap = self.capacity[pool]
-        limit = _int_attribute(kernel.attributes, "_op_aicore_num", 0) if kernel.attributes else 0
+        limit = int_attribute(kernel.attributes, "_op_aicore_num", 0) if kernel.attributes else 0
         return limit if 0 < limit < cap else cap
 
     def _feed(self, kernel: Kernel, op: str, traffic: tuple[float, float] | None = None) -> CubeFeed | None:
@@ -549,7 +540,7 @@ class CostModel:
         try:
             if op in CONV_OPS and len(shapes) >= 2 and len(shapes[0]) >= 3 and len(shapes[1]) == len(shapes[0]):
                 x, w = shapes[0], shapes[1]
-                groups = max(1, _int_attribute(kernel.attributes, "group", 1))
+                groups = max(1, int_attribute(kernel.attributes, "group", 1))
                 if kernel.attributes and "small_channel" in kernel.attributes:
                     c0 = C04
                 window = _elements(w[2:])
@@ -562,8 +553,8 @@ class CostModel:
                                    feed, _elements(x[2:]) if op != "conv_transpose" else 0)
             if op in MATMUL_OPS and len(shapes) >= 2 and shapes[0] and shapes[1] and out:
                 a, b = shapes[0], shapes[1]
-                trans_a = _int_attribute(kernel.attributes, "transA", 0)
-                trans_b = _int_attribute(kernel.attributes, "transB", 0)
+                trans_a = int_attribute(kernel.attributes, "transA", 0)
+                trans_b = int_attribute(kernel.attributes, "transB", 0)
                 k = a[-2] if trans_a and len(a) >= 2 else a[-1]
                 m = out[-2] if len(out) >= 2 else 1
                 n = out[-1]
@@ -611,7 +602,7 @@ class CostModel:
         if attributes and "fused_operand" in attributes:
             return 0.0, 0.0  # the chain's head streams what a fused op reads
         weights = 0.0
-        activations = float(_int_attribute(attributes, "fused_bytes", 0)) if attributes else 0.0
+        activations = float(int_attribute(attributes, "fused_bytes", 0)) if attributes else 0.0
         if op == "trans_data":
             # the 5-D side stores its channels padded to whole C0 blocks
             out_bytes = _layout_bytes(kernel.outputs[0], _str_attribute(attributes, "dst_format", "NC1HWC0"),
@@ -621,7 +612,7 @@ class CostModel:
             for r in kernel.outputs:
                 out_bytes += r.nbytes
         # the chain's one result, where a pooling fused after this kernel shrinks it
-        written = _int_attribute(attributes, "fused_result_bytes", -1) if attributes else -1
+        written = int_attribute(attributes, "fused_result_bytes", -1) if attributes else -1
         for j, r in enumerate(kernel.inputs):
             if r is None:
                 continue
@@ -645,7 +636,7 @@ class CostModel:
             activations += (rms.reads - 1) * kernel.inputs[0].nbytes
         if op == "softmax" and kernel.inputs and kernel.inputs[0] is not None:
             x = kernel.inputs[0]
-            activations += softmax_workspace_bytes(x.shape, _int_attribute(attributes or {}, "axis", -1),
+            activations += softmax_workspace_bytes(x.shape, int_attribute(attributes or {}, "axis", -1),
                                                    element_bytes(x.dtype))
         if op in RECURRENT_OPS and (recurrence := _recurrence(kernel)) is not None:
             # each step loads R again (the step's MatMul leaves nothing in L1): from L2 while all
@@ -737,7 +728,7 @@ class CostModel:
             # The fused ops' vector work: a cube head's vector unit does it on one tile
             # while the cube multiplies the next; a vector head's does it after its own
             # work, on the same unit.
-            fused = _int_attribute(attributes, "fused_flops", 0) if attributes else 0
+            fused = int_attribute(attributes, "fused_flops", 0) if attributes else 0
             if op in CUBE_OPS:
                 compute = tiling.work * tiling.imbalance / (units * self.sustained_cube_rate(kernel, op))
                 if op in RECURRENT_OPS:
@@ -817,7 +808,7 @@ class CostModel:
         """Bytes one rank sends over its link in a ring implementation of the collective."""
         first = next((r for r in kernel.inputs if r is not None), None)
         size = float(first.nbytes if first is not None else sum(r.nbytes for r in kernel.outputs))
-        ranks = max(1, _int_attribute(kernel.attributes, "rank_size", 1))
+        ranks = max(1, int_attribute(kernel.attributes, "rank_size", 1))
         op = _op_name(kernel.op)
         if op == "all_reduce":
             return 2.0 * (ranks - 1) / ranks * size

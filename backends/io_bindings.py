@@ -12,7 +12,7 @@ import io
 import math
 import os
 import zipfile
-from typing import Mapping, NamedTuple, Sequence
+from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -21,11 +21,15 @@ from geir.diagnostics import Diagnostic, DiagnosticError
 from geir.graph_io import input_names, output_names
 from geir.module import Module
 from geir.output_file import write_atomically
-from geir.operation import Operation
+from geir.operation import Operation, Value
 from geir.types import FunctionType, TensorType, Type
 
 __all__ = ["Binding", "GraphSignature", "graph_signature", "find_graph", "load_inputs", "check_inputs",
-           "random_inputs", "shape_views", "beyond_host_memory", "save_outputs", "main_or_first_graph"]
+           "gather_index_bound", "random_inputs", "RANDOM_INTEGER_BOUND", "shape_views", "beyond_host_memory", "save_outputs", "main_or_first_graph"]
+
+
+#: random integer inputs lie in [0, this): valid as small indices
+RANDOM_INTEGER_BOUND = 4
 
 
 class Binding(NamedTuple):
@@ -33,6 +37,22 @@ class Binding(NamedTuple):
 
     name: str
     type: Type
+    #: for an input a Gather reads as indices, the size of the smallest axis it
+    #: indexes (an embedding table's rows): random values stay below it
+    index_bound: int | None = None
+
+
+def gather_index_bound(reads: Iterable[tuple[Sequence[int | None] | None, int]]) -> int | None:
+    """The size of the smallest axis among ``reads``, each a Gather that reads the
+    input as indices: (its data's shape, its axis); None when none is static."""
+    bound = None
+    for shape, axis in reads:
+        if shape is None or not -len(shape) <= axis < len(shape):
+            continue
+        size = shape[axis]
+        if isinstance(size, int) and size >= 0:
+            bound = size if bound is None else min(bound, size)
+    return bound
 
 
 class GraphSignature(NamedTuple):
@@ -82,9 +102,21 @@ def graph_signature(module: Module, graph: str = "main") -> GraphSignature:
     op = find_graph(module, graph)
     ftype = op.attributes["function_type"].value  # type: ignore[attr-defined]
     assert isinstance(ftype, FunctionType)
-    inputs = [Binding(n, t) for n, t in zip(input_names(op), ftype.inputs)]
+    args = op.regions[0].blocks[0].arguments
+    inputs = [Binding(n, t, gather_index_bound(_gather_reads(a))) for n, t, a in zip(input_names(op), ftype.inputs, args)]
     outputs = [Binding(n, t) for n, t in zip(output_names(op, len(ftype.results)), ftype.results)]
     return GraphSignature(graph, inputs, outputs)
+
+
+def _gather_reads(value: Value) -> Iterator[tuple[Sequence[int | None] | None, int]]:
+    """(data shape, axis) of each ``ge.gather`` that reads ``value`` as its indices."""
+    for use in value.uses:
+        gather = use.owner
+        if gather.name != "ge.gather" or use.index != 1:
+            continue
+        data = gather.operands[0].type
+        axis = gather.get_attr("axis", 0)
+        yield (data.shape if isinstance(data, TensorType) else None), int(axis) if isinstance(axis, int) else 0
 
 
 def _dtype_of(t: Type) -> np.dtype | None:
@@ -203,7 +235,9 @@ def _check_fits_in_memory(sig: GraphSignature) -> None:
 
 def random_inputs(sig: GraphSignature, seed: int = 0) -> dict[str, np.ndarray]:
     """Deterministic random values for every input: floats standard normal,
-    integers in [0, 4) (valid as small indices), booleans fair coins.
+    integers in [0, 4) (valid as small indices; below a Gather's table size
+    where the input indexes one, :attr:`Binding.index_bound`: a BERT's
+    token types index a table of 2), booleans fair coins.
 
     Raises:
         DiagnosticError: a negative seed, an input with a dynamic dim (its
@@ -232,7 +266,8 @@ def random_inputs(sig: GraphSignature, seed: int = 0) -> dict[str, np.ndarray]:
         if dtype == np.bool_:
             value = rng.random(shape) < 0.5
         elif dtype.kind in "iu":
-            value = rng.integers(0, 4, size=shape).astype(dtype)
+            high = RANDOM_INTEGER_BOUND if b.index_bound is None else max(1, min(RANDOM_INTEGER_BOUND, b.index_bound))
+            value = rng.integers(0, high, size=shape).astype(dtype)
         else:
             value = rng.standard_normal(shape).astype(dtype)
         out[b.name] = value

@@ -15,7 +15,7 @@ names bytes in one of the three.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from functools import lru_cache
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from geir.types import parse_element_type
 
-__all__ = ["element_bytes", "TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "LabelSet", "LabelGoto",
+__all__ = ["element_bytes", "int_attribute", "TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "LabelSet", "LabelGoto",
            "LabelSwitch", "StreamActive", "StreamSwitch", "CONTROL_TASKS", "SWITCH_CONDITIONS", "Task", "Stream",
            "WeightBlob", "Binding", "TaskList", "ARENA", "WEIGHTS", "UB", "SPACES"]
 
@@ -34,6 +34,17 @@ WEIGHTS: Literal["weights"] = "weights"
 UB: Literal["ub"] = "ub"
 #: the spaces a TensorRef may name
 SPACES = (ARENA, WEIGHTS, UB)
+
+
+def int_attribute(attributes: Mapping[str, Any], name: str, default: int) -> int:
+    """The integer a kernel's attribute ``name`` holds (a geir IntegerAttr or a
+    plain int, as a task-list JSON gives it), else ``default``."""
+    value = attributes.get(name, default)
+    value = getattr(value, "value", value)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
 
 
 @attrs.frozen

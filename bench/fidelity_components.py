@@ -49,10 +49,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fidelity  # noqa: E402
 
-from geir.backends.cost_model import (CUBE_OPS, MATMUL_OPS, CostModel, TaskCost, _int_attribute,  # noqa: E402
+from geir.backends.cost_model import (CUBE_OPS, MATMUL_OPS, CostModel, TaskCost,  # noqa: E402
                                       _op_name)
 from geir.backends.device_profile import DeviceProfile, load_profile  # noqa: E402
-from geir.backends.task_list import WEIGHTS, Kernel, TaskList  # noqa: E402
+from geir.backends.task_list import WEIGHTS, Kernel, TaskList, int_attribute  # noqa: E402
 from geir.tools.driver import run_guarded  # noqa: E402
 
 #: the parts a kernel's time is split into, in the order they are printed
@@ -64,7 +64,7 @@ PARTS = ("kernel fixed cost", "cube: 1x1 convolution", "cube: kxk convolution", 
 def _compute_part(kernel: Kernel, op: str) -> str:
     """The part of :data:`PARTS` a compute-bound ``kernel`` (its op ``op``) belongs to."""
     if op == "conv2d":
-        if kernel.attributes and _int_attribute(kernel.attributes, "group", 1) > 1:
+        if kernel.attributes and int_attribute(kernel.attributes, "group", 1) > 1:
             return "cube: grouped convolution"
         weight = kernel.inputs[1] if len(kernel.inputs) > 1 else None
         if weight is not None and len(weight.shape) == 4 and weight.shape[2] * weight.shape[3] == 1:

@@ -591,3 +591,28 @@ def test_an_op_onnx_defines_by_a_function_imports_as_its_body(causal: bool, head
              "v": rng.standard_normal((1, kv_heads, seq + 1, 8), np.float32)}
     (expected,) = ReferenceEvaluator(model).run(None, feeds)
     np.testing.assert_allclose(interpret(module, feeds)["y"], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_random_indices_stay_inside_the_table_a_gather_reads() -> None:
+    """An input a Gather reads as indices draws below the indexed axis's size (a
+    token-type table of 2 rows), the other integer inputs in [0, 4); the
+    emulator's task list draws the same values as the graph."""
+    import geir
+    from geir.backends.emulator import random_task_inputs
+    f = TensorProto.FLOAT
+    table = numpy_helper.from_array(np.arange(8, dtype=np.float32).reshape(2, 4), "table")
+    wide = numpy_helper.from_array(np.arange(40, dtype=np.float32).reshape(4, 10), "wide")
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "types"], ["t"]),
+         helper.make_node("Gather", ["wide", "cols"], ["c"], axis=1),
+         helper.make_node("Cast", ["other"], ["o"], to=f)],
+        "g", [helper.make_tensor_value_info(n, TensorProto.INT64, [64]) for n in ("types", "cols", "other")],
+        [helper.make_tensor_value_info("t", f, [64, 4]), helper.make_tensor_value_info("c", f, [4, 64]),
+         helper.make_tensor_value_info("o", f, [64])], initializer=[table, wide])
+    module = import_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    drawn = random_inputs(graph_signature(module), 5)
+    assert set(np.unique(drawn["types"])) == {0, 1}
+    assert set(np.unique(drawn["cols"])) == set(np.unique(drawn["other"])) == {0, 1, 2, 3}
+    task_list = geir.lower(geir.run_pipeline(module, "ge-default"))
+    for name, value in random_task_inputs(task_list, 5).items():
+        np.testing.assert_array_equal(value, drawn[name])

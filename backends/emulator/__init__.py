@@ -40,7 +40,7 @@ from geir.backends.emulator.program import KernelRows, Program, compile_program
 from geir.backends.emulator.progress import make_progress
 from geir.backends.emulator.report import REQUIRED_KEYS, build_report, format_text
 from geir.backends.emulator.simulator import Schedule, simulate
-from geir.backends.task_list import ARENA, Kernel, TaskList
+from geir.backends.task_list import ARENA, Kernel, TaskList, int_attribute
 from geir.diagnostics import Diagnostic, DiagnosticError
 
 if TYPE_CHECKING:
@@ -144,8 +144,12 @@ class EmulationResult:
 
 def task_list_signature(task_list: TaskList) -> "GraphSignature":
     """The task list's input and output bindings as a graph signature, so
-    :mod:`geir.backends.io_bindings` can load, check and draw inputs for it."""
-    from geir.backends.io_bindings import Binding, GraphSignature
+    :mod:`geir.backends.io_bindings` can load, check and draw inputs for it: an
+    input a Gather kernel reads as indices is bounded by its table, as
+    :func:`~geir.backends.io_bindings.graph_signature` bounds it (graph inputs
+    keep buffers of their own under zero-copy I/O, ``reuse-memory``'s default,
+    so a kernel reading an input's bytes reads the input)."""
+    from geir.backends.io_bindings import Binding, GraphSignature, gather_index_bound
     from geir.types import TensorType, parse_element_type
 
     def binding(name: str, dtype: str, shape: tuple[int, ...]) -> Binding:
@@ -154,7 +158,15 @@ def task_list_signature(task_list: TaskList) -> "GraphSignature":
             raise DiagnosticError(Diagnostic("error", f"binding '{name}' has unknown element type '{dtype}'"))
         return Binding(name, TensorType(shape, et))
 
-    return GraphSignature(task_list.name, [binding(b.name, b.ref.dtype, b.ref.shape) for b in task_list.inputs],
+    reads: dict[Any, list[tuple[tuple[int, ...], int]]] = {}  # each input ref's Gathers, as graph_signature finds them
+    inputs = {b.ref for b in task_list.inputs}
+    for _, _, task in task_list.all_tasks():
+        if (isinstance(task, Kernel) and task.op == "ge.gather" and len(task.inputs) > 1
+                and task.inputs[1] in inputs and task.inputs[0] is not None):
+            reads.setdefault(task.inputs[1], []).append((task.inputs[0].shape, int_attribute(task.attributes, "axis", 0)))
+    return GraphSignature(task_list.name,
+                          [binding(b.name, b.ref.dtype, b.ref.shape)._replace(
+                              index_bound=gather_index_bound(reads.get(b.ref, ()))) for b in task_list.inputs],
                           [binding(b.name, b.ref.dtype, b.ref.shape) for b in task_list.outputs])
 
 
