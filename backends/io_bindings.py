@@ -25,7 +25,8 @@ from geir.operation import Operation, Value
 from geir.types import FunctionType, TensorType, Type
 
 __all__ = ["Binding", "GraphSignature", "graph_signature", "find_graph", "load_inputs", "check_inputs",
-           "gather_index_bound", "random_inputs", "RANDOM_INTEGER_BOUND", "shape_views", "beyond_host_memory", "save_outputs", "main_or_first_graph"]
+           "gather_index_bound", "random_inputs", "RANDOM_INTEGER_BOUND", "shape_views", "beyond_host_memory",
+           "save_outputs", "main_or_first_graph"]
 
 
 #: random integer inputs lie in [0, this): valid as small indices
@@ -103,7 +104,8 @@ def graph_signature(module: Module, graph: str = "main") -> GraphSignature:
     ftype = op.attributes["function_type"].value  # type: ignore[attr-defined]
     assert isinstance(ftype, FunctionType)
     args = op.regions[0].blocks[0].arguments
-    inputs = [Binding(n, t, gather_index_bound(_gather_reads(a))) for n, t, a in zip(input_names(op), ftype.inputs, args)]
+    inputs = [Binding(n, t, gather_index_bound(_gather_reads(a)))
+              for n, t, a in zip(input_names(op), ftype.inputs, args)]
     outputs = [Binding(n, t) for n, t in zip(output_names(op, len(ftype.results)), ftype.results)]
     return GraphSignature(graph, inputs, outputs)
 

@@ -163,7 +163,8 @@ def task_list_signature(task_list: TaskList) -> "GraphSignature":
     for _, _, task in task_list.all_tasks():
         if (isinstance(task, Kernel) and task.op == "ge.gather" and len(task.inputs) > 1
                 and task.inputs[1] in inputs and task.inputs[0] is not None):
-            reads.setdefault(task.inputs[1], []).append((task.inputs[0].shape, int_attribute(task.attributes, "axis", 0)))
+            axis = int_attribute(task.attributes, "axis", 0)
+            reads.setdefault(task.inputs[1], []).append((task.inputs[0].shape, axis))
     return GraphSignature(task_list.name,
                           [binding(b.name, b.ref.dtype, b.ref.shape)._replace(
                               index_bound=gather_index_bound(reads.get(b.ref, ()))) for b in task_list.inputs],
