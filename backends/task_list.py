@@ -25,8 +25,8 @@ import numpy as np
 from geir.types import parse_element_type
 
 __all__ = ["element_bytes", "int_attribute", "TensorRef", "Kernel", "Record", "Wait", "Memcpy", "EndGraph", "LabelSet",
-           "LabelGoto", "LabelSwitch", "StreamActive", "StreamSwitch", "CONTROL_TASKS", "SWITCH_CONDITIONS", "Task", "Stream",
-           "WeightBlob", "Binding", "TaskList", "ARENA", "WEIGHTS", "UB", "SPACES"]
+           "LabelGoto", "LabelSwitch", "StreamActive", "StreamSwitch", "CONTROL_TASKS", "SWITCH_CONDITIONS", "Task",
+           "Stream", "WeightBlob", "Binding", "TaskList", "ARENA", "WEIGHTS", "UB", "SPACES"]
 
 ARENA: Literal["arena"] = "arena"
 WEIGHTS: Literal["weights"] = "weights"

@@ -107,6 +107,6 @@ def test_an_export_before_opset_17_emulates_as_one_with_layer_normalization() ->
         [helper.make_tensor_value_info("y", F, list(shape))],
         initializer=[numpy_helper.from_array(gamma, "gamma"), numpy_helper.from_array(beta, "beta")]),
         opset_imports=[helper.make_opsetid("", 17)])
-    times = [geir.emulate(geir.lower(geir.run_pipeline(geir.import_onnx(m), "ge-default")), timing_only=True).makespan_us
-             for m in (decomposed, native)]
+    times = [geir.emulate(geir.lower(geir.run_pipeline(geir.import_onnx(m), "ge-default")),
+                          timing_only=True).makespan_us for m in (decomposed, native)]
     assert times[0] == times[1]
