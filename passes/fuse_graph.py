@@ -8,7 +8,8 @@ patterns here:
 * **GELU, erf form** (GE's ``GeluONNXFusionPass``; PyTorch's ``nn.GELU``
   exported before opset 20): ``Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5)``,
   or the half taken of ``x`` first, in any operand order, becomes ``ge.gelu x``
-  — five kernels, three of them streaming a full activation, become one. The intermediate ops go when nothing else reads them.
+  — five kernels, three of them streaming a full activation, become one. The
+  intermediate ops go when nothing else reads them.
 * **GELU, tanh form** (GE's ``GeluFusionPass``; GPT-2's ``gelu_new``,
   ``nn.GELU(approximate="tanh")`` before opset 20):
   ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` — Pow, Mul, Add, Mul,
