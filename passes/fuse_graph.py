@@ -47,7 +47,11 @@ patterns here:
   Attention's ``q @ k.transpose(-2, -1)`` loses its transpose this way; a
   permute of heads (``[0, 2, 1, 3]``, ``[0, 2, 3, 1]``) does not match.
 
-Remarks say what was fused (``ge-opt -Rpass=fuse-graph``).
+Remarks say what was fused (``ge-opt -Rpass=fuse-graph``). An ONNX QDQ model
+(QuantizeLinear and DequantizeLinear around its convolutions and matrix
+products) gets one warning: ATC does not convert it as it is, but after AMCT's
+``convert_qat_model`` has made each such layer an AscendQuant, int8 weights and
+an AscendDequant, which is not modelled; its pairs run as written.
 """
 
 from __future__ import annotations
@@ -475,3 +479,23 @@ class FuseGraph(ModulePass):
             apply_patterns_greedily(list(graph.regions[0].blocks[0].ops),
                                     [GeluFusion(ctx), GeluTanhFusion(ctx), LayerNormFusion(ctx), AvgPoolFusion(ctx),
                                      TransposeMatMulFusion(ctx)])
+            _warn_of_qdq(graph, ctx)
+
+
+#: the ops whose QuantizeLinear-DequantizeLinear inputs AMCT's convert_qat_model quantizes
+_QAT_LAYERS = frozenset({"ge.conv2d", "ge.conv_transpose", "ge.gemm", "ge.matmul", "ge.batch_matmul"})
+
+
+def _warn_of_qdq(graph: Operation, ctx: PassContext) -> None:
+    """One warning, at the first DequantizeLinear a convolution or matrix product
+    reads, that the ONNX QDQ model runs as written: ATC does not convert a QDQ
+    (QAT) model; AMCT's ``convert_qat_model`` first makes each such layer an
+    AscendQuant, int8 weights and an AscendDequant (CANN's AMCT guide, "QAT Model
+    Adaptation to CANN Format")."""
+    for op in graph.walk():
+        if op.name == "ge.dequantize_linear" and any(u.name in _QAT_LAYERS for u in op.results[0].users()):
+            ctx.warning(op, "an ONNX QDQ (quantization-aware) model: its QuantizeLinear and DequantizeLinear run as "
+                            "written, each a kernel, around float layers; ATC converts such a model only after AMCT's "
+                            "convert_qat_model makes each quantized Conv, Gemm or MatMul an AscendQuant, int8 weights "
+                            "and an AscendDequant, which geir does not model")
+            return

@@ -216,3 +216,28 @@ ge.graph @avg_pool_kept(%x: tensor<1x4x7x7xf32>, %big: tensor<1x4x128x128xf32>, 
   %q = ge.avg_pool %i {kernel_shape = [2, 2], strides = [2, 2]} : (tensor<1x4x8x8xi32>) -> tensor<1x4x4x4xi32>
   ge.return %g, %s, %n, %q : (tensor<1x4x1x1xf32>, tensor<1x4x2x2xf32>, tensor<?x4x4x4xf32>, tensor<1x4x4x4xi32>) -> ()
 }
+
+// -----
+
+// An ONNX QDQ model: ATC converts one only after AMCT's convert_qat_model has
+// made each quantized layer an AscendQuant, int8 weights and an AscendDequant;
+// here the pairs stay as written, and one warning, at the first DequantizeLinear
+// a convolution or matrix product reads, says so.
+// CHECK-LABEL: ge.graph @qdq
+// CHECK: ge.quantize_linear
+// CHECK: ge.dequantize_linear
+// RUN: ge-opt %s --fuse-graph --split-input-file -o /dev/null 2>&1 | filecheck %s --check-prefix=QDQ
+// QDQ: [[# @LINE + 7]]:9: warning: an ONNX QDQ (quantization-aware) model: its QuantizeLinear and DequantizeLinear run as written, each a kernel, around float layers; ATC converts such a model only after AMCT's convert_qat_model makes each quantized Conv, Gemm or MatMul an AscendQuant, int8 weights and an AscendDequant, which geir does not model
+// QDQ-NOT: warning
+ge.graph @qdq(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = ge.const {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = ge.const {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %w = ge.const {value = dense<1.000000e+00> : tensor<8x8xf32>} : () -> tensor<8x8xf32>
+  %q = ge.quantize_linear %x, %s, %z : (tensor<4x8xf32>, tensor<f32>, tensor<i8>) -> tensor<4x8xi8>
+  %dq = ge.dequantize_linear %q, %s, %z : (tensor<4x8xi8>, tensor<f32>, tensor<i8>) -> tensor<4x8xf32>
+  %y = ge.matmul %dq, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %q2 = ge.quantize_linear %y, %s, %z : (tensor<4x8xf32>, tensor<f32>, tensor<i8>) -> tensor<4x8xi8>
+  %dq2 = ge.dequantize_linear %q2, %s, %z : (tensor<4x8xi8>, tensor<f32>, tensor<i8>) -> tensor<4x8xf32>
+  %y2 = ge.matmul %dq2, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  ge.return %y2 : (tensor<4x8xf32>) -> ()
+}
