@@ -63,7 +63,7 @@ import numpy as np
 
 from geir.attributes import ArrayAttr, Attribute, DenseElementsAttr, FloatAttr, IntegerAttr, StringAttr
 from geir.backends.kernels.window import SAME_PADDINGS, Window, window_counts, window_for
-from geir.constants import CONSTANT_OPS, constant_value
+from geir.constants import CONSTANT_OPS, constant_axes, constant_value
 from geir.dialects.ge_infer import transpose_perm
 from geir.module import Module
 from geir.operation import Operation, OpResult, Value
@@ -247,10 +247,7 @@ def _trailing_mean(op: Operation, rank: int) -> int | None:
     ``rank - k`` to ``rank - 1``), else None."""
     if not op.get_attr("keepdims", 1):
         return None
-    axes = op.get_attr("axes")
-    if axes is None and len(op.operands) > 1:
-        array = constant_value(op.operands[1])
-        axes = None if array is None else [int(a) for a in array.reshape(-1)]
+    axes = constant_axes(op)
     if not axes or any(not -rank <= a < rank for a in axes):
         return None
     normalized = sorted(a % rank for a in axes)
@@ -296,6 +293,7 @@ class LayerNormFusion(RewritePattern):
         if power is None or not _scalar(power.operands[1], 2.0):
             return False
         cast = _producer(power.operands[0], "ge.cast")
+        casts = [cast] if cast is not None else []
         squared = cast.operands[0] if cast is not None else power.operands[0]
         mean = _producer(sub.operands[1], "ge.reduce_mean")
         if squared is not sub.results[0] or mean is None or mean.operands[0] is not x:
@@ -305,7 +303,7 @@ class LayerNormFusion(RewritePattern):
         if axis is None or _trailing_mean(variance, rank) != axis:
             return False
         # nothing but the pattern reads its intermediates: the centred x feeds the square and the Div
-        chain = [mean, power, variance, add, sqrt, *([cast] if cast is not None else [])]
+        chain = [mean, power, variance, add, sqrt, *casts]
         if any(len(o.results[0].uses) != 1 for o in chain) or len(sub.results[0].uses) != 2:
             return False
         dims = x.type.shape[axis:]
@@ -335,12 +333,11 @@ class LayerNormFusion(RewritePattern):
                                location=last.location, result_names=[last.results[0].name_hint])
         rewriter.insert_before(last, layer_norm)
         rewriter.replace_op(last, layer_norm.results)
-        casts = [cast] if cast is not None else []
         for dead in ([mul, op] if last is not op else []) + [sqrt, add, variance, power] + casts + [sub, mean]:
             rewriter.erase_op(dead)
         affine = ", Mul, Add" if last is not op else ""
         self.ctx.remark(layer_norm, f"fused LayerNorm from axis {axis} (ReduceMean, Sub, "
-                                    f"{'Cast, ' if cast is not None else ''}Pow, ReduceMean, Add, Sqrt, Div{affine}) "
+                                    f"{'Cast, ' if casts else ''}Pow, ReduceMean, Add, Sqrt, Div{affine}) "
                                     "into 'ge.layer_norm'")
         return True
 

@@ -61,7 +61,7 @@ import attrs
 
 from geir.attributes import StringAttr
 from geir.backends.device_profile import load_profile
-from geir.constants import CONSTANT_OPS, constant_value
+from geir.constants import CONSTANT_OPS, constant_axes
 from geir.dialects.ge_infer import slice_ranges
 from geir.module import Module
 from geir.opdef import InferContext
@@ -134,16 +134,7 @@ def _spatial_reduction(op: Operation) -> bool:
         return False
     if op.get_attr("keepdims", 1) != 1:
         return False
-    axes = op.get_attr("axes")
-    if axes is not None:
-        values = list(axes)
-    elif len(op.operands) > 1:
-        array = constant_value(op.operands[1])
-        if array is None:
-            return False
-        values = [int(a) for a in array.reshape(-1)]
-    else:
-        return False
+    values = constant_axes(op)
     rank = len(op.operands[0].type.shape)
     return bool(values) and all(a % rank >= 2 for a in values)
 
