@@ -443,8 +443,29 @@ def _check(model: "onnx.ModelProto", where: str) -> None:
         message = " ".join(message.split())
         m = _CHECKER_NODE_RE.search(context) or _CHECKER_NODE_RE.search(message)
         if m:
-            raise _fail(f"invalid {m.group(2)} node: {message}", m.group(1) or m.group(2)) from None
+            raise _fail(f"invalid {m.group(2)} node: {message}{_unregistered_hint(message)}",
+                        m.group(1) or m.group(2)) from None
         raise _fail(f"invalid ONNX model: {message}", where) from None
+
+
+_UNREGISTERED_RE = re.compile(r"No Op registered for (\S+) with domain_version of (\d+)")
+
+
+def _unregistered_hint(message: str) -> str:
+    """Why the checker knows no such op: a later opset's op, or none of ONNX's at
+    all (a framework op its exporter left unconverted, as tf2onnx leaves XLA calls)."""
+    import onnx
+
+    m = _UNREGISTERED_RE.search(message)
+    if m is None:
+        return ""
+    op_type, opset = m.group(1), int(m.group(2))
+    if not onnx.defs.has(op_type):
+        return f"; '{op_type}' is in no ONNX opset: the exporter left it unconverted"
+    since = onnx.defs.get_schema(op_type).since_version
+    if since > opset:
+        return f"; '{op_type}' is ONNX's from opset {since}: export the model at opset {since} or later"
+    return ""
 
 
 _INFERENCE_RE = re.compile(r"\(op_type:(\w+)(?:, node name: ([^)]*))?\): \[(\w+)\] (.*)")

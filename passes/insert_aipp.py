@@ -70,7 +70,11 @@ def _insert(graph: Operation, block: AippConfig, config: AippFile, ctx: PassCont
     if not all(isinstance(d, int) and d > 0 for d in (c, h, w)):
         raise _error(f"AIPP needs the input's C, H and W; input {rank} is {t}", "related_input_rank")
     if c != block.channels:
-        raise _error(f"{block.input_format} gives {block.channels} channel(s); input {rank} has {c}", "input_format")
+        # a TensorFlow model converted to ONNX keeps its NHWC input; ATC takes an ONNX model's input as NCHW
+        nhwc = (f" ({t} has its channels last: AIPP feeds an N x C x H x W input, ATC's input format for ONNX)"
+                if t.shape[3] == block.channels else "")
+        raise _error(f"{block.input_format} gives {block.channels} channel(s); input {rank} has {c}{nhwc}",
+                     "input_format")
     crop_h, crop_w = (block.crop_size_h or h, block.crop_size_w or w) if block.crop else (h, w)
     src_h, src_w = block.src_image_size_h or h, block.src_image_size_w or w
     if (crop_h, crop_w) != (h, w):

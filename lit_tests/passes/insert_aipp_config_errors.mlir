@@ -34,6 +34,7 @@
 // OUTSIDE-NEXT: {{^}}  load_start_pos_h: 2
 // IMAGE: aipp_plain.cfg:1:1: error: AIPP feeds an N x C x H x W float image; input 0 is tensor<4xf32>
 // IMAGE: aipp_plain.cfg:1:1: error: AIPP needs the input's C, H and W; input 0 is tensor<1x?x4x4xf32>
+// IMAGE: aipp_plain.cfg:3:3: error: RGB888_U8 gives 3 channel(s); input 0 has 8 (tensor<1x8x8x3xf32> has its channels last: AIPP feeds an N x C x H x W input, ATC's input format for ONNX)
 
 ge.graph @g(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> {
   %y = ge.relu %x : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>

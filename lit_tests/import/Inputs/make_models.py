@@ -316,6 +316,17 @@ def undefined_input() -> None:
     _save(_model(graph), "undefined_input.onnx", check=False)
 
 
+def unregistered_ops() -> None:
+    """Ops the checker knows no schema for at the model's opset: a TensorFlow op
+    tf2onnx left unconverted, and Gelu (ONNX's from opset 20) at opset 13."""
+    for name, op_type in (("framework_op", "StatefulPartitionedCall"), ("later_opset_op", "Gelu")):
+        graph = helper.make_graph(
+            [helper.make_node(op_type, ["x"], ["y"], name=name)], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+        _save(_model(graph, [helper.make_opsetid("", 13)]), f"{name}.onnx", check=False)
+
+
 def graph_only() -> None:
     """A graph exported without its weights: the initializers are in an external
     data file ``graph_only.weights`` that is not there (a small one is inline)."""
@@ -450,6 +461,7 @@ def main() -> None:
     channel_mismatch()
     matmul_mismatch()
     undefined_input()
+    unregistered_ops()
     graph_only()
     malformed_tensors()
     exporter_dims()
