@@ -236,9 +236,15 @@ def _no_task_concat(kernel: Kernel) -> bool:
 
 
 def _widest_bytes(kernel: Kernel) -> int:
-    """Bytes per element of the kernel's widest floating-point tensor (2 when it has none)."""
-    for r in (*kernel.inputs, *kernel.outputs):
+    """Bytes per element of the kernel's widest floating-point tensor (2 when it has none).
+    An input smaller than the result (a Resize's f32 scales, which ONNX types f32 in
+    every precision mode and GE folds into the kernel's attributes) sets no lanes."""
+    result = _elements(kernel.outputs[0].shape) if kernel.outputs and kernel.outputs[0] is not None else 0
+    for r in kernel.outputs:
         if r is not None and r.dtype in _WIDE_FLOATS:
+            return 4
+    for r in kernel.inputs:
+        if r is not None and r.dtype in _WIDE_FLOATS and _elements(r.shape) >= result:
             return 4
     return 2
 

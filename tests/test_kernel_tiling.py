@@ -110,6 +110,18 @@ def test_a_vector_kernel_computes_at_the_share_of_its_lanes_the_profile_says() -
     assert third.memory_us == full.memory_us
 
 
+def test_a_resizes_f32_scales_leave_its_f16_lanes_at_the_f16_rate() -> None:
+    # ONNX types a Resize's scales f32 in every precision mode; the kernel computes in f16
+    x, y = _ref((1, 128, 40, 40)), _ref((1, 128, 80, 80))
+    cost = CostModel(load_profile("310P3"))
+    f16 = cost.kernel(Kernel("ge.resize", "AICore", [x], [y], flops=4 * 128 * 80 * 80))
+    scaled = cost.kernel(Kernel("ge.resize", "AICore", [x, _ref((4,), "f32")], [y], flops=4 * 128 * 80 * 80))
+    f32 = cost.kernel(Kernel("ge.resize", "AICore", [_ref((1, 128, 40, 40), "f32"), _ref((4,), "f32")],
+                             [_ref((1, 128, 80, 80), "f32")], flops=4 * 128 * 80 * 80))
+    assert scaled.compute_us == pytest.approx(f16.compute_us)
+    assert f32.compute_us == pytest.approx(2 * f16.compute_us)
+
+
 def test_rows_are_never_split() -> None:
     t = rows_tiling(3, 0, cores=8)
     assert t.units == 3 and t.imbalance == 1.0
