@@ -723,6 +723,8 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
     require_weights(module, "a host-driven run (control flow or data-dependent sizes)", timing_only=False)
     options = _emulator_options(settings)
     from geir.backends.kernels.underflow import first_overflow, located, watch_underflow
+    from geir.backends.model_compile import host_reason
+    reason = host_reason(module)
     with segment_pipeline(settings) as plan:  # the pipeline's diagnostics first
         _apply_input_passes(module, settings)
         seed = None
@@ -758,6 +760,9 @@ def _run_host_driven(module: Module, settings: RunSettings, inputs: Mapping[str,
              f"device time {fields['device_time_us']:.3f} us (sum of makespans)\n",
              f"pipeline        {plan.text} (each known-shape segment; the others on one stream as the "
              f"graph-wide passes left them)\n"]
+    if reason is not None:
+        fields["host_driven_because"] = reason
+        lines.insert(1, f"host-driven at  {reason}\n")
     for i, l in enumerate(launches[:20]):
         lines.append(f"  launch {i:<4} {l.segment:<10} {l.tasks:>5} tasks on {l.streams} stream{'s' if l.streams != 1 else ' '} "
                      f"{l.makespan_us:>10.3f} us  "

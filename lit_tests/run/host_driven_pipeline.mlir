@@ -5,6 +5,7 @@
 // after the NonZero, whose shapes only the run decides, run on one stream.
 // RUN: ge-run %s 2>&1 | filecheck %s
 // CHECK: host-driven run on 910B2
+// CHECK-NEXT: host-driven at  {{.*}}host_driven_pipeline.mlir:[[# @LINE + 42]]:11: 'ge.nonzero' op result #0 dim 1 has a data-dependent size (tensor<2x?xi64>)
 // CHECK-NEXT: pipeline        ge-default{device=910B2} (each known-shape segment; the others on one stream as the graph-wide passes left them)
 // CHECK-NEXT: launch 0 segment0 {{ +[0-9]+}} tasks on {{[2-9]}} streams
 // CHECK-NEXT: launch 1 segment1 {{ +[0-9]+}} tasks on 1 stream {{.*}}host_driven_pipeline.mlir:[[# @LINE + 39]]:11
