@@ -460,9 +460,10 @@ def _unregistered_hint(message: str) -> str:
     if m is None:
         return ""
     op_type, opset = m.group(1), int(m.group(2))
-    if not onnx.defs.has(op_type):
+    schemas = [s for s in onnx.defs.get_all_schemas_with_history() if s.name == op_type]
+    if not schemas:
         return f"; '{op_type}' is in no ONNX opset: the exporter left it unconverted"
-    since = onnx.defs.get_schema(op_type).since_version
+    since = min((s.since_version for s in schemas if s.domain in ("", "ai.onnx")), default=0)
     if since > opset:
         return f"; '{op_type}' is ONNX's from opset {since}: export the model at opset {since} or later"
     return ""

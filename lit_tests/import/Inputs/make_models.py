@@ -318,8 +318,9 @@ def undefined_input() -> None:
 
 def unregistered_ops() -> None:
     """Ops the checker knows no schema for at the model's opset: a TensorFlow op
-    tf2onnx left unconverted, and Gelu (ONNX's from opset 20) at opset 13."""
-    for name, op_type in (("framework_op", "StatefulPartitionedCall"), ("later_opset_op", "Gelu")):
+    tf2onnx left unconverted, and GroupNormalization (ONNX's from opset 18,
+    revised in 21) at opset 13."""
+    for name, op_type in (("framework_op", "StatefulPartitionedCall"), ("later_opset_op", "GroupNormalization")):
         graph = helper.make_graph(
             [helper.make_node(op_type, ["x"], ["y"], name=name)], name,
             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
