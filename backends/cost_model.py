@@ -66,9 +66,9 @@ Durations (microseconds):
 * **block dim**: a kernel's own ``block_dim`` when it is above 1, capped by an
   ``_op_aicore_num`` attribute (GE's per-op core cap); a ``block_dim`` of 0 or 1
   means *unset* and the kernel's tiling decides.
-* **GE's no-task ops**: reshapes (flatten, squeeze, unsqueeze, identity) and a
-  concat whose inputs lie back to back in its output run on no engine
-  (``GE_LOCAL``) and take no time.
+* **GE's no-task ops**: reshapes (flatten, squeeze, unsqueeze, identity), a
+  concat whose inputs lie back to back in its output and a split marked
+  ``no_task`` (``alias-splits``) run on no engine (``GE_LOCAL``) and take no time.
 * **UB fusion** (``fuse-ub``): an op fused into its producer (``fused_operand``)
   takes no time of its own. The chain's head does its vector work
   (``fused_flops``) — a cube head's vector unit on one tile while its cube
@@ -165,7 +165,7 @@ PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice",
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
 COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_flops", "fused_result_bytes", "aipp_input",
                    "_op_aicore_num", "axis", "group", "transA", "transB", "small_channel", "strided_write",
-                   "src_format", "dst_format", "strides", "pads")
+                   "src_format", "dst_format", "strides", "pads", "no_task")
 #: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
 C04 = 4
 
@@ -447,7 +447,8 @@ class CostModel:
                 "error", f"kernel '{kernel.name or kernel.op}' ({kernel.loc or 'no location'}) runs on unknown "
                          f"engine '{kernel.engine}'").attach_note(f"known engines: {', '.join(known)}"))
         op = _op_name(kernel.op)
-        if pool in (AICORE, VECTOR) and (op in NO_TASK_OPS or (op == "concat" and _no_task_concat(kernel))):
+        if pool in (AICORE, VECTOR) and (op in NO_TASK_OPS or (op == "concat" and _no_task_concat(kernel))
+                                         or (op == "split" and "no_task" in (kernel.attributes or {}))):
             return GE_LOCAL
         if pool == AICORE and self.split and op not in CUBE_OPS:
             # 910B splits cube and vector cores: a vector kernel runs on the AIV cores.

@@ -17,9 +17,9 @@ __all__ = ["PipelineError", "parse_pipeline", "make_pass", "pipeline_options", "
 
 #: GE's graph preparation and optimisation, what ATC does to a graph before its
 #: build allocates streams: shapes, AIPP, folding, graph fusion, the precision
-#: mode, formats, engines and UB fusion
+#: mode, formats, engines, UB fusion and the fusion engine's no-task splits
 GE_OPTIMIZE = ("specialize-shapes,insert-aipp,canonicalize,cse,fuse-graph,precision-mode,small-channel,"
-               "insert-trans-data,fuse-conv-concat,assign-engines,fuse-ub")
+               "insert-trans-data,fuse-conv-concat,assign-engines,fuse-ub,alias-splits")
 
 #: pipelines registered by name: ``--pass-pipeline=ge-default`` or
 #: ``ge-default{strategy=ge max-streams=4}`` (an option goes to every pass of the
@@ -39,6 +39,7 @@ PIPELINE_OPTION_NAMES: dict[tuple[str, str], str] = {
     ("small-channel", "enable"): "enable-small-channel",
     ("insert-aipp", "config"): "insert-op-conf",
     ("fuse-conv-concat", "enable"): "fuse-conv-concat",
+    ("alias-splits", "enable"): "alias-splits",
     ("insert-trans-data", "enable"): "insert-trans-data",
     ("specialize-shapes", "shapes"): "input-shape",
 }

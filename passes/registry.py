@@ -13,6 +13,7 @@ __all__ = ["PASSES", "get_pass_class", "all_pass_classes", "PassOptionInfo", "pa
 
 #: pass name -> "module:ClassName"
 PASSES: dict[str, str] = {
+    "alias-splits": "geir.passes.alias_splits:AliasSplits",
     "assign-engines": "geir.passes.assign_engines:AssignEngines",
     "canonicalize": "geir.passes.canonicalize:Canonicalize",
     "cse": "geir.passes.cse:CSE",

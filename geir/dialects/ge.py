@@ -47,6 +47,8 @@ COMMON_ATTRIBUTES = (
                                          "(ATC's --enable_small_channel)"),
     AttrDef("strided_write", "unit", doc="a concat whose producers write into its channel slices (GE's "
                                          "ConvConcatFusionPass): it needs no task"),
+    AttrDef("no_task", "unit", doc="a split whose results are contiguous chunks of its operand, read where they "
+                                   "lie (GE's SplitNOptimizer, SplitCToNOptimizer): it needs no task"),
 )
 
 DIALECT = Dialect("ge", common_attributes=COMMON_ATTRIBUTES)
