@@ -1,9 +1,9 @@
 """``alias-splits``: GE's split optimizers — a split whose results are dense
 byte ranges of its operand runs as no task.
 
-A split along the first axis (ViT's ``qkv.unbind(0)``), or along the second
-when every result's first dim is 1 (a channel split at batch 1), cuts its
-operand into contiguous chunks: each result can be read where it lies. GE's
+A split along the first axis, or along the second when every result's first
+dim is 1 (a channel split at batch 1), cuts its operand into contiguous
+chunks: each result can be read where it lies. GE's
 fusion engine marks such a split ``_no_task`` and ``_output_reuse_input``
 before the build (``SplitNOptimizer`` and ``SplitCToNOptimizer`` in
 ``compiler/engines/nn_engine/fusion/graph_optimizer/node_optimizer/`` of
@@ -13,14 +13,17 @@ fusion and after GE's ``ConcatNotaskPass``). This pass follows their checks:
 * a static ``ge.split`` on axis 0, or on axis 1 with every result's first dim
   1 (a 5-D ``NC1HWC0`` operand is split there only at whole C0 blocks, which
   ``insert-trans-data`` already ensures, else the split reads ``NCHW``);
-* its operand not a constant, not a graph input (GE: not a TransData or
-  Reshape of one), and not the result of an op that runs as no task (a
-  back-to-back concat, a strided-write concat, another aliased split);
+* its operand not a constant, not a graph input nor a TransData or reshape
+  of one, and not the result of an op that runs as no task (a back-to-back
+  concat, a strided-write concat, another aliased split);
 * every reader of every result an AI core op that runs as a task: not the
-  graph's return, a collective, another split, an AICPU op, nor a concat that
-  runs as no task (GE's ``OutputCheck``). Reshapes between are looked through,
-  as GE has removed them by then (``ReshapeRemovePass``, and
-  ``DimensionAdjustPass`` for squeezes).
+  graph's return, another split, a collective or an AICPU op, nor a concat
+  that runs as no task (GE's ``OutputCheck``). A reshape reading a result
+  keeps the split a task: GE removes reshapes and squeezes early
+  (``ReshapeRemovePass``, ``DimensionAdjustPass``), but its
+  ``ReshapeRecoveryPass`` puts a Reshape, a local op with no AI core kernel,
+  back wherever a result's shape differs from its reader's. So ViT's
+  ``qkv.unbind(0)``, whose thirds are squeezed, stays a task.
 
 An aliased split is marked ``no_task``; the cost model gives it no time.
 Numerics are unchanged, and the memory plan still gives each result a buffer
@@ -31,8 +34,6 @@ Remarks say which splits were aliased (``-Rpass=alias-splits``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-
 import attrs
 
 from geir.attributes import UnitAttr
@@ -45,11 +46,10 @@ from geir.types import TensorType
 
 __all__ = ["AliasSplits", "why_not_aliased"]
 
-#: ops GE removes before its fusion engine's split optimizers look at the graph
-_REMOVED = frozenset({"ge.reshape", "ge.flatten", "ge.squeeze", "ge.unsqueeze", "ge.identity"})
-#: readers that keep a split a task: GE's ``InvalidNodeType``
-_TASK_KEEPING = frozenset({"ge.return", "ge.split", "ge.all_reduce", "ge.all_gather", "ge.reduce_scatter",
-                           "ge.broadcast", "ge.reduce"})
+#: reshapes: local ops without an AI core kernel
+_RESHAPES = frozenset({"ge.reshape", "ge.flatten", "ge.squeeze", "ge.unsqueeze", "ge.identity"})
+#: readers that keep a split a task besides those off the AI core: GE's ``InvalidNodeType``
+_TASK_KEEPING = frozenset({"ge.return", "ge.split"})
 
 
 def _runs_as_no_task(op: Operation) -> bool:
@@ -60,25 +60,11 @@ def _runs_as_no_task(op: Operation) -> bool:
     return op.name == "ge.split" and "no_task" in op.attributes
 
 
-def _producer(value: Value) -> Operation | None:
-    """The op that writes ``value``, through the reshapes GE removes (None: a
-    block argument)."""
-    while isinstance(value, OpResult):
-        if value.op.name not in _REMOVED or not value.op.operands:
-            return value.op
+def _before_reshapes(value: Value) -> Operation | None:
+    """The op that wrote ``value`` before any reshapes (None: a graph input)."""
+    while isinstance(value, OpResult) and value.op.name in _RESHAPES and value.op.operands:
         value = value.op.operands[0]
-    return None
-
-
-def _readers(value: Value) -> Iterator[Operation]:
-    """The ops that read ``value``, through the reshapes GE removes."""
-    stack = [value]
-    while stack:
-        for use in stack.pop().uses:
-            if use.owner.name in _REMOVED:
-                stack.extend(use.owner.results)
-            else:
-                yield use.owner
+    return value.op if isinstance(value, OpResult) else None
 
 
 def _engine(op: Operation) -> str:
@@ -103,15 +89,22 @@ def why_not_aliased(split: Operation) -> str | None:
         return f"it splits axis {axis}: only axis 0, or axis 1 at batch 1, cuts contiguous chunks"
     if math.prod(types[0].shape) == 0:  # type: ignore[union-attr]
         return "its operand is empty"
-    producer = _producer(split.operands[0])
-    if producer is None:
+    source = _before_reshapes(split.operands[0])
+    if source is None:
         return "its operand is a graph input"
-    if producer.name in CONSTANT_OPS:
+    if source.name in CONSTANT_OPS:
         return "its operand is a constant"
+    if source.name == "ge.trans_data" and source.operands and _before_reshapes(source.operands[0]) is None:
+        return "its operand is a TransData of a graph input"
+    producer = split.operands[0].op if isinstance(split.operands[0], OpResult) else source
+    # GE looks at the op right before the split: a reshape there (put back by
+    # ReshapeRecoveryPass) runs as a local op, whatever wrote the tensor before it
     if _runs_as_no_task(producer):
         return f"its operand comes from '{producer.name}', which runs as no task"
     for result in split.results:
-        for reader in _readers(result):
+        for reader in (use.owner for use in result.uses):
+            if reader.name in _RESHAPES:
+                return f"a result is read by '{reader.name}', a local op GE puts back before the split is decided"
             if reader.name in _TASK_KEEPING:
                 return f"a result is read by '{reader.name}'"
             if _engine(reader) not in ("AICore", "VectorCore"):
