@@ -34,12 +34,14 @@ Remarks say which splits were aliased (``-Rpass=alias-splits``).
 from __future__ import annotations
 
 import math
+
 import attrs
 
 from geir.attributes import UnitAttr
 from geir.constants import CONSTANT_OPS
 from geir.module import Module
 from geir.operation import Operation, OpResult, Value
+from geir.passes.fuse_ub import op_engine
 from geir.passes.memory.concat_slices import is_back_to_back
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
@@ -65,13 +67,6 @@ def _before_reshapes(value: Value) -> Operation | None:
     while isinstance(value, OpResult) and value.op.name in _RESHAPES and value.op.operands:
         value = value.op.operands[0]
     return value.op if isinstance(value, OpResult) else None
-
-
-def _engine(op: Operation) -> str:
-    engine = op.get_attr("engine")
-    if engine is None and op.definition is not None:
-        engine = op.definition.engine
-    return str(engine or "")
 
 
 def why_not_aliased(split: Operation) -> str | None:
@@ -107,8 +102,8 @@ def why_not_aliased(split: Operation) -> str | None:
                 return f"a result is read by '{reader.name}', a local op GE puts back before the split is decided"
             if reader.name in _TASK_KEEPING:
                 return f"a result is read by '{reader.name}'"
-            if _engine(reader) not in ("AICore", "VectorCore"):
-                return f"a result is read by '{reader.name}' on {_engine(reader) or 'no engine'}, not an AI core"
+            if op_engine(reader) not in ("AICore", "VectorCore"):
+                return f"a result is read by '{reader.name}' on {op_engine(reader) or 'no engine'}, not an AI core"
             if _runs_as_no_task(reader):
                 return f"a result is read by '{reader.name}', which runs as no task"
     return None

@@ -72,7 +72,7 @@ from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
 
 __all__ = ["FuseUB", "ELEMENTWISE_OPS", "HEAD_OPS", "POOL_CHAIN_OPS", "stays_in_unified_buffer", "fused_into",
-           "chain_heads"]
+           "chain_heads", "op_engine"]
 
 #: elementwise ops CANN's buffer fusion takes into a chain
 ELEMENTWISE_OPS = frozenset({
@@ -121,7 +121,8 @@ def chain_heads(ops: Sequence[Operation]) -> list[int]:
     return heads
 
 
-def _engine(op: Operation) -> str:
+def op_engine(op: Operation) -> str:
+    """The engine ``op`` runs on: its ``engine`` attribute, else its definition's default."""
     engine = op.get_attr("engine")
     if engine is None and op.definition is not None:
         engine = op.definition.engine
@@ -145,13 +146,13 @@ class FuseUB(ModulePass):
             #: the head of the chain each fused op belongs to
             head: dict[int, Operation] = {}
             for op in graph.regions[0].blocks[0].ops:
-                if op.name == "ge.conv2d" and _engine(op) == "AICore":
+                if op.name == "ge.conv2d" and op_engine(op) == "AICore":
                     self._fuse_aipp(op, ctx)
                 if op.name == "ge.max_pool" and fuse_pools and "fused_operand" not in op.attributes \
-                        and _engine(op) == "AICore":
+                        and op_engine(op) == "AICore":
                     self._fuse_pool(op, head, ctx)
                     continue
-                if op.name not in ELEMENTWISE_OPS or "fused_operand" in op.attributes or _engine(op) != "AICore":
+                if op.name not in ELEMENTWISE_OPS or "fused_operand" in op.attributes or op_engine(op) != "AICore":
                     continue
                 if op.name == "ge.sigmoid" and self.max_chain >= 2:
                     mul = _fuse_silu(op, ctx)
@@ -180,7 +181,7 @@ class FuseUB(ModulePass):
         """The AIPP whose only reader is ``conv``'s image runs in its load path."""
         value = conv.operands[0] if conv.operands else None
         if not isinstance(value, OpResult) or value.owner.name != "ge.aipp" or len(value.uses) != 1 \
-                or _engine(value.owner) != "AICore":
+                or op_engine(value.owner) != "AICore":
             return
         value.owner.attributes["fused_output"] = UnitAttr()
         conv.attributes["aipp_input"] = UnitAttr()
@@ -195,7 +196,7 @@ class FuseUB(ModulePass):
         if not isinstance(value, OpResult) or len(value.uses) != 1 or len(pool.results) != 1:
             return
         producer = value.owner
-        if "fused_output" in producer.attributes or _engine(producer) != "AICore":
+        if "fused_output" in producer.attributes or op_engine(producer) != "AICore":
             return
         conv = head.get(id(producer), producer)
         if not _pool_chain(producer, conv):
@@ -218,7 +219,7 @@ class FuseUB(ModulePass):
             if not isinstance(value, OpResult):
                 continue
             producer = value.owner
-            if producer.name not in HEAD_OPS or _engine(producer) != "AICore" or len(producer.results) != 1:
+            if producer.name not in HEAD_OPS or op_engine(producer) != "AICore" or len(producer.results) != 1:
                 continue
             if "fused_output" in producer.attributes or len(value.uses) != 1:
                 continue
@@ -239,11 +240,11 @@ def _fuse_silu(sigmoid: Operation, ctx: PassContext) -> Operation | None:
     if not isinstance(value, OpResult) or len(value.uses) != 2 or len(sigmoid.results) != 1:
         return None
     conv = value.owner
-    if conv.name != "ge.conv2d" or _engine(conv) != "AICore" or "fused_output" in conv.attributes:
+    if conv.name != "ge.conv2d" or op_engine(conv) != "AICore" or "fused_output" in conv.attributes:
         return None
     gate = sigmoid.results[0]
     mul = next((use.owner for use in value.uses if use.owner is not sigmoid), None)
-    if mul is None or mul.name != "ge.mul" or _engine(mul) != "AICore" or len(gate.uses) != 1 \
+    if mul is None or mul.name != "ge.mul" or op_engine(mul) != "AICore" or len(gate.uses) != 1 \
             or gate.uses[0].owner is not mul or {id(v) for v in mul.operands} != {id(value), id(gate)}:
         return None
     conv.attributes["fused_output"] = UnitAttr()
