@@ -35,7 +35,8 @@ Durations (microseconds):
   MatMul family; doubled for
   8-bit integer ops, the FP32 cube rate when the kernel's first output is
   ``f32``), the vector rate times ``vector_efficiency`` otherwise (halved for
-  32-bit elements). Where the profile sets ``vector_api_cycles`` (the 910B), a
+  32-bit elements; an input smaller than the result, such as a Resize's f32
+  scales, sets no width). Where the profile sets ``vector_api_cycles`` (the 910B), a
   vector kernel's compute is the cycles of the instructions its CANN kernel
   issues per element (:mod:`geir.backends.vector_programs`, after Huawei's
   per-API table) at ``vector_efficiency`` of them, its fixed cost adds the
