@@ -113,6 +113,28 @@ def test_timeline_is_a_figure_with_a_row_per_stream(tmp_path: pathlib.Path) -> N
     assert (tmp_path / "t.png").stat().st_size > 0
 
 
+def test_the_timelines_busy_share_does_not_dip_between_kernels_back_to_back() -> None:
+    pytest.importorskip("matplotlib", reason="the plot extra (matplotlib) is not installed")
+    chain = """ge.graph @main(%x: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
+  %a = ge.exp %x : (tensor<8x4096xf16>) -> tensor<8x4096xf16>
+  %b = ge.sqrt %a : (tensor<8x4096xf16>) -> tensor<8x4096xf16>
+  %c = ge.exp %b : (tensor<8x4096xf16>) -> tensor<8x4096xf16>
+  ge.return %c : (tensor<8x4096xf16>) -> ()
+}
+"""
+    module = geir.parse(chain)
+    geir.run_pipeline(module, "builtin.module(assign-engines,partition-streams{strategy=single},insert-events,"
+                              "reuse-memory)")
+    report = geir.emulate(geir.lower(module), timing_only=True)
+    _, units = report.timeline().axes
+    [line] = [l for l in units.get_lines() if max(l.get_ydata()) > 0]
+    # the steps: 0 before the first kernel, then one level per instant a kernel starts
+    # or ends, the last one 0 after the last kernel; every level between stays busy
+    levels = list(line.get_ydata())
+    assert levels[0] == 0 and levels[-1] == 0 and len(levels) == 5
+    assert min(levels[1:-1]) > 0
+
+
 def test_import_onnx_path_matches_the_commands() -> None:
     """import_onnx -> pipeline -> emulate (host mode) equals the README's main command."""
     module = geir.import_onnx(TINY_CNN)

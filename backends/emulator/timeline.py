@@ -80,12 +80,15 @@ def timeline_figure(schedule: Schedule, title: str | None = None, needs: str = "
     handles.append(Patch(facecolor="#dddddd", edgecolor="#999999", hatch="//", label="waiting on an event"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     ax.set_title(title or f"{program.task_list.name}: {schedule.mode} mode, makespan {schedule.makespan:.1f} us")
-    changes: dict[int, list[tuple[float, int]]] = {}
+    changes: dict[int, dict[float, int]] = {}
     for g in kernels:
-        # units in use over time: +units at each start, -units at each end
-        changes.setdefault(program.pool[g], []).extend([(start[g], program.units[g]), (end[g], -program.units[g])])
+        # units in use over time: +units at each start, -units at each end; a kernel that
+        # starts as another ends nets out at that instant (no dip to the level between)
+        at = changes.setdefault(program.pool[g], {})
+        at[start[g]] = at.get(start[g], 0) + program.units[g]
+        at[end[g]] = at.get(end[g], 0) - program.units[g]
     for p in pools:
-        steps = sorted(changes[p])
+        steps = sorted(changes[p].items())
         times = [0.0] + [t for t, _ in steps]
         levels = np.concatenate([[0], np.cumsum([d for _, d in steps])]) / max(program.capacity[p], 1)
         ax_units.step(times, levels, where="post", color=colour[p], label=program.pool_names[p])
