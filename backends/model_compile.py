@@ -164,17 +164,14 @@ def needs_host(module: Any) -> bool:
 def host_reason(module: Any) -> str | None:
     """Why a graph needs the host between launches (:func:`needs_host`), said at
     the first op that does: ``loc: 'op' reason``; None when it does not."""
-    from geir.passes.lower_control_flow import control_problems
     from geir.passes.lower_to_tasks import loc_text
     from geir.passes.range_shapes import data_dependent_diagnostics
     for graph in module.body.ops:
         if graph.name != "ge.graph":
             continue
-        op = sink_control_problem(graph)
-        if op is not None:
-            problems = {o: p for region in graph.regions for block in region.blocks
-                        for o, p in control_problems(block).items()}
-            why = problems.get(op, "gives a value whose shape the bound inputs leave dynamic")
+        control = _sink_control_reason(graph)
+        if control is not None:
+            op, why = control
             return f"{loc_text(op.location) or '?'}: '{op.name}' {why}"
         for d in data_dependent_diagnostics(graph)[:1]:
             return f"{loc_text(d.location) if d.location is not None else '?'}: {d.message}"
@@ -183,16 +180,22 @@ def host_reason(module: Any) -> str | None:
 
 def sink_control_problem(graph: Any) -> Any:
     """The first control op of ``graph`` the task sink cannot run, or None."""
+    control = _sink_control_reason(graph)
+    return control[0] if control is not None else None
+
+
+def _sink_control_reason(graph: Any) -> tuple[Any, str] | None:
+    """The first control op of ``graph`` the task sink cannot run and why, or None."""
     from geir.passes.lower_control_flow import control_problems, is_control_op
     problems = {op: p for region in graph.regions for block in region.blocks
                 for op, p in control_problems(block).items()}
     for op in graph.walk():
         if op is not graph and is_control_op(op):
             if op in problems:
-                return op
+                return op, problems[op]
             # a region value without a static shape (a branch the bound shapes do not fit)
             if any(not _static(r.type) for inner in op.walk() for r in inner.results):
-                return op
+                return op, "gives a value whose shape the bound inputs leave dynamic"
     return None
 
 

@@ -152,11 +152,11 @@ def task_list_signature(task_list: TaskList) -> "GraphSignature":
     from geir.backends.io_bindings import Binding, GraphSignature, gather_index_bound
     from geir.types import TensorType, parse_element_type
 
-    def binding(name: str, dtype: str, shape: tuple[int, ...]) -> Binding:
+    def binding(name: str, dtype: str, shape: tuple[int, ...], index_bound: int | None = None) -> Binding:
         et = parse_element_type(dtype)
         if et is None:
             raise DiagnosticError(Diagnostic("error", f"binding '{name}' has unknown element type '{dtype}'"))
-        return Binding(name, TensorType(shape, et))
+        return Binding(name, TensorType(shape, et), index_bound)
 
     reads: dict[Any, list[tuple[tuple[int, ...], int]]] = {}  # each input ref's Gathers, as graph_signature finds them
     inputs = {b.ref for b in task_list.inputs}
@@ -166,8 +166,8 @@ def task_list_signature(task_list: TaskList) -> "GraphSignature":
             axis = int_attribute(task.attributes, "axis", 0)
             reads.setdefault(task.inputs[1], []).append((task.inputs[0].shape, axis))
     return GraphSignature(task_list.name,
-                          [binding(b.name, b.ref.dtype, b.ref.shape)._replace(
-                              index_bound=gather_index_bound(reads.get(b.ref, ()))) for b in task_list.inputs],
+                          [binding(b.name, b.ref.dtype, b.ref.shape, gather_index_bound(reads.get(b.ref, ())))
+                           for b in task_list.inputs],
                           [binding(b.name, b.ref.dtype, b.ref.shape) for b in task_list.outputs])
 
 
