@@ -70,6 +70,9 @@ Durations (microseconds):
 * **GE's no-task ops**: reshapes (flatten, squeeze, unsqueeze, identity), a
   concat whose inputs lie back to back in its output and a split marked
   ``no_task`` (``alias-splits``) run on no engine (``GE_LOCAL``) and take no time.
+  They, and the ops fused into a chain's head, are no device task of their own
+  (:func:`has_device_task`): a host that launches tasks one by one (runtime
+  v2) launches nothing for them, and a stream's task count leaves them out.
 * **UB fusion** (``fuse-ub``): an op fused into its producer (``fused_operand``)
   takes no time of its own. The chain's head does its vector work
   (``fused_flops``) — a cube head's vector unit on one tile while its cube
@@ -118,7 +121,7 @@ when all its units are free).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from geir.backends.device_profile import DeviceProfile
 from geir.backends.kernel_tiling import CubeFeed, Tiling, conv_tiling, matmul_tiling, rows_tiling, vector_tiling
@@ -131,7 +134,7 @@ from geir.dialects.ge_cost import TRANSCENDENTAL
 from geir.dialects.ge_infer import transpose_perm
 
 __all__ = ["CostModel", "TaskCost", "POOLS", "NO_TASK_OPS", "AICORE", "VECTOR", "AICPU", "DVPP", "HCCL", "SDMA",
-           "GE_LOCAL", "CUBE_OPS", "COST_ATTRIBUTES", "normalize_engine"]
+           "GE_LOCAL", "CUBE_OPS", "COST_ATTRIBUTES", "normalize_engine", "has_device_task"]
 
 AICORE, VECTOR, AICPU, DVPP, HCCL, SDMA, GE_LOCAL = "AICore", "VectorCore", "AICPU", "DVPP", "HCCL", "SDMA", "GE_LOCAL"
 #: every pool, in report order
@@ -210,6 +213,11 @@ def _op_name(op: str) -> str:
     return op[3:] if op.startswith("ge.") else op
 
 
+def _first_shape(kernel: Kernel) -> tuple[int, ...] | None:
+    """The shape of the kernel's first output (None when it has none)."""
+    return kernel.outputs[0].shape if kernel.outputs and kernel.outputs[0] is not None else None
+
+
 def _elements(shape: tuple[int, ...]) -> int:
     n = 1
     for d in shape:
@@ -221,19 +229,50 @@ def _io_bytes(kernel: Kernel) -> float:
     return float(sum(r.nbytes for r in kernel.inputs if r is not None) + sum(r.nbytes for r in kernel.outputs))
 
 
-def _no_task_concat(kernel: Kernel) -> bool:
-    """Whether the concat needs no task: its producers write into its channel slices
-    (``strided_write``, GE's ConvConcatFusionPass), or GE lays its inputs out back to
-    back — every dim before the axis is 1 (its inputs are contiguous slices of the output)."""
-    if kernel.attributes and "strided_write" in kernel.attributes:
+def _no_task_concat(attributes: Mapping[str, Any] | None, shape: Sequence[int] | None) -> bool:
+    """Whether a concat of result ``shape`` needs no task: its producers write into its
+    channel slices (``strided_write``, GE's ConvConcatFusionPass), or GE lays its inputs
+    out back to back — every dim before the axis is 1 (its inputs are contiguous slices
+    of the output)."""
+    if attributes and "strided_write" in attributes:
         return True
-    if not kernel.outputs:
+    if shape is None:
         return False
-    shape = kernel.outputs[0].shape
-    axis = int_attribute(kernel.attributes, "axis", 0)
+    axis = int_attribute(attributes or {}, "axis", 0)
     if axis < 0:
         axis += len(shape)
     return 0 <= axis < len(shape) and _elements(shape[:axis]) == 1
+
+
+def _aliases_its_input(op: str, attributes: Mapping[str, Any] | None, shape: Sequence[int] | None) -> bool:
+    """Whether an AI core op (``op`` without its ``ge.``) runs as one of GE's no-task
+    ops, its results views of its input: a reshape, a concat laid out in place, a
+    split marked ``no_task``."""
+    return (op in NO_TASK_OPS or (op == "concat" and _no_task_concat(attributes, shape))
+            or (op == "split" and bool(attributes) and "no_task" in attributes))  # type: ignore[operator]
+
+
+#: engines of ops that are device tasks although they take no AI core, vector or
+#: AICPU unit (the runtime's own tasks: a cache maintenance op, a label, a copy)
+_RTS_ENGINES = frozenset({"rts", "dnn_vm_rts"})
+
+
+def has_device_task(op: str, engine: str | None, attributes: Mapping[str, Any] | None,
+                    shape: Sequence[int] | None) -> bool:
+    """Whether GE gives an op (a kernel's ``op`` and ``engine``, its attributes and
+    its first result's ``shape``) a device task of its own. Not an op fused into its
+    chain's head (FE merges the chain into one node, one task), nor static AIPP run
+    inside its convolution, nor a no-task op: GE's local engine generates no task for a
+    reshape, a concat laid out in place or an aliased split, and runtime v2 lowers a
+    reshape to its input's address with no launch (hicann/ge ``runtime/v2/engine/
+    gelocal/reshape_converter.cc``). An RTS op (``ge.cmo``) is a task."""
+    name = (engine or "").lower()
+    pool = _ENGINE_ALIASES.get(name)
+    if pool == GE_LOCAL:
+        return name in _RTS_ENGINES
+    if attributes and ("fused_operand" in attributes or ("fused_output" in attributes and _op_name(op) == "aipp")):
+        return False
+    return not (pool in (AICORE, VECTOR) and _aliases_its_input(_op_name(op), attributes, shape))
 
 
 def _widest_bytes(kernel: Kernel) -> int:
@@ -448,8 +487,7 @@ class CostModel:
                 "error", f"kernel '{kernel.name or kernel.op}' ({kernel.loc or 'no location'}) runs on unknown "
                          f"engine '{kernel.engine}'").attach_note(f"known engines: {', '.join(known)}"))
         op = _op_name(kernel.op)
-        if pool in (AICORE, VECTOR) and (op in NO_TASK_OPS or (op == "concat" and _no_task_concat(kernel))
-                                         or (op == "split" and "no_task" in (kernel.attributes or {}))):
+        if pool in (AICORE, VECTOR) and _aliases_its_input(op, kernel.attributes, _first_shape(kernel)):
             return GE_LOCAL
         if pool == AICORE and self.split and op not in CUBE_OPS:
             # 910B splits cube and vector cores: a vector kernel runs on the AIV cores.

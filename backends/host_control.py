@@ -69,6 +69,8 @@ class Launch:
     segment: str
     #: where the segment starts (its first op's location)
     at: str
+    #: the device tasks the host would launch one by one (no end of the graph, no
+    #: op fused into another's task, no reshape)
     tasks: int
     makespan_us: float
     findings: list[str]
@@ -207,8 +209,10 @@ class HostDriver(Interpreter):
         from geir.passes.lower_to_tasks import loc_text
         # an op a graph-wide pass inserted (a precision mode's cast) has no location of its own
         at = next((t for t in (loc_text(op.location) for op in ops) if t), "")
-        self.launches.append(Launch(task_list.name, at,
-                                    sum(len(s.tasks) for s in task_list.streams),
+        # the tasks a host launches one by one: not the end of the graph, nor an op
+        # that is no device task of its own (a fused op, a reshape)
+        counts = report["task_counts"]
+        self.launches.append(Launch(task_list.name, at, report["tasks"] - counts["end_graph"],
                                     float(report.get("makespan_us", 0.0)), findings,
                                     sum(1 for s in task_list.streams if s.tasks), known))
         if result.outputs is None:

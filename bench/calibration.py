@@ -15,12 +15,14 @@ wiring differs from IOS's files). An IOS node becomes the kernels IOS's runtime
 convolution with a ReLU is one kernel (cuDNN's fused bias and activation), one
 without activation two (the convolution, then ``cudnnAddTensor`` for its bias),
 so a ReLU + separable conv node is five; up to five summed values are one
-kernel (``ge.sum``), more a chain of ``ge.add``. Every kernel carries its
-operand shapes (a convolution its weights and groups), and a node's summed and
-concatenated inputs become ``ge.sum`` / ``ge.add`` and ``ge.concat`` kernels as
-in :func:`to_ge`, so the task lists and the IR form go through the same kernel
-tilings and cost the same kernels (a batch-1 channel concat costs nothing here,
-where IOS copies each part). Each network runs under these schedules:
+kernel (``ge.sum``), more a chain of ``ge.add``; a node whose input
+concatenates several terms first copies each into its slice of its own input
+buffer, a kernel a term (``assign_with_stride_src``). Every kernel carries its
+operand shapes (a convolution its weights and groups), and a node's summed
+inputs become ``ge.sum`` / ``ge.add`` kernels as in :func:`to_ge`, so the task
+lists and the IR form go through the same kernel tilings and cost the same
+kernels but IOS's copies: the IR form's concat is GE's, laid out in place with
+no task. Each network runs under these schedules:
 
 * ``sequential`` — one stream, IOS's block order (IOS "Sequential");
 * schedules in IOS's own space, run as IOS's runtime runs them
@@ -148,6 +150,12 @@ class Net:
     #: ReLU as one elementwise kernel) or ``raf`` (the convolution, a batch-norm
     #: kernel and a ReLU kernel, as RAF dispatches them: see :func:`raf_joins`)
     activation: str = "fused"
+    #: how the runtime concatenates a node's input terms: ``copies`` (IOS's
+    #: runtime: each node copies every term into its own input buffer, one
+    #: ``assign_with_stride_src`` kernel a term, ``Input::forward`` in
+    #: src/ios/ios_runtime.cu) or ``kernel`` (one concatenate kernel reading
+    #: every term, as RAF's TVM operator)
+    concat: str = "copies"
 
     def new_block(self) -> None:
         self.block += 1
@@ -595,7 +603,7 @@ def _task_list(net: Net, stream_of: list[int], order: list[int], label: str = ""
             if (p, g) in edge_event:
                 tasks[s].append(Wait(edge_event[(p, g)]))
         loc = f"{net.name}:{node.name}{g}"
-        value = _combine(node.terms, outputs, graph_input, arena, tasks[s], loc, node.relu_join)
+        value = _combine(node.terms, outputs, graph_input, arena, tasks[s], loc, node.relu_join, net.concat)
         # an identity node is its combined input (its own op only says which combination)
         for op in ([] if node.name == "identity" else node.ops):
             out = arena.tensor(op.out)
@@ -634,13 +642,14 @@ class _Arena:
 
 
 def _combine(terms: list[list[Value]], outputs: list[TensorRef], graph_input: TensorRef, arena: _Arena,
-             stream: list[Task], loc: str, relu_join: bool = False) -> TensorRef:
-    """A node's input as :func:`to_ge` builds it: the values of a term summed
+             stream: list[Task], loc: str, relu_join: bool = False, concat: str = "copies") -> TensorRef:
+    """A node's input as the runtime builds it: the values of a term summed
     (one ``ge.sum`` kernel for up to :data:`MAX_SUM` values, else a chain of
-    ``ge.add``), the terms concatenated along channels by a ``ge.concat`` (a
-    batch-1 channel concat needs no task: the cost model gives it none).
-    ``relu_join``: the concatenation is an elementwise kernel (``ge.relu`` of
-    every part into its slice: it reads them all and writes the output)."""
+    ``ge.add``), the terms concatenated along channels (``concat``, see
+    :attr:`Net.concat`): IOS's runtime copies each term into its slice of the
+    node's input buffer, a kernel a term; RAF's runs one kernel reading them
+    all. ``relu_join``: that kernel is an elementwise one (``ge.relu`` of every
+    part into its slice: it reads them all and writes the output)."""
     parts = []
     for term in terms:
         value = outputs[term[0][0]] if term[0][0] >= 0 else graph_input
@@ -664,8 +673,14 @@ def _combine(terms: list[list[Value]], outputs: list[TensorRef], graph_input: Te
         stream.append(Kernel(op="ge.relu", engine="AICore", inputs=list(parts), outputs=[out],
                              flops=float(out.nbytes // F32), loc=loc))
         return out
-    stream.append(Kernel(op="ge.concat", engine="AICore", inputs=list(parts), outputs=[out], attributes={"axis": 1},
-                         loc=loc))
+    if concat == "kernel":
+        stream.append(Kernel(op="concatenate", engine="AICore", inputs=list(parts), outputs=[out], loc=loc))
+        return out
+    offset = out.offset
+    for part in parts:  # batch 1: a term's channels are one dense range of the buffer
+        stream.append(Kernel(op="assign_with_stride_src", engine="AICore", inputs=[part],
+                             outputs=[TensorRef(ARENA, offset, part.shape, part.dtype)], loc=loc))
+        offset += part.nbytes
     return out
 
 
@@ -1147,6 +1162,7 @@ def raf_row(device: str, mode: str, params: list[str], activation: str = "raf") 
     op_us, event_us, rest = raf_costs(params)
     params = [*rest, f"host_launch_us={op_us}"]
     net = inception_v3(activation)
+    net.concat = "kernel"
 
     def time(tl: TaskList, free: set[int] | frozenset[int] = frozenset()) -> float:
         return run(tl, device, mode, params, host_event_us=event_us, free_events=free)

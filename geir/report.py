@@ -216,7 +216,9 @@ class Report:
         streams: one dict per stream: ``id``, ``priority``, ``tasks``,
             ``kernels``, ``busy_us``, ``wait_us``, ``utilization``.
         events: distinct event ids used (``event_stats`` has details).
-        tasks: the number of tasks (``task_counts`` by kind).
+        tasks: the number of device tasks (``task_counts`` by kind; its
+            ``no_task`` counts the ops that are no task of their own: fused
+            into a chain's head, reshapes, concats laid out in place).
         arena_bytes: the planned arena (also ``weight_bytes``, ``peak_live_bytes``).
         races: the data races found (empty when clean).
         deadlock: None, or why the device stalled.

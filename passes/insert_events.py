@@ -17,7 +17,9 @@ sets them; absent means stream 0), each stream issuing its ops in block order:
    device profile's ``max_events``;
 4. a stream with more tasks than the device allows (``max_tasks_per_stream``,
    2013 on 910B) is split, each part chained to the next by an event — GE's
-   ``SplitStreamAndRefreshTaskDef``. A part counts the end-of-graph task and the
+   ``SplitStreamAndRefreshTaskDef``. An op that is no task of its own (fused
+   into its chain's head, a reshape, a concat or split laid out in place)
+   counts for none. A part counts the end-of-graph task and the
    output copies ``lower-to-tasks`` will append to it: one for a value its ops
    compute that the graph returns again, and on stream 0 one for each returned
    input or constant (a value a task computes, returned once, is written in
@@ -29,14 +31,17 @@ from __future__ import annotations
 import attrs
 
 from geir.attributes import IntegerAttr
+from geir.backends.cost_model import has_device_task
 from geir.backends.device_profile import load_profile
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.operation import Operation, OpResult
+from geir.passes.fuse_ub import op_engine
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.passes.scheduling.op_graph import SYNC_OPS, OpGraph, first_sync_op, is_node
 from geir.passes.scheduling.sync_plan import plan_sync
 from geir.rewriter import Rewriter
+from geir.types import TensorType
 
 __all__ = ["InsertEvents", "ge_rule_event_count", "stream_attr"]
 
@@ -136,6 +141,14 @@ def _output_copies(terminator: Operation | None) -> tuple[dict[Operation, int], 
     return per_op, loose
 
 
+def _has_task(op: Operation) -> bool:
+    """Whether GE gives ``op`` a device task of its own (not a fused op, a reshape,
+    a concat or split laid out in place: :func:`has_device_task`)."""
+    first = op.results[0].type if op.results else None
+    return has_device_task(op.name, op_engine(op), op.attributes,
+                           first.shape if isinstance(first, TensorType) and first.is_static else None)
+
+
 def _split_streams(graph: Operation, limit: int, copies: dict[Operation, int], loose: int, first_event: int,
                    rewriter: Rewriter) -> int:
     """Split every stream whose tasks, with its end-of-graph task and the output
@@ -148,9 +161,10 @@ def _split_streams(graph: Operation, limit: int, copies: dict[Operation, int], l
     logical = [stream_attr(op) for op in ops]
     if not ops:
         return 0
+    weights = [(1 if op.name in SYNC_OPS or _has_task(op) else 0) + copies.get(op, 0) for op in ops]
     count: dict[int, int] = {0: loose}
-    for op, s in zip(ops, logical):
-        count[s] = count.get(s, 0) + 1 + copies.get(op, 0)
+    for weight, s in zip(weights, logical):
+        count[s] = count.get(s, 0) + weight
     if max(count.values()) <= capacity + 1:
         return 0
     next_stream = max(logical) + 1
@@ -159,10 +173,9 @@ def _split_streams(graph: Operation, limit: int, copies: dict[Operation, int], l
     opened: set[int] = set()
     split: set[int] = set()
     event = first_event
-    for op, s in zip(ops, logical):
+    for op, s, weight in zip(ops, logical, weights):
         cur = physical.setdefault(s, s)
-        weight = 1 + copies.get(op, 0)
-        if s in opened and count.get(s, 0) + weight > capacity:
+        if s in opened and weight and count.get(s, 0) + weight > capacity:
             new = next_stream
             next_stream += 1
             rewriter.insert_before(op, _sync_op("ge.record_event", event, cur, op))

@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 
 from geir.backends.emulator import EmulatorOptions, emulate
-from geir.backends.emulator.program import KERNEL, RECORD, WAIT
+from geir.backends.emulator.program import END, KERNEL, RECORD, WAIT
 from geir.backends.task_list import Kernel, Record, TaskList, Wait
 from calibration_bench import load_calibration_bench, task_kernels
 
@@ -44,24 +44,23 @@ def test_event_launch_cost_defaults_to_the_kernel_launch_cost(calibration: Modul
 def test_host_launches_kernels_and_events_at_their_own_costs(calibration: ModuleType, inception: object,
                                                              event_us: float) -> None:
     """One host thread: each launch comes its own cost after the one before it,
-    a kernel's ``host_launch_us``, a record's or wait's ``host_event_launch_us``;
-    the report's host time is their sum."""
+    a kernel's ``host_launch_us``, a record's or wait's ``host_event_launch_us``,
+    nothing for an end of the graph; the report's host time is their sum."""
     launch_us = 20.0
     r = _host(calibration.chains(inception, 4), launch_us, event_us)
     program = r.schedule.program
     assert r.clean
     launch = r.schedule.launch
-    is_event = [k in (RECORD, WAIT) for k in program.kind]
+    cost = [event_us if k in (RECORD, WAIT) else 0.0 if k == END or g in program.taskless else launch_us
+            for g, k in enumerate(program.kind)]
     for g in range(program.n):
-        # everything launched by then, this task included (free events may tie with a kernel)
+        # everything launched by then, this task included (free tasks may tie with a kernel)
         before = [h for h in range(program.n) if launch[h] <= launch[g] + 1e-9]
-        events = sum(is_event[h] for h in before)
-        assert launch[g] == pytest.approx((len(before) - events) * launch_us + events * event_us)
+        assert launch[g] == pytest.approx(sum(cost[h] for h in before))
     kinds = Counter(program.kind)
-    assert kinds[RECORD] > 0 and kinds[KERNEL] > 0
+    assert kinds[RECORD] > 0 and kinds[KERNEL] > 0 and kinds[END] > 0
     host = r.report["engines"]["Host"]["busy_us"]
-    assert host == pytest.approx((program.n - kinds[RECORD] - kinds[WAIT]) * launch_us
-                                 + (kinds[RECORD] + kinds[WAIT]) * event_us, abs=1e-3)
+    assert host == pytest.approx(sum(cost), abs=1e-3)
 
 
 def test_free_events_cost_the_host_nothing(calibration: ModuleType, inception: object) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from geir.backends.cost_model import COST_ATTRIBUTES, GE_LOCAL, POOLS, SDMA, CostModel, TaskCost
+from geir.backends.cost_model import COST_ATTRIBUTES, GE_LOCAL, POOLS, SDMA, CostModel, TaskCost, has_device_task
 from geir.backends.emulator.control import control_duration
 from geir.backends.task_list import (ARENA, CONTROL_TASKS, UB, WEIGHTS, Kernel, Memcpy, Record, Task, TaskList,
                                      TensorRef, Wait)
@@ -78,6 +78,10 @@ class Program:
     traffic: list[tuple[float, float, float, float]] = attrs.Factory(list)
     #: the device's DRAM bandwidth, bytes/us
     dram_bandwidth: float = INF
+    #: tasks that are no device task of their own (:func:`~geir.backends.cost_model.has_device_task`:
+    #: an op fused into its chain's head, a reshape, a concat or split laid out in place),
+    #: in task order: no host launches them and no stream's task count holds them
+    taskless: frozenset[int] = frozenset()
     #: a kernel starts on the units that are free when fewer than it asks for are
     #: (the profile's ``block_dispatch``; else it waits for all of them)
     block_dispatch: bool = False
@@ -133,7 +137,8 @@ class KernelRows:
     cost model and one arena, weight and unified-buffer size; the kernels must not change
     while it is kept."""
 
-    #: id(kernel) -> (kernel, pool index, units, duration, traffic row or None, reads, writes)
+    #: id(kernel) -> (kernel, pool index, units, duration, traffic row or None, reads, writes,
+    #: whether it is a device task of its own)
     rows: dict[int, tuple[Any, ...]] = attrs.Factory(dict)
     cost: CostModel | None = None
     arena_size: int = -1
@@ -172,9 +177,6 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
         first.append(len(tasks))
         tasks.extend(st.tasks)
         stream_of.extend([s_index] * len(st.tasks))
-        if len(st.tasks) > profile["max_tasks_per_stream"]:
-            warnings.append(f"stream {st.id} holds {len(st.tasks)} tasks, more than the device's "
-                            f"{profile['max_tasks_per_stream']} per stream (GE would split it)")
     first.append(len(tasks))
     n = len(tasks)
     arena_size = task_list.arena_size
@@ -289,6 +291,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
     # table is numbered by first use)
     read_table: list[int] = []
     write_table: list[int] = []
+    taskless: list[int] = []
     for g in np.flatnonzero((code == KERNEL) | (code >= CONTROL)).tolist():
         t = tasks[g]
         c = codes[g]
@@ -298,6 +301,8 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                 known_row = reuse_get(id(t))
                 if known_row is not None and known_row[0] is t:
                     pool[g], units[g], duration[g] = known_row[1], known_row[2], known_row[3]
+                    if not known_row[7]:
+                        taskless.append(g)
                     traffic_id[g] = traffic_id_of(known_row[4])
                     reads[g], writes[g] = known_row[5], known_row[6]
                     _flatten(g, known_row[5], read_table)
@@ -341,10 +346,13 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                 tid = traffic_id_of(row)
                 in_sizes = tuple(r.nbytes if r is not None else 0 for r in ins)
                 out_sizes = tuple(r.nbytes for r in outs)
+                own_task = has_device_task(t.op, t.engine, attributes, outs[0].shape if outs else None)
                 cached = cost_memo[key] = ((pool_index[tc.pool], tc.units, tc.duration_us, tid, row, in_sizes,
-                                            out_sizes) if tc is not None
-                                           else (0, 1, 0.0, tid, row, in_sizes, out_sizes))
+                                            out_sizes, own_task) if tc is not None
+                                           else (0, 1, 0.0, tid, row, in_sizes, out_sizes, own_task))
             pool[g], units[g], duration[g], traffic_id[g] = cached[0], cached[1], cached[2], cached[3]
+            if not cached[7]:
+                taskless.append(g)
             in_sizes = cached[5]
             rr = None
             if a is not None:
@@ -379,7 +387,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
             reads[g] = rr
             writes[g] = wr
             if reuse is not None and len(errors) == failed:
-                reuse.rows[id(t)] = (t, cached[0], cached[1], cached[2], cached[4], rr, wr)
+                reuse.rows[id(t)] = (t, cached[0], cached[1], cached[2], cached[4], rr, wr, cached[7])
         elif c == _MEMCPY:
             assert isinstance(t, Memcpy)
             tc = cost.memcpy(t)
@@ -410,6 +418,14 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
     if errors or stream_errors:
         raise DiagnosticError(_first_errors(stream_errors, errors, max_errors, n))
 
+    per_stream = np.diff(np.asarray(first, dtype=np.int64))
+    if taskless:
+        per_stream = per_stream - np.bincount(np.asarray(stream_of, dtype=np.int64)[taskless],
+                                              minlength=len(task_list.streams))
+    for st, count in zip(task_list.streams, per_stream.tolist()):
+        if count > profile["max_tasks_per_stream"]:
+            warnings.append(f"stream {st.id} holds {count} tasks, more than the device's "
+                            f"{profile['max_tasks_per_stream']} per stream (GE would split it)")
     if len(task_list.streams) > profile["max_streams"]:
         warnings.append(f"{len(task_list.streams)} streams, more than the device's {profile['max_streams']}")
     if max_event + 1 > profile["max_events"]:
@@ -425,7 +441,7 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                    pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=slots, event_slot=event_slot,
                    warnings=warnings, traffic_id=traffic_id, traffic=traffic, dram_bandwidth=cost.dram_bw,
                    block_dispatch=profile.block_dispatch, has_control=bool((code == CONTROL).any()),
-                   read_table=read_table, write_table=write_table)
+                   read_table=read_table, write_table=write_table, taskless=frozenset(taskless))
 
 
 def _event_slots(event: list[int], max_event: int) -> tuple[list[int], int]:

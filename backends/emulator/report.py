@@ -48,7 +48,10 @@ Keys other tools rely on (``ge-run --report json`` prints exactly this dict):
     waits, lost records (recorded again before a wait consumed them) and
     unconsumed records (never waited for).
 ``tasks``
-    the number of tasks; ``task_counts`` by kind.
+    the number of device tasks; ``task_counts`` by kind, with ``no_task`` the
+    kernels of the task list that are no device task of their own (an op fused
+    into its chain's head, a reshape, a concat or split laid out in place: no
+    stream counts them and no host launches them).
 ``arena_bytes``, ``weight_bytes``, ``peak_live_bytes``
     the planned arena, the weight space, the most arena bytes live at once
     (None when the caller asked for no liveness).
@@ -121,8 +124,9 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
         launched = sum(1 for x in schedule.start if x != INF)
         host = launched * launch_us
         costs = host_launch_costs(schedule.program, launch_us, schedule.event_launch_us, schedule.free_events)
-        if costs is not None:  # records and waits cost the host otherwise
+        if costs is not None:  # records and waits cost the host otherwise, and some tasks nothing
             host = sum(costs[g] for g, x in enumerate(schedule.start) if x != INF)
+            launched = sum(1 for g, x in enumerate(schedule.start) if x != INF and costs[g] > 0)
         engines["Host"] = {"capacity": 1, "busy_us": _r(host), "work_us": _r(host),
                            "utilization": round(host / makespan, 4) if makespan > 0 else 0.0, "tasks": launched}
         bounds["Host"] = host
@@ -149,10 +153,13 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     ready = np.fromiter(schedule.ready, np.float64, n)
     ran = end != INF
     is_copy = np.fromiter(program.pool, np.int64, n) == program.pool_names.index(SDMA)
-    is_kernel = (kind == KERNEL) & ~is_copy
+    taskless = np.zeros(n, dtype=bool)
+    taskless[list(program.taskless)] = True
+    is_kernel = (kind == KERNEL) & ~is_copy & ~taskless
     counts = {"kernel": int(is_kernel.sum()), "memcpy": int(((kind == KERNEL) & is_copy).sum()),
               "record": int((kind == RECORD).sum()), "wait": int((kind == WAIT).sum()),
-              "end_graph": int((kind == END).sum()), "control": int((kind == CONTROL).sum())}
+              "end_graph": int((kind == END).sum()), "control": int((kind == CONTROL).sum()),
+              "no_task": len(program.taskless)}
     working = (kind == KERNEL) & ran
     busy = np.bincount(stream_of[working], weights=end[working] - start[working], minlength=nstreams)
     waits = kind == WAIT
@@ -160,10 +167,12 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     waited = waits & (ready != INF)
     wait_time = np.bincount(stream_of[waited], weights=stalled_until[waited] - ready[waited], minlength=nstreams)
     kernels_per_stream = np.bincount(stream_of[is_kernel], minlength=nstreams)
+    taskless_per_stream = np.bincount(stream_of[taskless], minlength=nstreams)
     streams: list[dict[str, Any]] = []
     for s, sid in enumerate(program.stream_ids):
         b = float(busy[s]) if nstreams else 0.0
-        streams.append({"id": sid, "priority": program.priorities[s], "tasks": program.first[s + 1] - program.first[s],
+        streams.append({"id": sid, "priority": program.priorities[s],
+                        "tasks": program.first[s + 1] - program.first[s] - int(taskless_per_stream[s]),
                         "kernels": int(kernels_per_stream[s]), "busy_us": _r(b), "wait_us": _r(float(wait_time[s])),
                         "utilization": round(b / makespan, 4) if makespan > 0 else 0.0})
 
@@ -216,9 +225,9 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
                                     "message": f"{program.label(g)}: no wait ever consumed this record"}
                                    for g in schedule.unconsumed_records[:100]],
         },
-        "tasks": n,
+        "tasks": n - counts["no_task"],
         "task_counts": counts,
-        "finished_tasks": schedule.finished,
+        "finished_tasks": schedule.finished - int((taskless & ran).sum()),
         "executed_tasks": schedule.executed,
         "control": schedule.control,
         "arena_bytes": tl.arena_size,
@@ -273,7 +282,9 @@ def format_text(report: dict[str, Any]) -> str:
     lines.append(f"emulated '{report['task_list']}' on {report['device']} ({report['mode']} mode): "
                  f"{_n(report['tasks'], 'task')} ({_n(counts['kernel'], 'kernel')}, {_n(counts['memcpy'], 'copy')}, "
                  f"{_n(counts['record'], 'record')}, {_n(counts['wait'], 'wait')}) on "
-                 f"{_n(len(report['streams']), 'stream')}, {_n(report['events'], 'event')}")
+                 f"{_n(len(report['streams']), 'stream')}, {_n(report['events'], 'event')}"
+                 + (f"; {_n(counts['no_task'], 'op')} fused or aliased, no task of their own" if counts.get("no_task")
+                    else ""))
     if "calibration" in report:
         lines.append(calibration_line(report))
     lines.append(f"makespan        {report['makespan_us']:14.3f} us")

@@ -33,7 +33,9 @@ Rules (one device, times in microseconds):
   topological order, ``host_launch_us`` apiece (a record or wait at
   ``EmulatorOptions.host_event_launch_us`` when set: a runtime whose operator
   dispatch costs more than its event calls); a task cannot start before it is
-  launched. The launch order is the order in which tasks start in sink mode (a
+  launched. The host launches nothing for an end-of-graph marker or for a
+  kernel that is no device task of its own (a fused op, a reshape: they cost it
+  nothing). The launch order is the order in which tasks start in sink mode (a
   valid topological order of the task graph, found by a first timing-only pass).
   **Sink mode** (runtime v1 task sink): every task is on the device at time 0.
 * **Control tasks** (:mod:`.control`) hold their stream for their time, then
@@ -150,13 +152,18 @@ class Schedule:
 def host_launch_costs(program: Program, launch_us: float, event_launch_us: float | None = None,
                       free_events: frozenset[int] = frozenset()) -> list[float] | None:
     """What launching each task costs the host thread: ``launch_us``, a record or
-    wait ``event_launch_us`` when given, one of ``free_events`` nothing; None when
-    every task costs ``launch_us``."""
-    if (event_launch_us is None or event_launch_us == launch_us) and not free_events:
-        return None
+    wait ``event_launch_us`` when given, one of ``free_events`` nothing, and nothing
+    for what the host does not launch: an end-of-graph marker (runtime v2 has no
+    such task: the host waits for its streams) and a kernel that is no device task
+    of its own (:attr:`Program.taskless`). None when every task costs ``launch_us``."""
     kind, event = program.kind, program.event
+    taskless = program.taskless
+    if ((event_launch_us is None or event_launch_us == launch_us) and not free_events and not taskless
+            and END not in kind):
+        return None
     event_us = launch_us if event_launch_us is None else event_launch_us
-    return [(0.0 if event[g] in free_events else event_us) if kind[g] in (RECORD, WAIT) else launch_us
+    return [0.0 if g in taskless or kind[g] == END
+            else ((0.0 if event[g] in free_events else event_us) if kind[g] in (RECORD, WAIT) else launch_us)
             for g in range(program.n)]
 
 

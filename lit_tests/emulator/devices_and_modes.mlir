@@ -30,14 +30,15 @@
 // The report names the device memory its profile states (the 310P3's LPDDR4X).
 // P3DRAM: DRAM (LPDDR4X) {{ +}}48 B at 197.038 GB/s
 
-// Six tasks launched 10 us apart (force_fp16 casts the f32 input and output around
-// the three ops; then the end of the graph): the host thread is the bottleneck.
-// HOST: emulated 'main' on 910B2 (host mode): 6 tasks (5 kernels,
+// force_fp16's casts around the three ops and the ops themselves run as one
+// vector kernel (UB fusion): the host launches that one task, 10 us, and nothing
+// for the ops fused into it or the end of the graph; the kernel runs after it.
+// HOST: emulated 'main' on 910B2 (host mode): 2 tasks (1 kernel, 0 copies, 0 records, 0 waits) on 1 stream, 0 events; 4 ops fused or aliased, no task of their own
 // HOST-NEXT: checked against CANN's kernels measured on one 910B2 by msprof {{.*}}: MatMul MAPE {{[0-9.]+}}% {{.*}}, Sigmoid and GELU {{[0-9.]+}}% {{.*}}; no whole-model 910B2 time is public, so every other time is a prediction from the profile's sourced, fitted and assumed numbers
-// HOST-NEXT: makespan {{ +}}60.000 us
-// HOST-NEXT: lower bound {{ +}}60.000 us  (bound by Host;
-// HOST: critical path {{ +}}60.000 us over 1 task (after the host's launches)
-// HOST: Host {{ +}}1 {{ +}}60.000 {{ +}}60.000 100.0%       6
+// HOST-NEXT: makespan {{ +}}12.863 us
+// HOST-NEXT: lower bound {{ +}}12.863 us  (bound by critical path; critical path 12.863, Host 10.000,
+// HOST: critical path {{ +}}12.863 us over 1 task (after the host's launches)
+// HOST: Host {{ +}}1 {{ +}}10.000 {{ +}}10.000 {{ +}}77.7% {{ +}}1
 
 // FILE: emulated 'main' on 910B4 (sink mode)
 // FILE-NEXT: checked against nothing: no measured 910B4 time was found; these times are predictions from the profile's sourced and assumed numbers
