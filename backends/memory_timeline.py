@@ -57,6 +57,8 @@ def arena_spans(result: "EmulationResult") -> list[ArenaSpan]:
     for g in tasks:
         for key in program.reads[g] or ():
             i = live.get(key)
+            if i is None:  # part of a value: a view's chunk (an aliased split's result)
+                i = next((j for (lo, hi), j in live.items() if lo <= key[0] and key[1] <= hi), None)
             if i is not None:
                 spans[i].t1 = max(spans[i].t1, schedule.end[g])
         for key in program.writes[g] or ():

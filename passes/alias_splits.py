@@ -26,8 +26,9 @@ fusion and after GE's ``ConcatNotaskPass``). This pass follows their checks:
   ``qkv.unbind(0)``, whose thirds are squeezed, stays a task.
 
 An aliased split is marked ``no_task``; the cost model gives it no time.
-Numerics are unchanged, and the memory plan still gives each result a buffer
-of its own, as it does a reshape's (the device reads them in the operand's).
+Numerics are unchanged; ``reuse-memory`` places the results inside the operand's
+buffer, each at its chunk's bytes, as it places a reshape's result at its
+operand's (:mod:`geir.passes.memory.lifetimes`).
 Remarks say which splits were aliased (``-Rpass=alias-splits``).
 """
 

@@ -21,7 +21,10 @@ unified buffer, which the lowering keeps out of the arena (``ub``).
 A concat that runs as no task takes its inputs inside its result where they
 are dense slices of it (``concat-in-place``, GE's no-padding continuous input:
 each producer writes its slice in place; :mod:`geir.passes.memory.concat_slices`),
-with a remark per such concat saying whether, or which check refused.
+with a remark per such concat saying whether, or which check refused. A
+reshape's result and a ``no_task`` split's (``alias-splits``) are views: they lie
+inside their operand's buffer and take no bytes of their own
+(:mod:`geir.passes.memory.lifetimes`).
 
 Writes ``offsets`` on every op with results (one per result; for a value that
 stays in the unified buffer, its offset there), also inside regions,

@@ -60,6 +60,7 @@ def random_dag(seed: int, n_ops: int, max_streams: int, events: bool = True) -> 
     """A graph of ``n_ops`` elementwise ops over f32 tensors of a few shapes
     (some of them a concat of two tensors, often of two fresh unary results
     that nothing else reads, so that they may live inside it, and a unary op
+    over it; some an identity, a view of its operand's bytes, and a unary op
     over it); each op on a random stream below ``max_streams`` (``stream``
     attributes), with a record after the producer and a wait before the
     consumer (a fresh event each) for every cross-stream edge when ``events``."""
@@ -108,6 +109,11 @@ def random_dag(seed: int, n_ops: int, max_streams: int, events: bool = True) -> 
             emit(f"{name}c", "concat", [a, b], f"({t}, {t}) -> {jt}", stream, f"axis = {axis} : i64, ")
             emit(name, rng.choice(UNARY), [f"{name}c"], f"({jt}) -> {jt}", stream)
             by_shape.setdefault(joined, []).append(name)
+            continue
+        if rng.random() < 0.1 and pool:  # a view, read on a stream of its own choosing
+            emit(f"{name}i", "identity", [rng.choice(pool)], f"({t}) -> {t}", rng.randrange(max_streams))
+            emit(name, rng.choice(UNARY), [f"{name}i"], f"({t}) -> {t}", rng.randrange(max_streams))
+            by_shape[shape].append(name)
             continue
         if rng.random() < 0.4 and len(pool) >= 1:
             operands, op, sig = [rng.choice(pool), rng.choice(pool)], rng.choice(BINARY), f"({t}, {t}) -> {t}"

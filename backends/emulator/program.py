@@ -418,6 +418,15 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
     if errors or stream_errors:
         raise DiagnosticError(_first_errors(stream_errors, errors, max_errors, n))
 
+    # a view (a reshape, an aliased split) whose results lie where its operand does
+    # writes nothing on the device: its readers read the operand's bytes
+    views = {g for g in taskless if writes[g] and reads[g]
+             and all(any(a <= lo and hi <= b for a, b in reads[g]) for lo, hi in writes[g])}  # type: ignore[union-attr]
+    if views:
+        for g in views:
+            writes[g] = None
+        write_table = [x for k in range(0, len(write_table), 3) if write_table[k] not in views
+                       for x in write_table[k:k + 3]]
     per_stream = np.diff(np.asarray(first, dtype=np.int64))
     if taskless:
         per_stream = per_stream - np.bincount(np.asarray(stream_of, dtype=np.int64)[taskless],

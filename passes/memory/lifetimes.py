@@ -28,6 +28,15 @@ are values of its result's buffer, :meth:`MemoryProblem.within` bytes from its
 start, and the buffer is defined at a node that happens before every producer
 of them.
 
+An op GE runs as no task whose results are views of its operand — a reshape
+(flatten, squeeze, unsqueeze, identity) or a split marked ``no_task``
+(``alias-splits``) — writes nothing: its results are values of its operand's
+buffer (a split's each :meth:`MemoryProblem.within` its chunk's bytes from the
+operand's start), which then lives until their last reader (GE's
+``ReshapeRemovePass`` leaves a reshape's readers reading its input; a no-task
+split's outputs reuse its input, ``_output_reuse_input``). Not where the
+operand or a result is zero-copy I/O, a concat's slice or a concat's result.
+
 Graph inputs and outputs are *zero-copy* with ``zero_copy``: they live in
 buffers of their own after the arena (GE's ``AssignZeroCopyMemory``), never
 shared, so the plan does not see them.
@@ -59,7 +68,8 @@ from geir.passes.memory.concat_slices import ConcatLayout, concat_slices
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
-__all__ = ["Buffer", "MemoryProblem", "Nesting", "IN_PLACE_OPS", "align", "tensor_bytes", "captured_values"]
+__all__ = ["Buffer", "MemoryProblem", "Nesting", "IN_PLACE_OPS", "VIEW_OPS", "align", "tensor_bytes",
+           "captured_values"]
 
 #: elementwise ops whose result may overwrite an operand of the same type (the
 #: kernel reads its inputs before it writes its output)
@@ -160,6 +170,9 @@ class MemoryProblem:
     in_place: list[tuple[Operation, Value]]  # (op, the operand it overwrites)
     #: which concats take their inputs inside their result, and why the others do not
     concats: ConcatLayout = attrs.Factory(ConcatLayout)
+    #: the results of no-task views (a reshape, an aliased split): their operand and
+    #: where in it they start, in bytes
+    views: dict[Value, tuple[Value, int]] = attrs.Factory(dict)
 
     @classmethod
     def build(cls, graph: Operation, order: StreamOrder, alignment: int = 512, in_place: bool = False,
@@ -211,6 +224,7 @@ class MemoryProblem:
             of_value[v] = b
             return b
 
+        views: dict[Value, tuple[Value, int]] = {}
         nodes = [(op, order.index[id(op)]) for op in block.ops if id(op) in order.index]
         span = _fused_spans(nodes, order)
         layout = (concat_slices([op for op, _ in nodes], order, returned,
@@ -229,13 +243,24 @@ class MemoryProblem:
                 new_buffer(arg, HOST, 0)
         for op, i in nodes:
             # a fused chain's ops write while the chain reads: none writes over what it reads
+            viewed = (None if unified_buffer else
+                      _viewed_operand(op, of_value, slices, concat_defines, returned, zero_copy, nesting.aliased))
             target = (_in_place_target(op, i, order, of_value, uses, returned, zero_copy, slices)
-                      if in_place and not unified_buffer and id(op) not in span
+                      if in_place and not unified_buffer and id(op) not in span and viewed is None
                       and not any(r in slices for r in op.results) else None)
+            at = 0
             for r in op.results:
                 if r in nesting.aliased or stays_in_unified_buffer(r) != unified_buffer:
                     continue
-                if r in concat_defines and r in of_value:  # its inputs took its buffer: the concat writes nothing
+                if viewed is not None:  # a view of its operand: no bytes of its own, nothing written
+                    b = of_value[viewed]
+                    b.values.append(r)
+                    b.uses.append(i)
+                    b.live_out |= r in returned
+                    of_value[r] = b
+                    views[r] = (viewed, at)
+                    at += tensor_bytes(r.type)
+                elif r in concat_defines and r in of_value:  # its inputs took its buffer: the concat writes nothing
                     of_value[r].uses.append(i)
                 elif r in slices:  # written into its concat's result, taken before the first producer
                     where = slices[r]
@@ -270,13 +295,18 @@ class MemoryProblem:
             if b.live_out:
                 last = {s: NEVER for s in range(order.num_streams)}
             b.free = [order.first_free(last, s) for s in range(order.num_streams)]
-        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs, layout)
+        return cls(graph, order, alignment, arena, io, of_value, _conflicts(order, arena), pairs, layout, views)
 
     def within(self, v: Value) -> int:
         """Where ``v`` lies in its buffer: bytes from the start (a no-task concat's
-        input inside the concat's result; 0 for every other value)."""
+        input inside the concat's result, a no-task split's result inside its
+        operand; 0 for every other value)."""
+        at = 0
+        while v in self.views:  # a view of a view: a split of a reshape
+            v, offset = self.views[v]
+            at += offset
         inside = self.concats.slices.get(v)
-        return inside.offset if inside is not None else 0
+        return at + (inside.offset if inside is not None else 0)
 
     @property
     def no_reuse_bytes(self) -> int:
@@ -303,6 +333,36 @@ def _fused_spans(nodes: list[tuple[Operation, int]], order: StreamOrder) -> dict
         last[h] = max(last.get(h, h), i)
     return {id(op): (head_of.get(i, i), last[head_of.get(i, i)]) for op, i in nodes
             if i in head_of or i in last}
+
+
+#: ops whose results GE reads where their operand lies, running them as no task
+VIEW_OPS = frozenset({"ge.reshape", "ge.flatten", "ge.squeeze", "ge.unsqueeze", "ge.identity"})
+
+
+def _viewed_operand(op: Operation, of_value: dict[Value, Buffer], slices: Container[Value],
+                    concat_defines: Container[Value], returned: set[Value], zero_copy: bool,
+                    aliased: Container[Value]) -> Value | None:
+    """The operand whose buffer ``op``'s results are views of (see the module doc),
+    or None: a reshape's or a no-task split's first operand, static and in a
+    buffer of the arena, when neither it nor a result is zero-copy I/O, a
+    concat's slice or a concat's result."""
+    if op.name not in VIEW_OPS and not (op.name == "ge.split" and "no_task" in op.attributes):
+        return None
+    if not op.operands or not op.results or op.get_attr("engine") not in (None, "AICore", "VectorCore"):
+        return None
+    v = op.operands[0]
+    b = of_value.get(v)
+    if b is None or b.region_op is not None or v in slices or v in concat_defines or v in aliased:
+        return None
+    if zero_copy and (b.is_input or b.live_out):
+        return None  # zero-copy I/O: its own buffer outside the arena
+    for r in op.results:
+        if (not isinstance(r.type, TensorType) or not r.type.is_static or r in slices or r in concat_defines
+                or r in aliased or (zero_copy and r in returned)):
+            return None
+    if sum(tensor_bytes(r.type) for r in op.results) != tensor_bytes(v.type):
+        return None
+    return v
 
 
 def _in_place_target(op: Operation, i: int, order: StreamOrder, of_value: dict[Value, Buffer],

@@ -56,6 +56,10 @@ def format_plan(plan: ArenaPlan, bound: MemoryBound, single_stream: int, graph_n
                     inside = problem.within(v)
                     note = f"in {value_name(b.values[0])} at +{inside}"
                     offset_text, size_text = str(offset + inside), str(tensor_bytes(v.type))
+                elif v in problem.views:  # a reshape's or an aliased split's result, inside its operand
+                    inside = problem.within(v)
+                    note = f"view of {value_name(problem.views[v][0])} at +{problem.views[v][1]}"
+                    offset_text, size_text = str(offset + inside), str(tensor_bytes(v.type))
                 else:
                     note = "zero-copy" if io else ("in place of " + value_name(b.values[j - 1]) if j else "")
                     offset_text, size_text = str(offset), str(b.size)
