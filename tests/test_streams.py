@@ -215,6 +215,45 @@ def test_split_streams_hold_their_copies_and_no_more_parts_than_needed(n: int, l
     _assert_clean_and_equal(result.report, result.outputs, _expected(text))
 
 
+def _relu_chain_with_views(kinds: list[bool]) -> str:
+    """A chain of ReLUs (True) and identities (False, a view: no task of its own)."""
+    t = "tensor<4x64xf32>"
+    lines = [f"ge.graph @main(%x: {t} {{ge.name = \"x\"}}) -> ({t}) {{"]
+    prev = "%x"
+    for i, relu in enumerate(kinds):
+        lines.append(f"  %v{i} = ge.{'relu' if relu else 'identity'} {prev} : ({t}) -> {t}")
+        prev = f"%v{i}"
+    lines += [f"  ge.return {prev} : ({t}) -> ()", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=30, deadline=None)
+@given(kinds=st.lists(st.booleans(), min_size=1, max_size=40), limit=st.integers(4, 16))
+def test_a_stream_part_counts_only_device_tasks(kinds: list[bool], limit: int) -> None:
+    """An op that is no device task of its own (an identity here) takes no room
+    in a stream: the chain is split exactly as the chain of its ReLUs alone,
+    every stream holds at most ``max-tasks-per-stream`` device tasks, and the
+    numbers are the interpreter's."""
+    kinds = [*kinds, True]
+    pipeline = f"partition-streams{{strategy=single}},insert-events{{max-tasks-per-stream={limit}}},lower-to-tasks"
+
+    def lowered(text: str) -> tuple[object, dict]:
+        module = parse_module(text, "views.mlir")
+        PassManager(parse_pipeline(pipeline)).run(module)
+        task_list = task_list_from_module(module)
+        result = emulate(task_list, {"x": X}, EmulatorOptions(progress=False))
+        return task_list, result
+
+    text = _relu_chain_with_views(kinds)
+    task_list, result = lowered(text)
+    relus_only, _ = lowered(_relu_chain_with_views([True] * kinds.count(True)))
+    assert len(task_list.streams) == len(relus_only.streams)
+    assert result.report["task_counts"]["no_task"] == kinds.count(False)
+    assert max(st["tasks"] for st in result.report["streams"]) <= limit
+    assert not any("per stream" in w for w in result.report["warnings"])
+    _assert_clean_and_equal(result.report, result.outputs, _expected(text))
+
+
 @pytest.mark.parametrize("strategy", HEURISTICS + ("optimal",))
 def test_labels_share_a_stream(strategy: str) -> None:
     text = random_dag_text(10, 7, engines=False, labels=2)
