@@ -64,6 +64,7 @@ from typing import Sequence
 import attrs
 
 from geir.attributes import IntegerAttr, UnitAttr
+from geir.backends.cost_model import has_device_task
 from geir.backends.device_profile import load_profile
 from geir.module import Module
 from geir.opdef import op_cost
@@ -72,7 +73,7 @@ from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
 
 __all__ = ["FuseUB", "ELEMENTWISE_OPS", "HEAD_OPS", "POOL_CHAIN_OPS", "stays_in_unified_buffer", "fused_into",
-           "chain_heads", "op_engine"]
+           "runs_as_task", "chain_heads", "op_engine"]
 
 #: elementwise ops CANN's buffer fusion takes into a chain
 ELEMENTWISE_OPS = frozenset({
@@ -127,6 +128,16 @@ def op_engine(op: Operation) -> str:
     if engine is None and op.definition is not None:
         engine = op.definition.engine
     return str(engine or "")
+
+
+def runs_as_task(op: Operation) -> bool:
+    """Whether GE gives ``op`` a device task of its own: not an op fused into its
+    chain's head, a reshape, or a concat or split laid out in place
+    (:func:`~geir.backends.cost_model.has_device_task`, on the op's engine and its
+    first result's static shape)."""
+    first = op.results[0].type if op.results else None
+    return has_device_task(op.name, op_engine(op), op.attributes,
+                           first.shape if isinstance(first, TensorType) and first.is_static else None)
 
 
 @attrs.define

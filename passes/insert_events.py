@@ -31,17 +31,15 @@ from __future__ import annotations
 import attrs
 
 from geir.attributes import IntegerAttr
-from geir.backends.cost_model import has_device_task
 from geir.backends.device_profile import load_profile
 from geir.diagnostics import Diagnostic, DiagnosticError, op_position
 from geir.module import Module
 from geir.operation import Operation, OpResult
-from geir.passes.fuse_ub import op_engine
+from geir.passes.fuse_ub import runs_as_task
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.passes.scheduling.op_graph import SYNC_OPS, OpGraph, first_sync_op, is_node
 from geir.passes.scheduling.sync_plan import plan_sync
 from geir.rewriter import Rewriter
-from geir.types import TensorType
 
 __all__ = ["InsertEvents", "ge_rule_event_count", "stream_attr"]
 
@@ -141,14 +139,6 @@ def _output_copies(terminator: Operation | None) -> tuple[dict[Operation, int], 
     return per_op, loose
 
 
-def _has_task(op: Operation) -> bool:
-    """Whether GE gives ``op`` a device task of its own (not a fused op, a reshape,
-    a concat or split laid out in place: :func:`has_device_task`)."""
-    first = op.results[0].type if op.results else None
-    return has_device_task(op.name, op_engine(op), op.attributes,
-                           first.shape if isinstance(first, TensorType) and first.is_static else None)
-
-
 def _split_streams(graph: Operation, limit: int, copies: dict[Operation, int], loose: int, first_event: int,
                    rewriter: Rewriter) -> int:
     """Split every stream whose tasks, with its end-of-graph task and the output
@@ -161,7 +151,7 @@ def _split_streams(graph: Operation, limit: int, copies: dict[Operation, int], l
     logical = [stream_attr(op) for op in ops]
     if not ops:
         return 0
-    weights = [(1 if op.name in SYNC_OPS or _has_task(op) else 0) + copies.get(op, 0) for op in ops]
+    weights = [(1 if op.name in SYNC_OPS or runs_as_task(op) else 0) + copies.get(op, 0) for op in ops]
     count: dict[int, int] = {0: loose}
     for weight, s in zip(weights, logical):
         count[s] = count.get(s, 0) + weight

@@ -58,12 +58,13 @@ from typing import Container, Sequence
 
 import attrs
 
+from geir.backends.cost_model import NO_TASK_OPS
 from geir.backends.task_list import element_bytes
 from geir.constants import CONSTANT_OPS
 from geir.diagnostics import error_at
 from geir.dialects.ge import BINARY, UNARY
 from geir.operation import Block, BlockArgument, Operation, OpResult, Value
-from geir.passes.fuse_ub import chain_heads, stays_in_unified_buffer
+from geir.passes.fuse_ub import chain_heads, runs_as_task, stays_in_unified_buffer
 from geir.passes.memory.concat_slices import ConcatLayout, concat_slices
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
@@ -336,7 +337,7 @@ def _fused_spans(nodes: list[tuple[Operation, int]], order: StreamOrder) -> dict
 
 
 #: ops whose results GE reads where their operand lies, running them as no task
-VIEW_OPS = frozenset({"ge.reshape", "ge.flatten", "ge.squeeze", "ge.unsqueeze", "ge.identity"})
+VIEW_OPS = frozenset(f"ge.{op}" for op in NO_TASK_OPS)
 
 
 def _viewed_operand(op: Operation, of_value: dict[Value, Buffer], slices: Container[Value],
@@ -348,8 +349,10 @@ def _viewed_operand(op: Operation, of_value: dict[Value, Buffer], slices: Contai
     concat's slice or a concat's result."""
     if op.name not in VIEW_OPS and not (op.name == "ge.split" and "no_task" in op.attributes):
         return None
-    if not op.operands or not op.results or op.get_attr("engine") not in (None, "AICore", "VectorCore"):
+    if not op.operands or not op.results:
         return None
+    if runs_as_task(op):
+        return None  # on an engine that runs it as a task (AICPU)
     v = op.operands[0]
     b = of_value.get(v)
     if b is None or b.region_op is not None or v in slices or v in concat_defines or v in aliased:
