@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from geir.diagnostics import SourceManager
 
 __all__ = ["DEFAULT_PIPELINE", "Compiled", "CompileReport", "PipelinePlan", "resolve_device",
-           "pass_device", "load_model", "needs_pipeline", "needs_host", "sink_control_problem", "plan_pipeline",
-           "compile_module", "task_list_of"]
+           "pass_device", "load_model", "needs_pipeline", "needs_host", "sink_control_problem", "host_reason_in",
+           "plan_pipeline", "compile_module", "task_list_of"]
 
 #: the pipeline ``ge-run`` runs on a graph nothing has scheduled yet
 DEFAULT_PIPELINE = "ge-default"
@@ -165,16 +165,29 @@ def host_reason(module: Any) -> str | None:
     """Why a graph needs the host between launches (:func:`needs_host`), said at
     the first op that does: ``loc: 'op' reason``; None when it does not."""
     from geir.passes.lower_to_tasks import loc_text
-    from geir.passes.range_shapes import data_dependent_diagnostics
     for graph in module.body.ops:
         if graph.name != "ge.graph":
             continue
-        control = _sink_control_reason(graph)
-        if control is not None:
-            op, why = control
-            return f"{loc_text(op.location) or '?'}: '{op.name}' {why}"
-        for d in data_dependent_diagnostics(graph)[:1]:
-            return f"{loc_text(d.location) if d.location is not None else '?'}: {d.message}"
+        found = host_reason_in(graph)
+        if found is not None:
+            why, location = found
+            return f"{loc_text(location) if location is not None else '?'}: {why}"
+    return None
+
+
+def host_reason_in(graph: Any) -> tuple[str, Any] | None:
+    """Why ``graph`` needs the host between launches and where: the first control
+    op the task sink cannot run (``'op' reason`` at the op), else the first size
+    that depends on values (its diagnostic's message and location); None when
+    neither."""
+    from geir.diagnostics import op_position
+    from geir.passes.range_shapes import data_dependent_diagnostics
+    control = _sink_control_reason(graph)
+    if control is not None:
+        op, why = control
+        return f"'{op.name}' {why}", op_position(op)
+    for d in data_dependent_diagnostics(graph)[:1]:
+        return d.message, d.location
     return None
 
 

@@ -144,9 +144,8 @@ def _refuse_host_driven(module: Any, name: str) -> None:
     rather than fail in a pass. Sizes that shape arithmetic decides are folded
     first (in ``module``), as ``ge-run`` folds them."""
     from geir.attributes import NameLoc
-    from geir.backends.model_compile import needs_host, sink_control_problem
-    from geir.diagnostics import Diagnostic, op_position
-    from geir.passes.range_shapes import data_dependent_diagnostics
+    from geir.backends.model_compile import host_reason_in, needs_host
+    from geir.diagnostics import Diagnostic
     from geir.passes.specialize_shapes import fold_static_shapes
     if not needs_host(module):
         return
@@ -158,14 +157,24 @@ def _refuse_host_driven(module: Any, name: str) -> None:
     d = Diagnostic("error", "the graph has control flow or data-dependent sizes: it runs as host-driven launches, "
                             "which ge-bench does not plan (ge-run runs it)", NameLoc(name))
     for graph in module.graphs():
-        control = sink_control_problem(graph)
-        if control is not None:
-            d.attach_note(f"control op '{control.name}' here", op_position(control))
-        else:
-            first = data_dependent_diagnostics(graph)
-            if first:
-                d.attach_note(first[0].message, first[0].location)
+        found = host_reason_in(graph)
+        if found is not None:
+            d.attach_note(*found)
     raise DiagnosticError(d)
+
+
+def _one_line(e: DiagnosticError) -> str:
+    """A diagnostic as a row holds it: its first line, then each of its notes
+    (``; note: file:line:col: message``), without the source lines."""
+    first = e.format().strip().splitlines()[0]
+    notes = e.diagnostics[0].notes if e.diagnostics else []
+    return first + "".join(f"; note: {_at(n)}{n.message}" for n in notes)
+
+
+def _at(d: Any) -> str:
+    """``file:line:col: `` of a diagnostic that has a place in a file, else nothing."""
+    p = d.file_position
+    return f"{p.file}:{p.line}:{p.col}: " if p is not None else ""
 
 
 def run_task(model: str, config: Configuration, text: str, time_limit: float, located: bool = False) -> dict[str, Any]:
@@ -184,7 +193,7 @@ def run_task(model: str, config: Configuration, text: str, time_limit: float, lo
         if not located:
             from geir.tools.bench.models import said_at_the_model
             e = said_at_the_model(e, model)
-        row["error"] = e.format().strip().splitlines()[0]
+        row["error"] = _one_line(e)
     except Exception as e:  # noqa: BLE001 - a bug in a pass must not end a long sweep
         # Recorded so the sweep goes on; a resumed sweep runs it again (it may be fixed by then).
         row["error"] = f"{INTERNAL_ERROR}{type(e).__name__}: {e}".splitlines()[0]
