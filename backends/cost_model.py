@@ -266,10 +266,9 @@ def has_device_task(op: str, engine: str | None, attributes: Mapping[str, Any] |
     reshape, a concat laid out in place or an aliased split, and runtime v2 lowers a
     reshape to its input's address with no launch (hicann/ge ``runtime/v2/engine/
     gelocal/reshape_converter.cc``). An RTS op (``ge.cmo``) is a task."""
-    name = (engine or "").lower()
-    pool = _ENGINE_ALIASES.get(name)
+    pool = normalize_engine(engine)
     if pool == GE_LOCAL:
-        return name in _RTS_ENGINES
+        return (engine or "").lower() in _RTS_ENGINES
     if attributes and ("fused_operand" in attributes or ("fused_output" in attributes and _op_name(op) == "aipp")):
         return False
     return not (pool in (AICORE, VECTOR) and _aliases_its_input(_op_name(op), attributes, shape))
@@ -279,7 +278,8 @@ def _widest_bytes(kernel: Kernel) -> int:
     """Bytes per element of the kernel's widest floating-point tensor (2 when it has none).
     An input smaller than the result (a Resize's f32 scales, which ONNX types f32 in
     every precision mode and GE folds into the kernel's attributes) sets no lanes."""
-    result = _elements(kernel.outputs[0].shape) if kernel.outputs and kernel.outputs[0] is not None else 0
+    shape = _first_shape(kernel)
+    result = _elements(shape) if shape is not None else 0
     for r in kernel.outputs:
         if r is not None and r.dtype in _WIDE_FLOATS:
             return 4

@@ -121,12 +121,9 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
             bounds[name] = alone / cap
     if schedule.mode == "host":
         # the host thread launches every task that ran (all of them, unless the device stalled)
-        launched = sum(1 for x in schedule.start if x != INF)
-        host = launched * launch_us
         costs = host_launch_costs(schedule.program, launch_us, schedule.event_launch_us, schedule.free_events)
-        if costs is not None:  # records and waits cost the host otherwise, and some tasks nothing
-            host = sum(costs[g] for g, x in enumerate(schedule.start) if x != INF)
-            launched = sum(1 for g, x in enumerate(schedule.start) if x != INF and costs[g] > 0)
+        host = sum(costs[g] for g, x in enumerate(schedule.start) if x != INF)
+        launched = sum(1 for g, x in enumerate(schedule.start) if x != INF and costs[g] > 0)
         engines["Host"] = {"capacity": 1, "busy_us": _r(host), "work_us": _r(host),
                            "utilization": round(host / makespan, 4) if makespan > 0 else 0.0, "tasks": launched}
         bounds["Host"] = host

@@ -150,17 +150,13 @@ class Schedule:
 
 
 def host_launch_costs(program: Program, launch_us: float, event_launch_us: float | None = None,
-                      free_events: frozenset[int] = frozenset()) -> list[float] | None:
+                      free_events: frozenset[int] = frozenset()) -> list[float]:
     """What launching each task costs the host thread: ``launch_us``, a record or
     wait ``event_launch_us`` when given, one of ``free_events`` nothing, and nothing
     for what the host does not launch: an end-of-graph marker (runtime v2 has no
     such task: the host waits for its streams) and a kernel that is no device task
-    of its own (:attr:`Program.taskless`). None when every task costs ``launch_us``."""
-    kind, event = program.kind, program.event
-    taskless = program.taskless
-    if ((event_launch_us is None or event_launch_us == launch_us) and not free_events and not taskless
-            and END not in kind):
-        return None
+    of its own (:attr:`Program.taskless`)."""
+    kind, event, taskless = program.kind, program.event, program.taskless
     event_us = launch_us if event_launch_us is None else event_launch_us
     return [0.0 if g in taskless or kind[g] == END
             else ((0.0 if event[g] in free_events else event_us) if kind[g] in (RECORD, WAIT) else launch_us)
@@ -175,10 +171,6 @@ def host_launch_times(program: Program, sink: Schedule, launch_us: float,
     order = sorted(range(program.n), key=lambda g: (sink.start[g], program.stream_of[g], g))
     launch = [0.0] * program.n
     costs = host_launch_costs(program, launch_us, event_launch_us, free_events)
-    if costs is None:
-        for rank, g in enumerate(order):
-            launch[g] = (rank + 1) * launch_us
-        return launch
     at = 0.0
     for g in order:
         at += costs[g]

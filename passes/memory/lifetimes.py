@@ -249,18 +249,24 @@ class MemoryProblem:
             target = (_in_place_target(op, i, order, of_value, uses, returned, zero_copy, slices)
                       if in_place and not unified_buffer and id(op) not in span and viewed is None
                       and not any(r in slices for r in op.results) else None)
+            # a view of its operand (no bytes of its own, nothing written) or an
+            # elementwise op writing over it: the result joins the operand's buffer
+            owner = viewed if viewed is not None else target
             at = 0
             for r in op.results:
                 if r in nesting.aliased or stays_in_unified_buffer(r) != unified_buffer:
                     continue
-                if viewed is not None:  # a view of its operand: no bytes of its own, nothing written
-                    b = of_value[viewed]
+                if owner is not None:
+                    b = of_value[owner]
                     b.values.append(r)
                     b.uses.append(i)
                     b.live_out |= r in returned
                     of_value[r] = b
-                    views[r] = (viewed, at)
-                    at += tensor_bytes(r.type)
+                    if viewed is not None:
+                        views[r] = (viewed, at)
+                        at += tensor_bytes(r.type)
+                    else:
+                        pairs.append((op, owner))
                 elif r in concat_defines and r in of_value:  # its inputs took its buffer: the concat writes nothing
                     of_value[r].uses.append(i)
                 elif r in slices:  # written into its concat's result, taken before the first producer
@@ -272,13 +278,6 @@ class MemoryProblem:
                     b.values.append(r)
                     b.uses.extend(span[id(op)] if id(op) in span else (i,))
                     of_value[r] = b
-                elif target is not None:
-                    b = of_value[target]
-                    b.values.append(r)
-                    b.uses.append(i)
-                    b.live_out |= r in returned
-                    of_value[r] = b
-                    pairs.append((op, target))
                 elif id(op) in span:  # taken when the chain's head starts, held while the chain runs
                     first, last = span[id(op)]
                     new_buffer(r, first, order.stream[first]).uses.append(last)

@@ -164,17 +164,9 @@ def _refuse_host_driven(module: Any, name: str) -> None:
 
 
 def _one_line(e: DiagnosticError) -> str:
-    """A diagnostic as a row holds it: its first line, then each of its notes
-    (``; note: file:line:col: message``), without the source lines."""
-    first = e.format().strip().splitlines()[0]
-    notes = e.diagnostics[0].notes if e.diagnostics else []
-    return first + "".join(f"; note: {_at(n)}{n.message}" for n in notes)
-
-
-def _at(d: Any) -> str:
-    """``file:line:col: `` of a diagnostic that has a place in a file, else nothing."""
-    p = d.file_position
-    return f"{p.file}:{p.line}:{p.col}: " if p is not None else ""
+    """A diagnostic as a row holds it: the first one's message, then each of its
+    notes with its place, on one line (no source lines)."""
+    return "; ".join(e.diagnostics[0].format().strip().splitlines()) if e.diagnostics else ""
 
 
 def run_task(model: str, config: Configuration, text: str, time_limit: float, located: bool = False) -> dict[str, Any]:
