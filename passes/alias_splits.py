@@ -43,14 +43,12 @@ from geir.constants import CONSTANT_OPS
 from geir.module import Module
 from geir.operation import Operation, OpResult, Value
 from geir.passes.fuse_ub import op_engine
-from geir.passes.memory.concat_slices import is_back_to_back
+from geir.passes.memory.concat_slices import VIEW_OPS, is_back_to_back
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
 
 __all__ = ["AliasSplits", "why_not_aliased"]
 
-#: reshapes: local ops without an AI core kernel
-_RESHAPES = frozenset({"ge.reshape", "ge.flatten", "ge.squeeze", "ge.unsqueeze", "ge.identity"})
 #: readers that keep a split a task besides those off the AI core: GE's ``InvalidNodeType``
 _TASK_KEEPING = frozenset({"ge.return", "ge.split"})
 
@@ -65,7 +63,7 @@ def _runs_as_no_task(op: Operation) -> bool:
 
 def _before_reshapes(value: Value) -> Operation | None:
     """The op that wrote ``value`` before any reshapes (None: a graph input)."""
-    while isinstance(value, OpResult) and value.op.name in _RESHAPES and value.op.operands:
+    while isinstance(value, OpResult) and value.op.name in VIEW_OPS and value.op.operands:
         value = value.op.operands[0]
     return value.op if isinstance(value, OpResult) else None
 
@@ -99,7 +97,7 @@ def why_not_aliased(split: Operation) -> str | None:
         return f"its operand comes from '{producer.name}', which runs as no task"
     for result in split.results:
         for reader in (use.owner for use in result.uses):
-            if reader.name in _RESHAPES:
+            if reader.name in VIEW_OPS:
                 return f"a result is read by '{reader.name}', a local op GE puts back before the split is decided"
             if reader.name in _TASK_KEEPING:
                 return f"a result is read by '{reader.name}'"

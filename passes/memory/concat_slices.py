@@ -38,18 +38,20 @@ from typing import Callable, Container
 
 import attrs
 
+from geir.backends.cost_model import NO_TASK_OPS
 from geir.constants import CONSTANT_OPS
 from geir.operation import Operation, OpResult, Value
 from geir.passes.memory.happens_before import StreamOrder
 from geir.types import TensorType
 
-__all__ = ["ConcatSlice", "ConcatLayout", "concat_slices", "is_back_to_back", "why_not_in_place", "FORK_WINDOW"]
+__all__ = ["ConcatSlice", "ConcatLayout", "concat_slices", "is_back_to_back", "why_not_in_place", "FORK_WINDOW",
+           "VIEW_OPS"]
 
 #: how far before its first producer a concat's buffer may be taken
 FORK_WINDOW = 64
 
-#: ops whose results alias their input on the device (GE_LOCAL, no task)
-_ALIASING_OPS = frozenset({"ge.reshape", "ge.flatten", "ge.squeeze", "ge.unsqueeze", "ge.identity"})
+#: ops whose results alias their input on the device (GE_LOCAL, no task): the reshapes
+VIEW_OPS = frozenset(f"ge.{op}" for op in NO_TASK_OPS)
 
 
 @attrs.frozen
@@ -96,7 +98,7 @@ def why_not_in_place(concat: Operation, returned: set[Value], laid_out: Containe
             return "an input is a graph output"
         if any(u.owner is not concat for u in v.uses):
             return "an input is read by other ops too"
-        if v.op.name in _ALIASING_OPS or v.op in laid_out:
+        if v.op.name in VIEW_OPS or v.op in laid_out:
             return f"an input comes from '{v.op.name}', which runs as no task"
     if concat.results[0] in returned:
         return "its result is a graph output"

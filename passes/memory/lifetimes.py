@@ -58,14 +58,13 @@ from typing import Container, Sequence
 
 import attrs
 
-from geir.backends.cost_model import NO_TASK_OPS
 from geir.backends.task_list import element_bytes
 from geir.constants import CONSTANT_OPS
 from geir.diagnostics import error_at
 from geir.dialects.ge import BINARY, UNARY
 from geir.operation import Block, BlockArgument, Operation, OpResult, Value
 from geir.passes.fuse_ub import chain_heads, runs_as_task, stays_in_unified_buffer
-from geir.passes.memory.concat_slices import ConcatLayout, concat_slices
+from geir.passes.memory.concat_slices import VIEW_OPS, ConcatLayout, concat_slices
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
@@ -333,10 +332,6 @@ def _fused_spans(nodes: list[tuple[Operation, int]], order: StreamOrder) -> dict
         last[h] = max(last.get(h, h), i)
     return {id(op): (head_of.get(i, i), last[head_of.get(i, i)]) for op, i in nodes
             if i in head_of or i in last}
-
-
-#: ops whose results GE reads where their operand lies, running them as no task
-VIEW_OPS = frozenset(f"ge.{op}" for op in NO_TASK_OPS)
 
 
 def _viewed_operand(op: Operation, of_value: dict[Value, Buffer], slices: Container[Value],
