@@ -16,7 +16,8 @@ the vendor compiled with it and static AIPP (``--insert_op_conf``, the
 configurations in ``bench/aipp/``) where they say the model took uint8 images,
 and the vendor's graph edits that change the work where they name them
 (``bench/vendor_edits.py``: a ViT's tokens padded to whole 16-row fractals, a
-ViT's batch and tokens merged into its MatMuls' rows) —
+ViT's batch and tokens merged into its MatMuls' rows, GPT-2's projections
+unflattened and its fused query-key-value projection made three) —
 lowered and emulated in sink mode, one launch, after a run of the same
 model (``warm_l2``: ais_bench runs one warm-up inference before the timed ones
 by default, so a model whose weights and activations fit in L2 finds its

@@ -16,6 +16,7 @@ from onnx.reference import ReferenceEvaluator
 
 import geir
 from calibration_bench import load_bench_script
+from geir.absent_weights import module_has_absent_weights
 from geir.attributes import StringAttr
 from geir.backends.cost_model import CostModel
 from geir.backends.device_profile import load_profile
@@ -227,3 +228,111 @@ def test_pad_nz_block_pads_the_tokens_to_whole_fractals_and_keeps_the_first_toke
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_allclose(ReferenceEvaluator(edited).run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-6)
     assert vendor_edits.apply_edits(model, (), 2) is model
+
+
+def _gpt2_attention(batch: int, tokens: int, heads: int, head_width: int) -> onnx.ModelProto:
+    """GPT-2's attention as its exporter writes it: one Gemm to the fused query, key
+    and value, a Split of its last axis, heads permuted (the key's to [0, 2, 3, 1]),
+    scores, softmax, the values."""
+    width = heads * head_width
+    rng = np.random.default_rng(3)
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.1).astype(np.float32), n) for n, s in
+             (("w", (width, 3 * width)), ("b", (3 * width,)))]
+    inits += [numpy_helper.from_array(np.array(v, dtype=np.int64), n) for n, v in
+              (("rows", [batch * tokens, width]), ("fused", [batch, tokens, 3 * width]),
+               ("heads", [batch, tokens, heads, head_width]), ("parts", [width] * 3))]
+    nodes = [helper.make_node("Reshape", ["x", "rows"], ["x2"]),
+             helper.make_node("Gemm", ["x2", "w", "b"], ["qkv2"]),
+             helper.make_node("Reshape", ["qkv2", "fused"], ["qkv"]),
+             helper.make_node("Split", ["qkv", "parts"], ["q", "k", "v"], axis=2)]
+    for name, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+        nodes += [helper.make_node("Reshape", [name, "heads"], [f"{name}h"]),
+                  helper.make_node("Transpose", [f"{name}h"], [f"{name}t"], perm=perm)]
+    nodes += [helper.make_node("MatMul", ["qt", "kt"], ["scores"]),
+              helper.make_node("Softmax", ["scores"], ["p"], axis=-1),
+              helper.make_node("MatMul", ["p", "vt"], ["y"])]
+    graph = helper.make_graph(nodes, "attention", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [batch, tokens, width])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, [batch, heads, tokens, head_width])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _gpt2_mlp(batch: int, tokens: int, width: int) -> onnx.ModelProto:
+    """GPT-2's MLP as transformers' Conv1D exports it: each Gemm between a Reshape
+    of batch and tokens into rows and one back, an activation, the residual Add."""
+    rng = np.random.default_rng(5)
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.1).astype(np.float32), n) for n, s in
+             (("w1", (width, 4 * width)), ("b1", (4 * width,)), ("w2", (4 * width, width)), ("b2", (width,)))]
+    inits += [numpy_helper.from_array(np.array(v, dtype=np.int64), n) for n, v in
+              (("rows", [-1, width]), ("wide_rows", [-1, 4 * width]), ("wide", [batch, tokens, 4 * width]),
+               ("narrow", [batch, tokens, width]))]
+    nodes = [helper.make_node("Reshape", ["x", "rows"], ["x2"]),
+             helper.make_node("Gemm", ["x2", "w1", "b1"], ["h2"]),
+             helper.make_node("Reshape", ["h2", "wide"], ["h"]),
+             helper.make_node("Tanh", ["h"], ["a"]),
+             helper.make_node("Reshape", ["a", "wide_rows"], ["a2"]),
+             helper.make_node("Gemm", ["a2", "w2", "b2"], ["o2"]),
+             helper.make_node("Reshape", ["o2", "narrow"], ["o"]),
+             helper.make_node("Add", ["o", "x"], ["y"])]
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [batch, tokens, width])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, [batch, tokens, width])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_fix_ubfusion_lets_the_matmuls_activation_and_residual_join_their_kernels(vendor_edits) -> None:
+    assert vendor_edits.vendor_edits("graph edits: opt_onnx_update.py (Gemm->MatMul+Add, splits fused QKV)") \
+        == ("fix_ubfusion", "fix_attention_qkv")
+    model = _gpt2_mlp(2, 32, 64)
+    edited = vendor_edits.apply_edits(model, ("fix_ubfusion",), 2)
+    onnx.checker.check_model(edited)
+    assert [n.op_type for n in edited.graph.node] == ["MatMul", "Add", "Tanh", "MatMul", "Add", "Add"]
+    x = np.random.default_rng(2).standard_normal((2, 32, 64)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(ReferenceEvaluator(edited).run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-5)
+    runs = {}
+    for label, source in (("exported", model), ("edited", edited)):
+        module = geir.import_onnx(source)
+        geir.run_pipeline(module, "ge-default{device=310P3}")
+        runs[label] = geir.emulate(geir.lower(module), device="310P3", timing_only=True)
+    # a Reshape between a MatMul and its activation or residual keeps each a kernel
+    # of its own; without it, the Tanh and the residual Add join their MatMuls'
+    assert runs["exported"].task_counts["kernel"] - runs["edited"].task_counts["kernel"] == 2
+    assert runs["edited"].makespan_us < runs["exported"].makespan_us
+
+
+def test_fix_attention_qkv_projects_query_key_and_value_apart_with_no_split(vendor_edits) -> None:
+    model = _gpt2_attention(2, 32, 4, 16)
+    edited = vendor_edits.apply_edits(model, ("fix_attention_qkv",), 2)
+    onnx.checker.check_model(edited)
+    kinds = [n.op_type for n in edited.graph.node]
+    assert kinds.count("Split") == 0 and kinds.count("Gemm") == 3
+    assert [list(n.attribute[0].ints) for n in edited.graph.node if n.op_type == "Transpose"] \
+        == [[0, 2, 1, 3], [0, 2, 1, 3], [0, 1, 3, 2], [0, 2, 1, 3]]
+    x = np.random.default_rng(1).standard_normal((2, 32, 64)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(ReferenceEvaluator(edited).run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-6)
+    # GE folds the key's swap of its last two axes into the score MatMul: the
+    # edited graph runs no split and no more transposes than the exported one
+    counts = {}
+    for label, source in (("exported", model), ("edited", edited)):
+        module = geir.import_onnx(source)
+        geir.run_pipeline(module, "ge-default{device=310P3}")
+        kinds = [op.get_attr("op") for op in module.walk() if op.name == "rt.kernel"]
+        counts[label] = (kinds.count("ge.split"), kinds.count("ge.transpose"))
+    assert counts == {"exported": (1, 3), "edited": (0, 3)}
+
+
+def test_fix_attention_qkv_keeps_an_absent_weight_absent(vendor_edits) -> None:
+    model = _gpt2_attention(1, 16, 2, 16)
+    weight = next(i for i in model.graph.initializer if i.name == "w")
+    absent = onnx.TensorProto(name="w", data_type=weight.data_type, dims=weight.dims,
+                              data_location=onnx.TensorProto.EXTERNAL)
+    absent.external_data.add(key="location", value="model.weights")
+    model.graph.initializer.remove(weight)
+    model.graph.initializer.append(absent)
+    edited = vendor_edits.apply_edits(model, ("fix_attention_qkv",), 1)
+    parts = [i for i in edited.graph.initializer if i.name.startswith("w_part")]
+    assert [list(p.dims) for p in parts] == [[32, 32]] * 3
+    assert all(p.data_location == onnx.TensorProto.EXTERNAL and not p.raw_data for p in parts)
+    assert module_has_absent_weights(geir.import_onnx(edited))  # imports to run timing-only
