@@ -19,7 +19,11 @@ from onnx.reference import ReferenceEvaluator
 
 from geir.api import run_model
 from geir.backends.interpreter import interpret
-from geir.backends.kernels.underflow import F16_SMALLEST, Underflow, check_underflow, watch_underflow
+from geir.attributes import ArrayAttr, IntegerAttr
+from geir.backends.kernel_dispatch import run_op
+from geir.backends.kernels.underflow import (F16_SMALLEST, VALUE_COPYING_OPS, Underflow, check_underflow,
+                                             watch_underflow)
+from geir.dialects.ge import DIALECT
 from geir.module import Module
 from geir.parser import parse_module
 from geir.passes.pass_base import PassContext
@@ -129,6 +133,59 @@ def test_outside_a_watch_and_without_zeros_the_kernel_runs_once() -> None:
         check_underflow({}, "ge.relu", inputs, [np.ones(4, np.float16)], rerun)  # no zero: nothing flushed
         check_underflow({}, "ge.relu", inputs, [np.zeros(4, np.float32)], rerun)  # not f16
     assert len(watch) == 0
+
+
+def test_an_op_that_only_moves_f16_values_runs_once_though_its_result_holds_zeros() -> None:
+    def rerun(inputs: list[Any]) -> list[Any]:
+        raise AssertionError("the kernel ran again")
+
+    x = np.array([0.0, -1.0, 2.0, 0.0], np.float16)
+    with watch_underflow() as watch:
+        check_underflow({}, "ge.relu", [x], [np.maximum(x, 0)], rerun)
+        check_underflow({}, "ge.transpose", [x.reshape(2, 2)], [x.reshape(2, 2).T], rerun)
+    assert len(watch) == 0
+    # an f32 operand is rounded on its way into an f16 result: that run is checked
+    reran = []
+    with watch_underflow():
+        check_underflow({}, "ge.concat", [x, np.full(4, 1e-9, np.float32)],
+                        [np.concatenate([x, np.zeros(4, np.float16)])],
+                        lambda inputs: reran.append(1) or [np.concatenate(inputs)])
+    assert reran == [1]
+    assert VALUE_COPYING_OPS <= set(DIALECT.ops)
+
+
+@pytest.mark.parametrize("value,checked", [(0.0, True), (-0.0, True), (np.inf, True), (-np.inf, True),
+                                           (np.nan, True), (6e-8, False), (-65504.0, False), (1.0, False)])
+def test_a_kernel_runs_again_in_f32_only_for_a_result_holding_a_zero_or_a_non_finite_value(
+        value: float, checked: bool) -> None:
+    reran = []
+    result = np.array([[1.0, value], [2.0, -3.0]], np.float16)[:, ::-1]  # strided, as a view may be
+    with watch_underflow():
+        check_underflow({}, "ge.mul", [result], [result], lambda inputs: reran.append(1) or [inputs[0]])
+    assert reran == ([1] if checked else [])
+
+
+_PERM = {"perm": ArrayAttr((IntegerAttr(1), IntegerAttr(0)))}
+_AXIS = {"axis": IntegerAttr(0)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1e-7, -6e-8, 3e-5, 1.0, -2.5, 65504.0, np.inf, -np.inf]),
+                min_size=4, max_size=4))
+def test_the_value_copying_ops_give_in_f16_what_they_give_in_f32(values: list[float]) -> None:
+    """Each op of VALUE_COPYING_OPS tried here rounds nothing: its f16 run on f16
+    operands is its f32 run on the same operands widened, value for value."""
+    x = np.array(values, np.float16).reshape(2, 2)
+    y = x[::-1].copy()
+    condition = np.array([[True, False], [False, True]])
+    for op, inputs, attributes in (("ge.relu", [x], {}), ("ge.abs", [x], {}), ("ge.neg", [x], {}),
+                                   ("ge.max", [x, y], {}), ("ge.min", [x, y], {}),
+                                   ("ge.where", [condition, x, y], {}), ("ge.transpose", [x], _PERM),
+                                   ("ge.concat", [x, y], _AXIS)):
+        assert op in VALUE_COPYING_OPS
+        narrow = run_op(op, attributes, inputs, 1)[0]
+        wide = run_op(op, attributes, [i.astype(np.float32) if i.dtype == np.float16 else i for i in inputs], 1)[0]
+        np.testing.assert_array_equal(narrow.astype(np.float32), wide)
 
 
 @pytest.mark.parametrize("flushed", [1, 99, 100, 500])

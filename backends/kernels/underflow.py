@@ -20,9 +20,13 @@ some op overflowed; otherwise the model makes them in f32 as well.
 
 The f32 run is made only for an f16 result that holds a zero or a value that
 is not finite (rare unless something underflows or overflows, or the op makes
-zeros), so a watched run costs little more than an unwatched one. ``ge.cast``
-to f16 (what ``precision-mode`` inserts after an f32 input, or makes of a
-model's cast of integers to f32) compares its input with its result.
+zeros), and never for an op that only moves or selects values
+(:data:`VALUE_COPYING_OPS`: a transpose, a slice, a ReLU, a max pooling) of
+f16 inputs, whose every result value is one of theirs and so as exact in f16
+as in f32; a model whose activations hold zeros (padding, ReLUs) would
+otherwise run many of its kernels twice. ``ge.cast`` to f16 (what
+``precision-mode`` inserts after an f32 input, or makes of a model's cast of
+integers to f32) compares its input with its result.
 """
 
 from __future__ import annotations
@@ -36,7 +40,17 @@ import attrs
 import numpy as np
 
 __all__ = ["F16_SMALLEST", "F16_ROUNDING", "Underflow", "UnderflowWatch", "watch_underflow", "check_underflow",
-           "count_flushed", "count_overflowed", "located", "first_overflow"]
+           "count_flushed", "count_overflowed", "located", "first_overflow", "VALUE_COPYING_OPS"]
+
+#: ops each of whose result values is one of their operands' values (or a zero
+#: they fill in): data movement and selection, which round nothing
+VALUE_COPYING_OPS = frozenset({
+    "ge.identity", "ge.reshape", "ge.flatten", "ge.squeeze", "ge.unsqueeze", "ge.transpose", "ge.trans_data",
+    "ge.slice", "ge.split", "ge.concat", "ge.gather", "ge.gather_elements", "ge.gather_nd", "ge.scatter",
+    "ge.scatter_elements", "ge.scatter_nd", "ge.expand", "ge.tile", "ge.depth_to_space", "ge.space_to_depth",
+    "ge.reverse_sequence", "ge.compress", "ge.center_crop_pad", "ge.max_unpool", "ge.trilu", "ge.where",
+    "ge.relu", "ge.max", "ge.min", "ge.abs", "ge.neg", "ge.max_pool",
+})
 
 #: f16's smallest positive value (a subnormal): half of it and less round to zero
 F16_SMALLEST = float(np.finfo(np.float16).smallest_subnormal)
@@ -182,8 +196,9 @@ def check_underflow(attributes: Mapping[str, Any], op_name: str, inputs: Sequenc
     watch = _ACTIVE.get()
     if watch is None:
         return
-    narrow = [i for i, r in enumerate(results)
-              if r.dtype == _F16 and r.size and not (np.all(r) and np.all(np.isfinite(r)))]
+    if op_name in VALUE_COPYING_OPS and all(x is None or x.dtype.kind != "f" or x.dtype == _F16 for x in inputs):
+        return  # its f16 values are its f16 inputs': the f32 run would give the same
+    narrow = [i for i, r in enumerate(results) if r.dtype == _F16 and r.size and not _nonzero_and_finite(r)]
     if not narrow:
         return
     if op_name == "ge.cast":
@@ -204,6 +219,15 @@ def check_underflow(attributes: Mapping[str, Any], op_name: str, inputs: Sequenc
         if w is not None and w.dtype.kind == "f" and w.shape == results[i].shape:
             pairs.append((w, results[i]))
     _note(watch, attributes, op_name, pairs)
+
+
+def _nonzero_and_finite(values: np.ndarray) -> bool:
+    """Whether every f16 value is neither zero nor infinite nor NaN, read from
+    its bits (numpy's f16 arithmetic converts each value; this is one pass of
+    integer work): magnitude bits, less one, below the largest finite value's."""
+    magnitude = values.view(np.uint16) & np.uint16(0x7FFF)
+    magnitude -= np.uint16(1)  # a zero wraps round to the largest
+    return bool(np.all(magnitude < np.uint16(0x7BFF)))
 
 
 def count_overflowed(wide: np.ndarray, narrow: np.ndarray) -> int:
