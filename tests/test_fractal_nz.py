@@ -22,6 +22,7 @@ from geir.backends.cost_model import CostModel
 from geir.backends.device_profile import load_profile
 from geir.backends.task_list import ARENA, Kernel, TensorRef
 from geir.constants import CONSTANT_OPS
+from geir.module import Module
 
 #: the ops that may read a FRACTAL_NZ value without a TransData before them
 NZ_READERS = frozenset({"ge.matmul", "ge.batch_matmul", "ge.gemm", "ge.add", "ge.sub", "ge.mul", "ge.div",
@@ -257,6 +258,18 @@ def _gpt2_attention(batch: int, tokens: int, heads: int, head_width: int) -> onn
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def _assert_same_outputs(model: onnx.ModelProto, edited: onnx.ModelProto, x: np.ndarray) -> None:
+    """The edited model computes what the exported one does (``onnx.reference``)."""
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(ReferenceEvaluator(edited).run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-5)
+
+
+def _compiled_for_310p3(source: onnx.ModelProto) -> Module:
+    module = geir.import_onnx(source)
+    geir.run_pipeline(module, "ge-default{device=310P3}")
+    return module
+
+
 def _gpt2_mlp(batch: int, tokens: int, width: int) -> onnx.ModelProto:
     """GPT-2's MLP as transformers' Conv1D exports it: each Gemm between a Reshape
     of batch and tokens into rows and one back, an activation, the residual Add."""
@@ -287,14 +300,9 @@ def test_fix_ubfusion_lets_the_matmuls_activation_and_residual_join_their_kernel
     edited = vendor_edits.apply_edits(model, ("fix_ubfusion",), 2)
     onnx.checker.check_model(edited)
     assert [n.op_type for n in edited.graph.node] == ["MatMul", "Add", "Tanh", "MatMul", "Add", "Add"]
-    x = np.random.default_rng(2).standard_normal((2, 32, 64)).astype(np.float32)
-    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
-    np.testing.assert_allclose(ReferenceEvaluator(edited).run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-5)
-    runs = {}
-    for label, source in (("exported", model), ("edited", edited)):
-        module = geir.import_onnx(source)
-        geir.run_pipeline(module, "ge-default{device=310P3}")
-        runs[label] = geir.emulate(geir.lower(module), device="310P3", timing_only=True)
+    _assert_same_outputs(model, edited, np.random.default_rng(2).standard_normal((2, 32, 64)).astype(np.float32))
+    runs = {label: geir.emulate(geir.lower(_compiled_for_310p3(source)), device="310P3", timing_only=True)
+            for label, source in (("exported", model), ("edited", edited))}
     # a Reshape between a MatMul and its activation or residual keeps each a kernel
     # of its own; without it, the Tanh and the residual Add join their MatMuls'
     assert runs["exported"].task_counts["kernel"] - runs["edited"].task_counts["kernel"] == 2
@@ -309,16 +317,12 @@ def test_fix_attention_qkv_projects_query_key_and_value_apart_with_no_split(vend
     assert kinds.count("Split") == 0 and kinds.count("Gemm") == 3
     assert [list(n.attribute[0].ints) for n in edited.graph.node if n.op_type == "Transpose"] \
         == [[0, 2, 1, 3], [0, 2, 1, 3], [0, 1, 3, 2], [0, 2, 1, 3]]
-    x = np.random.default_rng(1).standard_normal((2, 32, 64)).astype(np.float32)
-    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
-    np.testing.assert_allclose(ReferenceEvaluator(edited).run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-6)
+    _assert_same_outputs(model, edited, np.random.default_rng(1).standard_normal((2, 32, 64)).astype(np.float32))
     # GE folds the key's swap of its last two axes into the score MatMul: the
     # edited graph runs no split and no more transposes than the exported one
     counts = {}
     for label, source in (("exported", model), ("edited", edited)):
-        module = geir.import_onnx(source)
-        geir.run_pipeline(module, "ge-default{device=310P3}")
-        kinds = [op.get_attr("op") for op in module.walk() if op.name == "rt.kernel"]
+        kinds = [op.get_attr("op") for op in _compiled_for_310p3(source).walk() if op.name == "rt.kernel"]
         counts[label] = (kinds.count("ge.split"), kinds.count("ge.transpose"))
     assert counts == {"exported": (1, 3), "edited": (0, 3)}
 
