@@ -311,10 +311,14 @@ def _fused_projection(split: onnx.NodeProto, producers: dict[str, onnx.NodeProto
     axis = next((a.i for a in split.attribute if a.name == "axis"), 0)
     if rank == 0 or axis % rank != rank - 1:
         return None
+    sizes = next((list(a.ints) for a in split.attribute if a.name == "split"), None)  # before opset 13
     if len(split.input) > 1 and split.input[1]:
-        sizes = _constant(split.input[1], producers, weights)
-        if sizes is None or len(set(sizes.tolist())) != 1:
+        given = _constant(split.input[1], producers, weights)
+        if given is None:
             return None
+        sizes = given.tolist()
+    if sizes is not None and len(set(sizes)) != 1:
+        return None
     reshape, add = None, None
     node = producers.get(split.input[0])
     if node is not None and node.op_type == "Reshape":
@@ -375,7 +379,7 @@ def _part_of(tensor: onnx.TensorProto, part: int, parts: int, axis: int) -> onnx
 def _key_permute_as_query(graph: onnx.GraphProto, parts: Sequence[str]) -> None:
     """The part whose head permute differs from the other two (the key's
     ``[0, 2, 3, 1]``) permuted as they are, then its last two axes swapped."""
-    consumers = {}
+    consumers: dict[str, list[onnx.NodeProto]] = {}
     for node in graph.node:
         for x in node.input:
             consumers.setdefault(x, []).append(node)
