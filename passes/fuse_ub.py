@@ -54,7 +54,10 @@ between them, after at most an inference batch norm (which GE's
 ConvBatchnormFusionPass folds into the convolution first). The pooled result
 is what the one kernel writes: ``fused_result_bytes`` on the head says how many
 bytes that is, and the pooling's work joins the head's ``fused_flops``. Remarks
-say what was fused (``ge-opt -Rpass=fuse-ub``).
+say what was fused (``ge-opt -Rpass=fuse-ub``), and which elementwise op a
+reshape keeps from its cube op's chain: GE's ReshapeRecoveryPass puts back a
+reshape whose two sides' shapes differ before UB fusion, whose matcher joins
+adjacent ops only (transformers' Conv1D writes Gemm, Reshape, then its GELU).
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ from geir.backends.device_profile import load_profile
 from geir.module import Module
 from geir.opdef import op_cost
 from geir.operation import Operation, OpResult, Value
+from geir.passes.memory.concat_slices import VIEW_OPS
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
 
@@ -82,9 +86,11 @@ ELEMENTWISE_OPS = frozenset({
     "ge.div", "ge.max", "ge.min", "ge.abs", "ge.neg", "ge.exp", "ge.sqrt", "ge.reciprocal", "ge.cast",
     "ge.batch_norm",
 })
-#: ops that may head a fused chain: the cube ops (their output passes through the
-#: vector unit on its way out) and the elementwise ops themselves
-HEAD_OPS = frozenset({"ge.conv2d", "ge.matmul", "ge.gemm", "ge.batch_matmul"}) | ELEMENTWISE_OPS
+#: the cube ops that may head a fused chain (their output passes through the
+#: vector unit on its way out)
+CUBE_HEAD_OPS = frozenset({"ge.conv2d", "ge.matmul", "ge.gemm", "ge.batch_matmul"})
+#: ops that may head a fused chain: the cube ops and the elementwise ops themselves
+HEAD_OPS = CUBE_HEAD_OPS | ELEMENTWISE_OPS
 #: the activations TbeAippConvReluMaxpoolingFusion allows between the convolution and the pooling
 POOL_CHAIN_OPS = frozenset({"ge.relu", "ge.leaky_relu"})
 #: the SoC family whose MaxPoolV3 TbeAippConvReluMaxpoolingFusion fuses (Atlas inference cards)
@@ -173,6 +179,7 @@ class FuseUB(ModulePass):
                         continue
                 k = self._fusible_operand(op, depth)
                 if k is None:
+                    _remark_reshape_between(op, ctx)
                     continue
                 producer = op.operands[k].owner
                 assert isinstance(producer, Operation)
@@ -328,3 +335,22 @@ def _fusible_pool(pool: Operation) -> bool:
     return (_ints(pool, "kernel_shape", []) == [3, 3] and _ints(pool, "strides", [1, 1]) == [2, 2]
             and _ints(pool, "pads", [0, 0, 0, 0]) == [1, 1, 1, 1] and not pool.get_attr("ceil_mode", 0)
             and _ints(pool, "dilations", [1, 1]) == [1, 1] and pool.get_attr("auto_pad", "NOTSET") == "NOTSET")
+
+
+def _remark_reshape_between(op: Operation, ctx: PassContext) -> None:
+    """Say so when ``op`` would join a cube op's chain but for a reshape between
+    them (transformers' Conv1D writes Gemm, Reshape, then its GELU or residual
+    Add): GE's ReshapeRecoveryPass puts back a reshape whose two sides' shapes
+    differ before UB fusion, whose matcher joins adjacent ops only."""
+    for value in op.operands:
+        if not isinstance(value, OpResult) or value.owner.name not in VIEW_OPS or len(value.uses) != 1:
+            continue
+        reshape = value.owner
+        source = reshape.operands[0] if reshape.operands else None
+        if isinstance(source, OpResult) and source.owner.name in CUBE_HEAD_OPS and len(source.uses) == 1 \
+                and op_engine(source.owner) == "AICore":
+            ctx.remark(op, f"not fused into '{source.owner.name}': the '{reshape.name}' between them stays "
+                           "(GE's ReshapeRecoveryPass keeps a reshape whose sides' shapes differ; UB fusion joins "
+                           "adjacent ops only)")
+            return
+

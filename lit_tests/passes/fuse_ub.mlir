@@ -82,3 +82,24 @@ ge.graph @not_fused(%x: tensor<4x16xf16>, %b: tensor<1x16xf16>) -> (tensor<4x16x
   %v = ge.add %u, %q : (tensor<4x16xf16>, tensor<4x16xf16>) -> tensor<4x16xf16>
   ge.return %s, %t, %u, %v, %q : (tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>, tensor<4x16xf16>) -> ()
 }
+
+// -----
+
+// transformers' Conv1D: Gemm, Reshape back to (batch, tokens, width), then its
+// GELU. The reshape stays between them (GE's ReshapeRecoveryPass puts it back,
+// its sides' shapes differing), so the GELU is a kernel of its own; a remark
+// says why.
+// CHECK-LABEL: ge.graph @gemm_reshape_gelu
+// CHECK: %g = ge.gemm
+// CHECK-NOT: fused_output
+// CHECK-SAME: -> tensor<32x64xf16>
+// CHECK: %y = ge.gelu %r {engine = "AICore"}
+// REMARK: remark: not fused into 'ge.gemm': the 'ge.reshape' between them stays (GE's ReshapeRecoveryPass keeps a reshape whose sides' shapes differ; UB fusion joins adjacent ops only)
+ge.graph @gemm_reshape_gelu(%x: tensor<32x16xf16>) -> tensor<2x16x64xf16> {
+  %w = ge.const {value = dense<1.000000e+00> : tensor<16x64xf16>} : () -> tensor<16x64xf16>
+  %g = ge.gemm %x, %w : (tensor<32x16xf16>, tensor<16x64xf16>) -> tensor<32x64xf16>
+  %s = ge.const {value = dense<[2, 16, 64]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %r = ge.reshape %g, %s : (tensor<32x64xf16>, tensor<3xi64>) -> tensor<2x16x64xf16>
+  %y = ge.gelu %r : (tensor<2x16x64xf16>) -> tensor<2x16x64xf16>
+  ge.return %y : (tensor<2x16x64xf16>) -> ()
+}
