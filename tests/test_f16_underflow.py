@@ -165,27 +165,33 @@ def test_a_kernel_runs_again_in_f32_only_for_a_result_holding_a_zero_or_a_non_fi
     assert reran == ([1] if checked else [])
 
 
-_PERM = {"perm": ArrayAttr((IntegerAttr(1), IntegerAttr(0)))}
-_AXIS = {"axis": IntegerAttr(0)}
+def _ints(*values: int) -> ArrayAttr:
+    return ArrayAttr(tuple(IntegerAttr(v) for v in values))
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from([0.0, -0.0, 1e-7, -6e-8, 3e-5, 1.0, -2.5, 65504.0, np.inf, -np.inf]),
-                min_size=4, max_size=4))
+                min_size=16, max_size=16))
 def test_the_value_copying_ops_give_in_f16_what_they_give_in_f32(values: list[float]) -> None:
     """Each op of VALUE_COPYING_OPS tried here rounds nothing: its f16 run on f16
     operands is its f32 run on the same operands widened, value for value."""
-    x = np.array(values, np.float16).reshape(2, 2)
-    y = x[::-1].copy()
-    condition = np.array([[True, False], [False, True]])
-    for op, inputs, attributes in (("ge.relu", [x], {}), ("ge.abs", [x], {}), ("ge.neg", [x], {}),
-                                   ("ge.max", [x, y], {}), ("ge.min", [x, y], {}),
-                                   ("ge.where", [condition, x, y], {}), ("ge.transpose", [x], _PERM),
-                                   ("ge.concat", [x, y], _AXIS)):
+    x = np.array(values, np.float16).reshape(1, 1, 4, 4)
+    y = x[..., ::-1].copy()
+    condition = np.arange(16).reshape(1, 1, 4, 4) % 3 == 0
+    cases = (("ge.relu", [x], {}), ("ge.abs", [x], {}), ("ge.neg", [x], {}), ("ge.max", [x, y], {}),
+             ("ge.min", [x, y], {}), ("ge.where", [condition, x, y], {}),
+             ("ge.transpose", [x], {"perm": _ints(0, 1, 3, 2)}), ("ge.concat", [x, y], {"axis": IntegerAttr(1)}),
+             ("ge.max_pool", [x], {"kernel_shape": _ints(2, 2), "strides": _ints(2, 2)}),
+             ("ge.slice", [x, np.array([1]), np.array([3]), np.array([2])], {}),
+             ("ge.gather", [x, np.array([0, 3])], {"axis": IntegerAttr(2)}),
+             ("ge.expand", [x, np.array([2, 1, 4, 4])], {}), ("ge.tile", [x, np.array([1, 2, 1, 1])], {}),
+             ("ge.trilu", [x], {}), ("ge.reshape", [x, np.array([4, 4])], {}),
+             ("ge.depth_to_space", [x.reshape(1, 4, 2, 2)], {"blocksize": IntegerAttr(2)}))
+    for op, inputs, attributes in cases:
         assert op in VALUE_COPYING_OPS
         narrow = run_op(op, attributes, inputs, 1)[0]
         wide = run_op(op, attributes, [i.astype(np.float32) if i.dtype == np.float16 else i for i in inputs], 1)[0]
-        np.testing.assert_array_equal(narrow.astype(np.float32), wide)
+        np.testing.assert_array_equal(narrow.astype(np.float32), wide, err_msg=op)
 
 
 @pytest.mark.parametrize("flushed", [1, 99, 100, 500])
