@@ -178,6 +178,14 @@ def test_example_pass_from_its_ge_opt(tmp_path: pathlib.Path) -> None:
     assert run.returncode == 0 and "makespan" in run.stdout
 
 
+def test_the_readme_shows_what_its_main_command_prints() -> None:
+    # the first text block of the README is `ge-run examples/tiny_cnn.onnx`'s report, as printed
+    shown = _fenced_after(ROOT / "README.md", "```text")
+    run = subprocess.run([find_tool("ge-run") or "ge-run", "examples/tiny_cnn.onnx"], cwd=ROOT,
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.rstrip("\n") == shown
+
+
 def test_example_lit_test_passes() -> None:
     lit = find_tool("lit")
     assert lit is not None, "LLVM's lit is not installed (pip install -e '.[test]')"
