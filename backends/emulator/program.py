@@ -82,6 +82,8 @@ class Program:
     #: an op fused into its chain's head, a reshape, a concat or split laid out in place),
     #: in task order: no host launches them and no stream's task count holds them
     taskless: frozenset[int] = frozenset()
+    #: each stream's device tasks: its tasks but the :attr:`taskless` ones
+    tasks_per_stream: list[int] = attrs.Factory(list)
     #: a kernel starts on the units that are free when fewer than it asks for are
     #: (the profile's ``block_dispatch``; else it waits for all of them)
     block_dispatch: bool = False
@@ -431,7 +433,8 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
     if taskless:
         per_stream = per_stream - np.bincount(np.asarray(stream_of, dtype=np.int64)[taskless],
                                               minlength=len(task_list.streams))
-    for st, count in zip(task_list.streams, per_stream.tolist()):
+    tasks_per_stream = per_stream.tolist()
+    for st, count in zip(task_list.streams, tasks_per_stream):
         if count > profile["max_tasks_per_stream"]:
             warnings.append(f"stream {st.id} holds {count} tasks, more than the device's "
                             f"{profile['max_tasks_per_stream']} per stream (GE would split it)")
@@ -450,7 +453,8 @@ def compile_program(task_list: TaskList, cost: CostModel, max_errors: int = 20,
                    pool_names=POOLS, capacity=[cost.capacity[p] for p in POOLS], num_event_ids=slots, event_slot=event_slot,
                    warnings=warnings, traffic_id=traffic_id, traffic=traffic, dram_bandwidth=cost.dram_bw,
                    block_dispatch=profile.block_dispatch, has_control=bool((code == CONTROL).any()),
-                   read_table=read_table, write_table=write_table, taskless=frozenset(taskless))
+                   read_table=read_table, write_table=write_table, taskless=frozenset(taskless),
+                   tasks_per_stream=tasks_per_stream)
 
 
 def _event_slots(event: list[int], max_event: int) -> tuple[list[int], int]:

@@ -164,12 +164,11 @@ def build_report(schedule: Schedule, profile: "DeviceProfile", checker: "RaceChe
     waited = waits & (ready != INF)
     wait_time = np.bincount(stream_of[waited], weights=stalled_until[waited] - ready[waited], minlength=nstreams)
     kernels_per_stream = np.bincount(stream_of[is_kernel], minlength=nstreams)
-    taskless_per_stream = np.bincount(stream_of[taskless], minlength=nstreams)
     streams: list[dict[str, Any]] = []
     for s, sid in enumerate(program.stream_ids):
         b = float(busy[s]) if nstreams else 0.0
         streams.append({"id": sid, "priority": program.priorities[s],
-                        "tasks": program.first[s + 1] - program.first[s] - int(taskless_per_stream[s]),
+                        "tasks": program.tasks_per_stream[s],
                         "kernels": int(kernels_per_stream[s]), "busy_us": _r(b), "wait_us": _r(float(wait_time[s])),
                         "utilization": round(b / makespan, 4) if makespan > 0 else 0.0})
 

@@ -68,8 +68,7 @@ from geir.passes.memory.concat_slices import VIEW_OPS, ConcatLayout, concat_slic
 from geir.passes.memory.happens_before import NEVER, StreamOrder
 from geir.types import TensorType
 
-__all__ = ["Buffer", "MemoryProblem", "Nesting", "IN_PLACE_OPS", "VIEW_OPS", "align", "tensor_bytes",
-           "captured_values"]
+__all__ = ["Buffer", "MemoryProblem", "Nesting", "IN_PLACE_OPS", "align", "tensor_bytes", "captured_values"]
 
 #: elementwise ops whose result may overwrite an operand of the same type (the
 #: kernel reads its inputs before it writes its output)
