@@ -19,6 +19,7 @@ which names each ViT variant's plan:
 * ``merge_bmm_axis``: a MatMul of a (batch, tokens, k) activation by a (k, n)
   weight written as one (batch x tokens, k) x (k, n) MatMul between two
   reshapes, so that its rows are batch x tokens, not tokens (50 for patches of 32).
+  ViT-B/8 and the 384-pixel variants take both edits.
 
 Two change GPT-2's, from ``opt_onnx_update.py``
 (``ACL_PyTorch/built-in/nlp/GPT2_for_Pytorch``; its rows' notes say
@@ -76,7 +77,7 @@ def apply_edits(model: onnx.ModelProto, edits: Sequence[str], batch: int) -> onn
     edited = onnx.ModelProto()
     edited.CopyFrom(model)
     for edit in edits:
-        shapes = _shapes(edited)
+        shapes = _shapes(edited, batch)
         if edit == "merge_bmm_axis":
             _merge_bmm_axis(edited.graph, shapes, batch)
         elif edit == "pad_nz_block":
@@ -90,9 +91,19 @@ def apply_edits(model: onnx.ModelProto, edits: Sequence[str], batch: int) -> onn
     return edited
 
 
-def _shapes(model: onnx.ModelProto) -> dict[str, list[int | str]]:
-    """Every value's inferred shape (a symbolic dim by its name)."""
-    inferred = onnx.shape_inference.infer_shapes(model)
+def _shapes(model: onnx.ModelProto, batch: int) -> dict[str, list[int | str]]:
+    """Every value's inferred shape (a symbolic dim by its name) with the inputs'
+    ``batch`` dims bound to ``batch``, and shapes computed in the graph (a
+    Reshape's target from Shape, Gather and Concat) followed: the vendor exported
+    at a static batch, so its reshapes had constant targets that its scripts
+    rewrite."""
+    bound = onnx.ModelProto()
+    bound.CopyFrom(model)
+    for value in bound.graph.input:
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.dim_param == "batch":
+                dim.dim_value = batch
+    inferred = onnx.shape_inference.infer_shapes(bound, data_prop=True)
     shapes: dict[str, list[int | str]] = {}
     for info in (*inferred.graph.value_info, *inferred.graph.input, *inferred.graph.output):
         dims = info.type.tensor_type.shape.dim

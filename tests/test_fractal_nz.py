@@ -199,6 +199,8 @@ def test_the_vendor_edits_the_rows_notes_name(vendor_edits) -> None:
     assert vendor_edits.vendor_edits("ONNX rewritten by opt_vit.py (auto_optimizer) [pad_nz_block]") \
         == ("pad_nz_block",)
     assert vendor_edits.vendor_edits("graph edits: onnxsim + opt_vit.py (merge_bmm_axis)") == ("merge_bmm_axis",)
+    assert vendor_edits.vendor_edits("graph edits: onnxsim + opt_vit.py (merge_bmm_axis, pad_nz_block)") \
+        == ("pad_nz_block", "merge_bmm_axis")
     assert vendor_edits.vendor_edits("graph edits: onnxsim") == ()
 
 
@@ -229,6 +231,44 @@ def test_pad_nz_block_pads_the_tokens_to_whole_fractals_and_keeps_the_first_toke
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     np.testing.assert_allclose(ReferenceEvaluator(edited).run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-6)
     assert vendor_edits.apply_edits(model, (), 2) is model
+
+
+def test_merge_bmm_axis_follows_a_reshape_whose_target_the_graph_computes(vendor_edits) -> None:
+    """An exporter writes an attention's head merge as a Reshape to (Shape(x)[0], tokens,
+    width): with the batch bound, the target is known and the MatMul after it is
+    merged too, as in the vendor's static-batch graph."""
+    tokens, width = 50, 32
+    inits = [numpy_helper.from_array(np.zeros((width, width), dtype=np.float32), "w"),
+             numpy_helper.from_array(np.array([0], dtype=np.int64), "zero"),
+             numpy_helper.from_array(np.array([tokens, width], dtype=np.int64), "rest")]
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Gather", ["shape", "zero"], ["batch"], axis=0),
+             helper.make_node("Concat", ["batch", "rest"], ["target"], axis=0),
+             helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1, 3]),
+             helper.make_node("Reshape", ["t", "target"], ["merged_heads"]),
+             helper.make_node("MatMul", ["merged_heads", "w"], ["y"])]
+    graph = helper.make_graph(nodes, "heads", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, ["batch", 2, tokens, width // 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", tokens, width])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    edited = vendor_edits.apply_edits(model, ("merge_bmm_axis",), 3)
+    module = geir.import_onnx(edited, input_shapes={"x": (3, 2, tokens, width // 2)})
+    matmuls = [op for op in module.walk() if op.name in ("ge.matmul", "ge.batch_matmul")]
+    assert [op.operands[0].type.shape for op in matmuls] == [(3 * tokens, width)]
+
+
+def test_both_vit_plans_merge_the_padded_tokens_into_the_matmuls_rows(vendor_edits) -> None:
+    """ViT-B/8 and the 384-pixel ViT-Bs take both plans: 145 tokens padded to 160,
+    batch x 160 rows in every MatMul, the first token's values unchanged."""
+    model = _vit_like(145, 32)
+    edited = vendor_edits.apply_edits(model, vendor_edits.vendor_edits("(merge_bmm_axis, pad_nz_block)"), 3)
+    onnx.checker.check_model(edited)
+    module = geir.import_onnx(edited, input_shapes={"x": (3, 145, 32)})
+    matmuls = [op for op in module.walk() if op.name in ("ge.matmul", "ge.batch_matmul")]
+    assert [op.operands[0].type.shape for op in matmuls] == [(3 * 160, 32), (3 * 160, 64)]
+    x = np.random.default_rng(1).standard_normal((3, 145, 32)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(ReferenceEvaluator(edited).run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-6)
 
 
 def _gpt2_attention(batch: int, tokens: int, heads: int, head_width: int) -> onnx.ModelProto:

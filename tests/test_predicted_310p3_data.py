@@ -1,4 +1,4 @@
-"""``bench/predicted_310p3/``: published 310P3 times of twelve architectures that
+"""``bench/predicted_310p3/``: published 310P3 times of fifteen architectures that
 no fit has seen. Every row names a graph that is there and carries no weight
 bytes; no architecture is in a table the profile was fitted to; each row
 compiles the way its notes say ATC ran."""
@@ -28,8 +28,8 @@ def rows(fidelity: ModuleType) -> list:
 
 
 def test_every_row_is_a_measurement_of_a_graph_that_is_there(fidelity: ModuleType, rows: list) -> None:
-    assert len(rows) == 102
-    assert len({r.model for r in rows}) == 12
+    assert len(rows) == 120
+    assert len({r.model for r in rows}) == 15
     for r in rows:
         assert os.path.isfile(os.path.join(fidelity.PREDICTED_DIR, "models", r.model)), r.model
         assert r.measured_ms > 0 and r.source.startswith("Ascend/ModelZoo-PyTorch:ACL_PyTorch/")
@@ -57,6 +57,11 @@ def test_rows_compile_with_the_atc_options_their_notes_record(rows: list) -> Non
     assert by_model["vit_small_patch16_224.onnx"].small_channel and by_model["vit_small_patch16_224.onnx"].aipp == ""
     assert by_model["vgg19.onnx"].aipp == "" and not by_model["vgg19.onnx"].small_channel
     assert {r.seq for r in rows if r.model == "bert_large_squad.onnx"} == {64, 128, 256, 320, 384, 512}
+    # the ViT-Bs compile the graphs opt_vit.py made of them, each variant's plan
+    plans = {r.model: r.edits for r in rows if r.model.startswith("vit_base")}
+    assert plans == {"vit_base_patch32_224.onnx": ("merge_bmm_axis",),
+                     **{f"vit_base_{v}.onnx": ("pad_nz_block", "merge_bmm_axis")
+                        for v in ("patch8_224", "patch16_384", "patch32_384")}}
 
 
 @pytest.mark.parametrize("model, shapes", [

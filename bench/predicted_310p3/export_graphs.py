@@ -107,6 +107,9 @@ _timm("tresnet_m")
 _timm("pnasnet5large", 331)
 _timm("vit_small_patch16_224")
 _timm("vit_base_patch32_224")
+_timm("vit_base_patch8_224")
+_timm("vit_base_patch16_384", 384)
+_timm("vit_base_patch32_384", 384)
 # transformers', at the configurations of the vendor's checkpoints
 _transformers("bert_large_squad", _bert_large_squad, ("input_ids", "attention_mask", "token_type_ids"),
               ("start_logits", "end_logits"))
