@@ -32,10 +32,31 @@ def _torchvision(name: str, size: int = 224) -> None:
     ARCHITECTURES[name] = ("torchvision", image_exporter(build, size))
 
 
-def _timm(name: str, size: int = 224) -> None:
+def _timm_06_attention(model: Any) -> Any:
+    """``model`` with each ViT attention computed as timm 0.6 wrote it, which the vendor
+    exported: the scores scaled after the product (one Mul of batch x heads x tokens x
+    tokens), where today's timm scales the query, or the exporter of
+    ``scaled_dot_product_attention`` the query and the key."""
+    from timm.models.vision_transformer import Attention
+
+    def forward(self: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        b, n, c = x.shape
+        qkv = self.qkv(x).reshape(b, n, 3, self.num_heads, c // self.num_heads).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.unbind(0)
+        attn = ((q @ k.transpose(-2, -1)) * self.scale).softmax(dim=-1)
+        return self.proj((attn @ v).transpose(1, 2).reshape(b, n, c))
+
+    for module in model.modules():
+        if isinstance(module, Attention):
+            module.forward = forward.__get__(module)
+    return model
+
+
+def _timm(name: str, size: int = 224, vendor_timm_06: bool = False) -> None:
     def build() -> Any:
         import timm
-        return timm.create_model(name, pretrained=False)
+        model = timm.create_model(name, pretrained=False)
+        return _timm_06_attention(model) if vendor_timm_06 else model
     ARCHITECTURES[name] = ("timm", image_exporter(build, size))
 
 
@@ -105,11 +126,12 @@ _timm("efficientnetv2_rw_t", 288)
 _timm("cspresnext50")
 _timm("tresnet_m")
 _timm("pnasnet5large", 331)
-_timm("vit_small_patch16_224")
-_timm("vit_base_patch32_224")
-_timm("vit_base_patch8_224")
-_timm("vit_base_patch16_384", 384)
-_timm("vit_base_patch32_384", 384)
+# the ViTs as timm 0.6 wrote their attention (the vendor's timm)
+_timm("vit_small_patch16_224", vendor_timm_06=True)
+_timm("vit_base_patch32_224", vendor_timm_06=True)
+_timm("vit_base_patch8_224", vendor_timm_06=True)
+_timm("vit_base_patch16_384", 384, vendor_timm_06=True)
+_timm("vit_base_patch32_384", 384, vendor_timm_06=True)
 # transformers', at the configurations of the vendor's checkpoints
 _transformers("bert_large_squad", _bert_large_squad, ("input_ids", "attention_mask", "token_type_ids"),
               ("start_logits", "end_logits"))
