@@ -256,9 +256,10 @@ def _resolve(name_or_path: str) -> str:
     if wanted == "910b":
         # CANN's own Ascend910B.ini is a first-generation 910 variant, not the A2 910B1-B4.
         hint.append("'910B' is ambiguous: name the SoC (910B2, 910B4, ...)")
-    close = difflib.get_close_matches(name_or_path, names, n=1)
+    # compared as the lookup compares, without case or the "Ascend" prefix
+    close = difflib.get_close_matches(wanted, [n.lower() for n in names], n=1)
     if close:
-        hint.append(f"did you mean '{close[0]}'?")
+        hint.append(f"did you mean '{next(n for n in names if n.lower() == close[0])}'?")
     raise _error(f"unknown device '{name_or_path}'", *hint)
 
 

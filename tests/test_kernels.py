@@ -758,6 +758,10 @@ _EMPTY_BATCH_CASES = [
     ("Softmax", [_EMPTY], {"axis": 1}, (0, 4, 6, 6), True),
     ("GridSample", [_EMPTY, np.zeros((0, 3, 3, 2), np.float32)], {}, (0, 4, 3, 3), False),
     ("Flatten", [_EMPTY], {"axis": 1}, (0, 144), False),
+    # normalised along a zero-length axis (a sequence of no tokens)
+    ("Softmax", [np.zeros((2, 0), np.float32)], {"axis": -1}, (2, 0), True),
+    ("LogSoftmax", [np.zeros((2, 0), np.float32)], {"axis": -1}, (2, 0), True),
+    ("Hardmax", [np.zeros((2, 0), np.float32)], {"axis": -1}, (2, 0), True),
 ]
 
 
@@ -765,9 +769,9 @@ _EMPTY_BATCH_CASES = [
                          ids=[c[0] for c in _EMPTY_BATCH_CASES])
 def test_an_empty_batch_gives_an_empty_result(op: str, inputs: list[np.ndarray], attrs: dict[str, Any],
                                               shape: tuple[int, ...], oracle: bool) -> None:
-    """A batch of 0 (``--input-shape batch=0``) is an empty result of the op's
-    shape (the reference's, where it runs one), not a reshape that cannot tell
-    what -1 is."""
+    """A batch of 0 (``--input-shape batch=0``), or a softmax's axis of length 0,
+    is an empty result of the op's shape (the reference's, where it runs one),
+    not a reshape that cannot tell what -1 is nor a reduction with no identity."""
     actual = get_kernel(op)(list(inputs), dict(attrs))[0]
     assert actual.shape == shape and actual.dtype == np.float32
     if oracle:

@@ -188,6 +188,10 @@ def _refuse_files_not_written(args: argparse.Namespace, prepared: Any) -> None:
     if args.sweep:
         _refuse(args, [f for f, _ in _RUN_FILES], "--sweep reports the makespan per swept value, not one run's "
                                                   "outputs or schedule")
+    if prepared.kind != "graph":
+        _refuse_scenario_or_sweep(args, "--interpret runs no emulation" if prepared.kind == "interpret" else
+                                  "a host-driven run (control flow or data-dependent sizes) runs launch by launch as "
+                                  "the host decides, not one static task list")
     if prepared.kind == "interpret":
         _refuse(args, _SCHEDULE_FILES, "--interpret runs no emulation, so there is no schedule to write")
     if prepared.kind == "host":
@@ -198,6 +202,17 @@ def _refuse_files_not_written(args: argparse.Namespace, prepared: Any) -> None:
     elif prepared.kind == "graph" and module_has_absent_weights(prepared.module):  # a host run says it needs them
         _refuse(args, ["-o"], "the model holds no weights (imported without them), so its run is timing only "
                               "and computes no outputs to write")
+
+
+def _refuse_scenario_or_sweep(args: argparse.Namespace, why: str) -> None:
+    """An error naming the scenario and sweep options ``args`` gives (each repeats
+    or re-emulates one static task list), and ``why`` this run has none."""
+    given = [flag for flag, name in (("--iterations", "iterations"), ("--buffers", "buffers"),
+                                     ("--devices", "devices"), ("--sweep", "sweep"))
+             if getattr(args, name, None) not in (None, [])]
+    if given:
+        from geir.diagnostics import error
+        raise error(f"{' and '.join(given)}: {why} to repeat or sweep")
 
 
 def _refuse(args: argparse.Namespace, flags: Sequence[str], why: str) -> None:

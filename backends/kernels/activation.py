@@ -127,6 +127,8 @@ def _softmax_family(name: str, inputs: Inputs, attrs: Attrs) -> list[np.ndarray]
     """
     x = inputs[0]
     axis = normalize_axis(attrs.get("axis", -1), x.ndim)
+    if x.size == 0:  # nothing to normalise (a zero-length sequence): an empty result
+        return [x.copy()]
     if name == "Hardmax":
         return [_hardmax(x, axis)]
     return [_SOFTMAX_FAMILY[name](x.astype(compute_dtype(x.dtype)), axis).astype(x.dtype)]
