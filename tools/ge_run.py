@@ -158,6 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         prepared = prepare(load(args.input[0], args.allow_unregistered_dialect, sources), settings, args.interpret)
         _refuse_files_not_written(args, prepared)
+        _refuse_scenario_or_sweep(args, prepared)
         if prepared.kind == "interpret":
             return _interpret(prepared, args, settings, sources)
         if prepared.kind == "graph":
@@ -188,10 +189,6 @@ def _refuse_files_not_written(args: argparse.Namespace, prepared: Any) -> None:
     if args.sweep:
         _refuse(args, [f for f, _ in _RUN_FILES], "--sweep reports the makespan per swept value, not one run's "
                                                   "outputs or schedule")
-    if prepared.kind != "graph":
-        _refuse_scenario_or_sweep(args, "--interpret runs no emulation" if prepared.kind == "interpret" else
-                                  "a host-driven run (control flow or data-dependent sizes) runs launch by launch as "
-                                  "the host decides, not one static task list")
     if prepared.kind == "interpret":
         _refuse(args, _SCHEDULE_FILES, "--interpret runs no emulation, so there is no schedule to write")
     if prepared.kind == "host":
@@ -204,14 +201,20 @@ def _refuse_files_not_written(args: argparse.Namespace, prepared: Any) -> None:
                               "and computes no outputs to write")
 
 
-def _refuse_scenario_or_sweep(args: argparse.Namespace, why: str) -> None:
+def _refuse_scenario_or_sweep(args: argparse.Namespace, prepared: Any) -> None:
     """An error naming the scenario and sweep options ``args`` gives (each repeats
-    or re-emulates one static task list), and ``why`` this run has none."""
+    or re-emulates one static task list) when ``prepared`` runs none: an
+    --interpret run, or a host-driven one."""
+    if prepared.kind == "graph":
+        return
     given = [flag for flag, name in (("--iterations", "iterations"), ("--buffers", "buffers"),
                                      ("--devices", "devices"), ("--sweep", "sweep"))
              if getattr(args, name, None) not in (None, [])]
     if given:
         from geir.diagnostics import error
+        why = ("--interpret runs no emulation" if prepared.kind == "interpret" else
+               "a host-driven run (control flow or data-dependent sizes) runs launch by launch as the host "
+               "decides, not one static task list")
         raise error(f"{' and '.join(given)}: {why} to repeat or sweep")
 
 
