@@ -741,6 +741,17 @@ def test_kernel_or_fallback() -> None:
     np.testing.assert_array_equal(y[-1], y_h)
 
 
+def test_an_empty_tensor_reshapes_where_minus_one_is_determined_and_says_why_not_elsewhere() -> None:
+    """With no elements, -1 is inferable only when every other dim is nonzero
+    (0 x 4 to -1 x 2 is 0 x 2); beside a 0 it could be any size, which onnxruntime
+    also refuses: the error says so, in place of numpy's 'newaxis' message."""
+    reshape = get_kernel("Reshape")
+    empty = np.zeros((0, 4), np.float32)
+    assert reshape([empty, np.array([-1, 2])], {})[0].shape == (0, 2)
+    with pytest.raises(ValueError, match=r"no elements \(0x192x14x14\) cannot be reshaped to \[0, 192, -1\]"):
+        reshape([np.zeros((0, 192, 14, 14), np.float32), np.array([0, 192, -1])], {})
+
+
 _EMPTY = np.zeros((0, 4, 6, 6), np.float32)
 #: (op, inputs, attributes, the result's shape, whether onnx.reference runs it: its
 #: GlobalAveragePool divides by zero, its Flatten and GroupNormalization cannot

@@ -46,6 +46,10 @@ def reshape(inputs: Inputs, attrs: Attrs) -> list[np.ndarray]:
     dims = int_list(shape)
     if not attrs.get("allowzero", 0):
         dims = [x.shape[i] if d == 0 else d for i, d in enumerate(dims)]
+    if x.size == 0 and -1 in dims and 0 in [d for d in dims if d != -1]:
+        # ONNX infers -1 from the element count, which no element leaves open
+        raise ValueError(f"a tensor of no elements ({'x'.join(map(str, x.shape))}) cannot be reshaped to "
+                         f"{dims}: with no elements, the -1 dim could be any size")
     return [_own(x.reshape(dims), x)]
 
 
