@@ -353,4 +353,3 @@ def _remark_reshape_between(op: Operation, ctx: PassContext) -> None:
                            "(GE's ReshapeRecoveryPass keeps a reshape whose sides' shapes differ; UB fusion joins "
                            "adjacent ops only)")
             return
-

@@ -207,9 +207,8 @@ def _refuse_scenario_or_sweep(args: argparse.Namespace, prepared: Any) -> None:
     --interpret run, or a host-driven one."""
     if prepared.kind == "graph":
         return
-    given = [flag for flag, name in (("--iterations", "iterations"), ("--buffers", "buffers"),
-                                     ("--devices", "devices"), ("--sweep", "sweep"))
-             if getattr(args, name, None) not in (None, [])]
+    given = _given(args, (("--iterations", "iterations"), ("--buffers", "buffers"), ("--devices", "devices"),
+                          ("--sweep", "sweep")))
     if given:
         from geir.diagnostics import error
         why = ("--interpret runs no emulation" if prepared.kind == "interpret" else
@@ -218,9 +217,14 @@ def _refuse_scenario_or_sweep(args: argparse.Namespace, prepared: Any) -> None:
         raise error(f"{' and '.join(given)}: {why} to repeat or sweep")
 
 
+def _given(args: argparse.Namespace, options: Sequence[tuple[str, str]]) -> list[str]:
+    """The flags among ``options`` (flag, argument name) that ``args`` gives."""
+    return [flag for flag, name in options if getattr(args, name, None) not in (None, [])]
+
+
 def _refuse(args: argparse.Namespace, flags: Sequence[str], why: str) -> None:
     """An error naming the options among ``flags`` that ``args`` gives, and why."""
-    given = [flag for flag, name in _RUN_FILES if flag in flags and getattr(args, name, None) is not None]
+    given = _given(args, [(flag, name) for flag, name in _RUN_FILES if flag in flags])
     if given:
         from geir.diagnostics import error
         raise error(f"{' and '.join(given)}: {why}")

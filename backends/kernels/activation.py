@@ -109,8 +109,7 @@ def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
 def _hardmax(x: np.ndarray, axis: int) -> np.ndarray:
     # np.argmax returns the first maximum, the tie-break ONNX specifies.
     result = np.zeros_like(x)
-    if x.size:
-        np.put_along_axis(result, np.expand_dims(np.argmax(x, axis=axis), axis), 1, axis=axis)
+    np.put_along_axis(result, np.expand_dims(np.argmax(x, axis=axis), axis), 1, axis=axis)
     return result
 
 
