@@ -79,7 +79,9 @@ Durations (microseconds):
   multiplies the next, so the larger of the two counts; a vector head's after
   its own — moves what the fused ops read besides the chain (``fused_bytes``)
   within the same roofline, and writes one result: its own, or the pooled one
-  when a pooling ends the chain (``fused_result_bytes``). An AIPP fused into
+  when a pooling ends the chain (``fused_result_bytes``); an AttentionScore
+  kernel's head also does the second MatMul's multiplications
+  (``fused_cube_flops``) on its cores. An AIPP fused into
   the convolution that reads it takes no time; the convolution reads the
   crop's uint8 pixels (``aipp_input``).
 * **TransData** (``insert-trans-data``): a vector kernel that reads the tensor
@@ -167,7 +169,8 @@ ROW_OPS = frozenset({"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "r
 PARTIAL_READ_OPS = frozenset({"gather", "gather_elements", "gather_nd", "slice", "strided_slice"})
 
 #: kernel attributes a cost depends on (besides shapes, types and spaces)
-COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_flops", "fused_result_bytes", "aipp_input",
+COST_ATTRIBUTES = ("fused_operand", "fused_output", "fused_bytes", "fused_flops", "fused_cube_flops",
+                   "fused_result_bytes", "aipp_input",
                    "_op_aicore_num", "axis", "group", "transA", "transB", "small_channel", "strided_write",
                    "src_format", "dst_format", "strides", "pads", "no_task")
 #: channels per block of the C04 layout (``small-channel``, ATC's --enable_small_channel)
@@ -776,7 +779,9 @@ class CostModel:
             # work, on the same unit.
             fused = int_attribute(attributes, "fused_flops", 0) if attributes else 0
             if op in CUBE_OPS:
-                compute = tiling.work * tiling.imbalance / (units * self.sustained_cube_rate(kernel, op))
+                # a second MatMul fused after this one (AttentionScore) multiplies on the same cores
+                work = tiling.work + (int_attribute(attributes, "fused_cube_flops", 0) if attributes else 0)
+                compute = work * tiling.imbalance / (units * self.sustained_cube_rate(kernel, op))
                 if op in RECURRENT_OPS:
                     compute += self._recurrence_rest(kernel, op, pool, units, (dram, l2))
                 if fused > 0:

@@ -38,6 +38,18 @@ Two change GPT-2's, from ``opt_onnx_update.py``
   ``[0, 2, 3, 1]`` becomes the query's ``[0, 2, 1, 3]`` followed by a swap of
   the last two axes, which GE folds into the score MatMul (``fuse-graph``).
 
+One changes BERT's, from ``fix_onnx.py``
+(``ACL_PyTorch/built-in/nlp/Bert_Uncased_Huggingface``, for BERT-base and -large):
+
+* ``fix_attention_lnqkv``: in each layer, the key's head permute
+  ``[0, 2, 3, 1]`` becomes the query's ``[0, 2, 1, 3]`` followed by a swap of
+  the last two axes, as for GPT-2, so that the query, the key and the values
+  the attention reads have one shape: a condition of the 310P's AttentionScore
+  fusion (``fuse-ub``). The script's other edits (a reshape to
+  ``[-1, hidden]`` around the projections, a division spelled as a
+  multiplication, the mask expanded to ``B x 1 x S x S``) keep the work the
+  same or are already so in the exports.
+
 Other edits the notes name (onnxsim, a division spelled as a multiplication, the
 key-value cache's outputs dropped) keep the work the same or are already so in
 the graph-only exports, and are not redone.
@@ -52,9 +64,10 @@ import onnx
 from onnx import helper, numpy_helper
 
 #: the edits this module redoes, by the name the vendor's script gives them
-EDITS = ("pad_nz_block", "merge_bmm_axis", "fix_ubfusion", "fix_attention_qkv")
+EDITS = ("pad_nz_block", "merge_bmm_axis", "fix_ubfusion", "fix_attention_qkv", "fix_attention_lnqkv")
 #: how rows' notes name an edit, where not by the script's name
-NOTE_NAMES = {"fix_ubfusion": "Gemm->MatMul+Add", "fix_attention_qkv": "splits fused QKV"}
+NOTE_NAMES = {"fix_ubfusion": "Gemm->MatMul+Add", "fix_attention_qkv": "splits fused QKV",
+              "fix_attention_lnqkv": "fix_onnx.py"}
 #: rows of one FRACTAL_NZ fractal: what pad_nz_block pads the tokens to a multiple of
 NZ_ROWS = 16
 #: the ops a merged (batch x tokens, n) MatMul result stays 2-D through when their
@@ -86,6 +99,8 @@ def apply_edits(model: onnx.ModelProto, edits: Sequence[str], batch: int) -> onn
             _unflatten_gemms(edited.graph)
         elif edit == "fix_attention_qkv":
             _split_fused_qkv(edited.graph, shapes, batch)
+        elif edit == "fix_attention_lnqkv":
+            _permute_keys_as_queries(edited.graph)
         else:
             raise ValueError(f"unknown vendor edit '{edit}' (known: {', '.join(EDITS)})")
     return edited
@@ -385,6 +400,24 @@ def _part_of(tensor: onnx.TensorProto, part: int, parts: int, axis: int) -> onnx
         return part_tensor
     values = numpy_helper.to_array(tensor)
     return numpy_helper.from_array(np.ascontiguousarray(np.split(values, parts, axis=axis)[part]), name)
+
+
+def _permute_keys_as_queries(graph: onnx.GraphProto) -> None:
+    """Each attention's key permuted as its query (:func:`_key_permute_as_query`):
+    the three MatMuls of one activation, each through its bias Add if it has one."""
+    consumers: dict[str, list[onnx.NodeProto]] = {}
+    for node in graph.node:
+        for x in node.input:
+            consumers.setdefault(x, []).append(node)
+    for name, readers in list(consumers.items()):
+        matmuls = [n for n in readers if n.op_type == "MatMul" and n.input[0] == name]
+        if len(matmuls) != 3:
+            continue
+        parts = []
+        for matmul in matmuls:
+            after = consumers.get(matmul.output[0], [])
+            parts.append(after[0].output[0] if len(after) == 1 and after[0].op_type == "Add" else matmul.output[0])
+        _key_permute_as_query(graph, parts)
 
 
 def _key_permute_as_query(graph: onnx.GraphProto, parts: Sequence[str]) -> None:

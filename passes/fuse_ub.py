@@ -42,6 +42,16 @@ UB fusions, TbeAippCommonFusionPass and TbeAippConvReluMaxpoolingFusion): the
 AIPP gets ``fused_output`` and no task time, the convolution ``aipp_input``
 and reads the crop's uint8 pixels.
 
+On the same SoC an attention runs as one AttentionScore kernel (GE's
+``ZAttentionScoreFusionPass``; the pattern and its conditions are
+:mod:`geir.passes.attention_score`'s): the score MatMul, its scale and mask
+fused after it, the softmax, the MatMul by the values and the permute of heads
+back. The softmax, the second MatMul and the permute get ``fused_operand``; the
+score MatMul heads the kernel, doing the softmax's vector work
+(``fused_flops``) and the second MatMul's multiplications
+(``fused_cube_flops``), reading the values (``fused_bytes``) and writing the
+permuted context (``fused_result_bytes``).
+
 A max pooling joins the chain of a ResNet-style first convolution on an
 Atlas inference device (``device`` whose SoC is an Ascend 310P), as CANN's
 ``TbeAippConvReluMaxpoolingFusion`` fuses Conv2D + Relu/LeakyRelu + MaxPoolV3
@@ -72,6 +82,7 @@ from geir.backends.device_profile import load_profile
 from geir.module import Module
 from geir.opdef import op_cost
 from geir.operation import Operation, OpResult, Value
+from geir.passes.attention_score import ATTENTION_SCORE_SOC, attention_score_chain
 from geir.passes.memory.concat_slices import VIEW_OPS
 from geir.passes.pass_base import ModulePass, PassContext, option
 from geir.types import TensorType
@@ -153,10 +164,12 @@ class FuseUB(ModulePass):
 
     max_chain: int = option(4, "most elementwise ops fused after a chain's head")
     device: str = option("910B2", "device profile: on an Atlas inference SoC (Ascend 310P) a ResNet-style "
-                                  "first convolution's max pooling joins its chain")
+                                  "first convolution's max pooling joins its chain, and an attention runs as one "
+                                  "AttentionScore kernel")
 
     def run(self, module: Module, ctx: PassContext) -> None:
-        fuse_pools = load_profile(self.device).short_soc == POOL_FUSION_SOC
+        soc = load_profile(self.device).short_soc
+        fuse_pools = soc == POOL_FUSION_SOC
         for graph in module.graphs():
             #: elementwise ops already fused after each chain's head, by producer op
             depth: dict[int, int] = {}
@@ -193,6 +206,10 @@ class FuseUB(ModulePass):
                     _accumulate(chain_head, "fused_bytes", extra)
                 _accumulate(chain_head, "fused_flops", op_cost(op).flops)
                 ctx.remark(op, f"fused into '{producer.name}' (UB fusion): operand #{k} stays in the unified buffer")
+            if soc == ATTENTION_SCORE_SOC:
+                for op in graph.regions[0].blocks[0].ops:
+                    if op.name == "ge.softmax":
+                        _fuse_attention_score(op, ctx)
 
     @staticmethod
     def _fuse_aipp(conv: Operation, ctx: PassContext) -> None:
@@ -273,6 +290,29 @@ def _fuse_silu(sigmoid: Operation, ctx: PassContext) -> Operation | None:
     ctx.remark(sigmoid, "fused into 'ge.conv2d' with the Mul that takes it (UB fusion, conv + sigmoid + mul): "
                         "the convolution's result stays in the unified buffer")
     return mul
+
+
+def _fuse_attention_score(softmax: Operation, ctx: PassContext) -> None:
+    """Mark ``softmax``'s attention as one AttentionScore kernel headed by its
+    score MatMul, when the fusion takes it (:mod:`geir.passes.attention_score`)."""
+    chain = attention_score_chain(softmax)
+    if chain is None:
+        return
+    chain.mask.attributes["fused_output"] = UnitAttr()
+    for op in (softmax, chain.context):
+        op.attributes["fused_operand"] = IntegerAttr(0)
+        op.attributes["fused_output"] = UnitAttr()
+    chain.permute.attributes["fused_operand"] = IntegerAttr(0)
+    _accumulate(chain.score, "fused_flops", op_cost(softmax).flops)
+    _accumulate(chain.score, "fused_cube_flops", op_cost(chain.context).flops)
+    values = chain.context.operands[1].type
+    _accumulate(chain.score, "fused_bytes", (values.size_in_bytes or 0) if isinstance(values, TensorType) else 0)
+    written = chain.permute.results[0].type
+    if isinstance(written, TensorType) and written.size_in_bytes:
+        chain.score.attributes["fused_result_bytes"] = IntegerAttr(written.size_in_bytes)
+    ctx.remark(softmax, f"fused with '{chain.score.name}', its scale and mask, the MatMul by the values and the "
+                        "permute of heads into one AttentionScore kernel (ZAttentionScoreFusionPass): the scores "
+                        "stay in the core")
 
 
 def _accumulate(head: Operation, name: str, amount: float) -> None:

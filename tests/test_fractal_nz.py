@@ -33,6 +33,14 @@ NZ_READERS = frozenset({"ge.matmul", "ge.batch_matmul", "ge.gemm", "ge.add", "ge
                         "ge.reciprocal", "ge.prelu"})
 
 
+
+def _x_to_y(name: str, nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto], x_shape: list,
+            y_shape: list, opset: int) -> onnx.ModelProto:
+    """A float model of ``nodes`` from input ``x`` to output ``y``."""
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
 def _devices_without_nd_cube() -> list[str]:
     return [d for d in ("310P3", "910A", "910B2", "910B4") if not load_profile(d).cube_nd_operands]
 
@@ -80,10 +88,7 @@ def _transformer_layer(tokens: int, width: int, hidden: int, tail: str) -> onnx.
     else:
         nodes.append(helper.make_node("LayerNormalization", ["r", "g", "b"], ["y"], axis=-1))
     out_shape = [2, width, tokens] if tail == "transpose" else [2, tokens, width]
-    graph = helper.make_graph(nodes, "layer", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
-                                                                              [2, tokens, width])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return _x_to_y("layer", nodes, inits, [2, tokens, width], out_shape, 17)
 
 
 @settings(max_examples=12, deadline=None)
@@ -189,10 +194,7 @@ def _vit_like(tokens: int, width: int) -> onnx.ModelProto:
              helper.make_node("Add", ["o", "b2"], ["ob"]),
              helper.make_node("Add", ["ob", "e"], ["r"]),
              helper.make_node("Gather", ["r", "first"], ["y"], axis=1)]
-    graph = helper.make_graph(nodes, "vit", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
-                                                                            ["batch", tokens, width])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", width])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return _x_to_y("vit", nodes, inits, ["batch", tokens, width], ["batch", width], 17)
 
 
 def test_the_vendor_edits_the_rows_notes_name(vendor_edits) -> None:
@@ -247,10 +249,7 @@ def test_merge_bmm_axis_follows_a_reshape_whose_target_the_graph_computes(vendor
              helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1, 3]),
              helper.make_node("Reshape", ["t", "target"], ["merged_heads"]),
              helper.make_node("MatMul", ["merged_heads", "w"], ["y"])]
-    graph = helper.make_graph(nodes, "heads", [helper.make_tensor_value_info(
-        "x", TensorProto.FLOAT, ["batch", 2, tokens, width // 2])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", tokens, width])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = _x_to_y("heads", nodes, inits, ["batch", 2, tokens, width // 2], ["batch", tokens, width], 17)
     edited = vendor_edits.apply_edits(model, ("merge_bmm_axis",), 3)
     module = geir.import_onnx(edited, input_shapes={"x": (3, 2, tokens, width // 2)})
     matmuls = [op for op in module.walk() if op.name in ("ge.matmul", "ge.batch_matmul")]
@@ -292,10 +291,7 @@ def _gpt2_attention(batch: int, tokens: int, heads: int, head_width: int) -> onn
     nodes += [helper.make_node("MatMul", ["qt", "kt"], ["scores"]),
               helper.make_node("Softmax", ["scores"], ["p"], axis=-1),
               helper.make_node("MatMul", ["p", "vt"], ["y"])]
-    graph = helper.make_graph(nodes, "attention", [helper.make_tensor_value_info(
-        "x", TensorProto.FLOAT, [batch, tokens, width])], [helper.make_tensor_value_info(
-            "y", TensorProto.FLOAT, [batch, heads, tokens, head_width])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return _x_to_y("attention", nodes, inits, [batch, tokens, width], [batch, heads, tokens, head_width], 13)
 
 
 def _assert_same_outputs(model: onnx.ModelProto, edited: onnx.ModelProto, x: np.ndarray) -> None:
@@ -327,10 +323,7 @@ def _gpt2_mlp(batch: int, tokens: int, width: int) -> onnx.ModelProto:
              helper.make_node("Gemm", ["a2", "w2", "b2"], ["o2"]),
              helper.make_node("Reshape", ["o2", "narrow"], ["o"]),
              helper.make_node("Add", ["o", "x"], ["y"])]
-    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info(
-        "x", TensorProto.FLOAT, [batch, tokens, width])], [helper.make_tensor_value_info(
-            "y", TensorProto.FLOAT, [batch, tokens, width])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return _x_to_y("mlp", nodes, inits, [batch, tokens, width], [batch, tokens, width], 13)
 
 
 def test_fix_ubfusion_lets_the_matmuls_activation_and_residual_join_their_kernels(vendor_edits) -> None:
@@ -380,3 +373,60 @@ def test_fix_attention_qkv_keeps_an_absent_weight_absent(vendor_edits) -> None:
     assert [list(p.dims) for p in parts] == [[32, 32]] * 3
     assert all(p.data_location == onnx.TensorProto.EXTERNAL and not p.raw_data for p in parts)
     assert module_has_absent_weights(geir.import_onnx(edited))  # imports to run timing-only
+
+
+def _bert_attention(batch: int, tokens: int, heads: int, head_width: int) -> onnx.ModelProto:
+    """BERT's self-attention as transformers exports it: three projections of one
+    activation, the key's heads permuted ``[0, 2, 3, 1]``, the scores scaled and
+    masked by a ``B x 1 x S x S`` mask, the context's heads permuted back."""
+    width = heads * head_width
+    rng = np.random.default_rng(7)
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.05).astype(np.float32), n) for n, s in
+             (("wq", (width, width)), ("wk", (width, width)), ("wv", (width, width)),
+              ("bq", (width,)), ("bk", (width,)), ("bv", (width,)))]
+    mask = np.where(rng.random((batch, 1, tokens, tokens)) < 0.2, -10000.0, 0.0).astype(np.float32)
+    inits += [numpy_helper.from_array(mask, "mask"),
+              numpy_helper.from_array(np.array(1 / np.sqrt(head_width), dtype=np.float32), "scale"),
+              numpy_helper.from_array(np.array([batch, tokens, heads, head_width], dtype=np.int64), "split"),
+              numpy_helper.from_array(np.array([batch, tokens, width], dtype=np.int64), "merged")]
+    nodes = []
+    for name, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+        nodes += [helper.make_node("MatMul", ["x", f"w{name}"], [f"{name}p"]),
+                  helper.make_node("Add", [f"{name}p", f"b{name}"], [name]),
+                  helper.make_node("Reshape", [name, "split"], [f"{name}h"]),
+                  helper.make_node("Transpose", [f"{name}h"], [f"{name}t"], perm=perm)]
+    nodes += [helper.make_node("MatMul", ["qt", "kt"], ["scores"]),
+              helper.make_node("Mul", ["scores", "scale"], ["scaled"]),
+              helper.make_node("Add", ["scaled", "mask"], ["masked"]),
+              helper.make_node("Softmax", ["masked"], ["p"], axis=-1),
+              helper.make_node("MatMul", ["p", "vt"], ["context"]),
+              helper.make_node("Transpose", ["context"], ["contextt"], perm=[0, 2, 1, 3]),
+              helper.make_node("Reshape", ["contextt", "merged"], ["y"])]
+    return _x_to_y("attention", nodes, inits, [batch, tokens, width], [batch, tokens, width], 13)
+
+
+def test_fix_attention_lnqkv_stores_the_key_as_the_query_so_the_310p_fuses_the_attention(vendor_edits) -> None:
+    notes = "ONNX reshaped by fix_onnx.py (reshape/transpose only, same math)"
+    assert vendor_edits.vendor_edits(notes) == ("fix_attention_lnqkv",)
+    model = _bert_attention(2, 32, 12, 64)
+    edited = vendor_edits.apply_edits(model, ("fix_attention_lnqkv",), 2)
+    onnx.checker.check_model(edited)
+    assert [list(n.attribute[0].ints) for n in edited.graph.node if n.op_type == "Transpose"] \
+        == [[0, 2, 1, 3], [0, 2, 1, 3], [0, 1, 3, 2], [0, 2, 1, 3], [0, 2, 1, 3]]
+    x = np.random.default_rng(3).standard_normal((2, 32, 768)).astype(np.float32)
+    _assert_same_outputs(model, edited, x)
+    # with the key stored as the query (its swap folded into the score MatMul), the
+    # score MatMul, softmax, MatMul by the values and permute run as one kernel
+    fused = {}
+    for label, source in (("exported", model), ("edited", edited)):
+        kernels = [op for op in _compiled_for_310p3(source).walk() if op.name == "rt.kernel"]
+        softmax = next(op for op in kernels if op.get_attr("op") == "ge.softmax")
+        fused[label] = "fused_operand" in softmax.get_attr("attrs")
+    assert fused == {"exported": False, "edited": True}
+    runs = {label: geir.run_model(source, device="310P3", inputs={"x": x}, compare=False)
+            for label, source in (("exported", model), ("edited", edited))}
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    for run in runs.values():  # the marks change the kernels' time, not their numbers (f16 here)
+        np.testing.assert_allclose(run.outputs["y"], want, atol=0.02 * float(np.abs(want).max()))
+        assert not run.result.races
+    assert runs["edited"].fields["makespan_us"] < runs["exported"].fields["makespan_us"]

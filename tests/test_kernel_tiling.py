@@ -461,6 +461,24 @@ def test_a_pooling_fused_after_a_convolution_shrinks_what_the_chain_writes() -> 
     assert c.overhead_us == 0 and c.memory_us == 0 and c.dram_bytes == 0
 
 
+def test_an_attention_score_kernel_multiplies_both_matmuls_on_its_cores() -> None:
+    # ZAttentionScoreFusionPass: the score MatMul heads one kernel that also multiplies
+    # the probabilities by the values, on the same cores, and writes only the context
+    cost = CostModel(load_profile("310P3"))
+    q, scores, context = _ref((8, 12, 128, 64)), _ref((8, 12, 128, 128)), _ref((8, 12, 128, 64))
+    flops = 2.0 * 8 * 12 * 128 * 128 * 64
+    plain = Kernel("ge.matmul", "AICore", [q, q], [scores], attributes={"transB": IntegerAttr(1)}, flops=flops)
+    head = Kernel("ge.matmul", "AICore", [q, q], [scores], flops=flops, attributes={
+        "transB": IntegerAttr(1), "fused_output": UnitAttr(), "fused_cube_flops": IntegerAttr(int(flops)),
+        "fused_result_bytes": IntegerAttr(context.nbytes)})
+    alone, fused = cost.kernel(plain), cost.kernel(head)
+    assert fused.units == alone.units
+    # the second MatMul's multiplications at the first's rate (its blocks' fixed costs shared)
+    extra = flops / (alone.units * cost.sustained_cube_rate(plain, "matmul"))
+    assert fused.compute_us - alone.compute_us == pytest.approx(extra, rel=0.05)
+    assert sum(cost.traffic(plain)) - sum(cost.traffic(head)) == scores.nbytes - context.nbytes
+
+
 def _strided_conv(h: int, kernel: int, strides: tuple[int, int], pads: tuple[int, ...] = (0, 0, 0, 0),
                   **attributes: object) -> Kernel:
     x, w = _ref((64, 256, h, 56)), _ref((512, 256, kernel, kernel), space=WEIGHTS)

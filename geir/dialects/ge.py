@@ -39,6 +39,8 @@ COMMON_ATTRIBUTES = (
     AttrDef("fused_output", "unit", doc="the result stays in the unified buffer of the op fused after it"),
     AttrDef("fused_bytes", "int", doc="bytes the ops fused after this one read besides the chain (UB fusion)"),
     AttrDef("fused_flops", "int", doc="vector work of the ops fused after this one (UB fusion)"),
+    AttrDef("fused_cube_flops", "int", doc="cube work of a MatMul fused after this one, which its kernel does "
+                                           "too (AttentionScore)"),
     AttrDef("fused_result_bytes", "int", doc="bytes the chain fused after this op writes, where a pooling "
                                              "fused into it shrinks its result (UB fusion)"),
     AttrDef("aipp_input", "unit", doc="a convolution reads its image operand through the AIPP fused into it: "

@@ -8,10 +8,10 @@
 // RUN: ge-opt %s --pass-pipeline='ge-default{device=310P3 insert-trans-data=false}' | ge-run - --device 310P3 --timing-only | filecheck %s --check-prefix=C0
 // RUN: ge-opt %s --pass-pipeline='ge-default{device=310P3 enable-small-channel=true insert-trans-data=false}' | ge-run - --device 310P3 --timing-only | filecheck %s --check-prefix=C04
 // RUN: ge-opt %s --pass-pipeline='ge-default{device=310P3}' | ge-run - --device 310P3 --timing-only | filecheck %s --check-prefix=TRANS
-// C0: makespan {{ +}}174.262 us
-// C04: makespan {{ +}}67.756 us
+// C0: makespan {{ +}}174.045 us
+// C04: makespan {{ +}}67.540 us
 // TRANS: 4 tasks (3 kernels
-// TRANS: makespan {{ +}}325.560 us
+// TRANS: makespan {{ +}}325.551 us
 ge.graph @first_layer(%x: tensor<8x3x224x224xf16>, %w: tensor<64x3x7x7xf16>) -> tensor<8x64x112x112xf16> {
   %c = ge.conv2d %x, %w {pads = [3, 3, 3, 3], strides = [2, 2]} : (tensor<8x3x224x224xf16>, tensor<64x3x7x7xf16>) -> tensor<8x64x112x112xf16>
   ge.return %c : (tensor<8x64x112x112xf16>) -> ()
