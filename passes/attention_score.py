@@ -21,12 +21,12 @@ The pass's inference conditions, every one checked:
   swaps its last two axes after (``fix_onnx.py``);
 * the mask added is ``B x 1 x S x S`` (the script expands it to that).
 
-``fuse-ub`` marks the chain as it marks a UB-fused one (:mod:`geir.passes.fuse_ub`): the
-softmax, the second MatMul and the transpose get ``fused_operand = 0`` and no
-task; the score MatMul heads the kernel, doing the softmax's vector work
-(``fused_flops``) and the second MatMul's (``fused_cube_flops``), reading the
-values (``fused_bytes``) and writing the permuted context
-(``fused_result_bytes``). Numerics are unchanged.
+``fuse-ub`` marks the chain as it marks a UB-fused one
+(:mod:`geir.passes.fuse_ub`): the softmax, the second MatMul and the transpose
+get ``fused_operand = 0`` and no task; the score MatMul heads the kernel, doing
+the softmax's vector work (``fused_flops``) and the second MatMul's
+(``fused_cube_flops``), reading the values (``fused_bytes``) and writing the
+permuted context (``fused_result_bytes``). Numerics are unchanged.
 """
 
 from __future__ import annotations
