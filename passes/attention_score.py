@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import attrs
 
-from geir.operation import Operation, OpResult
+from geir.operation import Operation, OpResult, Value
 from geir.types import F16, TensorType
 
 __all__ = ["AttentionScoreChain", "attention_score_chain", "ATTENTION_SCORE_SOC"]
@@ -147,14 +147,19 @@ def _only_reader(op: Operation) -> Operation | None:
 
 def _scale(mul: Operation) -> bool:
     """Whether ``mul`` scales the scores by one number (FusedMulAdd's multiplier)."""
-    k = mul.get_attr("fused_operand")
-    other = [v for j, v in enumerate(mul.operands) if j != k]
-    t = other[0].type if len(other) == 1 else None
+    other = _other_operand(mul)
+    t = other.type if other is not None else None
     return isinstance(t, TensorType) and t.is_static and t.num_elements == 1
 
 
 def _other_shape(add: Operation) -> list[int] | None:
     """The shape of the operand ``add`` adds to the scores (the mask)."""
-    k = add.get_attr("fused_operand")
-    other = [v for j, v in enumerate(add.operands) if j != k]
-    return _shape(other[0].type) if len(other) == 1 else None
+    other = _other_operand(add)
+    return _shape(other.type) if other is not None else None
+
+
+def _other_operand(op: Operation) -> Value | None:
+    """The one operand of a binary ``op`` besides the one it reads from the unified buffer."""
+    k = op.get_attr("fused_operand")
+    other = [v for j, v in enumerate(op.operands) if j != k]
+    return other[0] if len(other) == 1 else None

@@ -177,6 +177,11 @@ def _run(args: argparse.Namespace) -> int:
 _RUN_FILES = (("-o", "output"), ("--trace", "trace"), ("--timeline", "timeline"),
               ("--memory-timeline", "memory_timeline"))
 _SCHEDULE_FILES = ("--trace", "--timeline", "--memory-timeline")
+#: the options that repeat or re-emulate one static task list: flag and argument name
+_SCENARIO_OPTIONS = (("--iterations", "iterations"), ("--buffers", "buffers"), ("--devices", "devices"),
+                     ("--sweep", "sweep"))
+#: the argument name of each flag a refusal may name
+_ARGUMENT_NAMES = dict(_RUN_FILES + _SCENARIO_OPTIONS)
 
 
 def _refuse_files_not_written(args: argparse.Namespace, prepared: Any) -> None:
@@ -207,24 +212,15 @@ def _refuse_scenario_or_sweep(args: argparse.Namespace, prepared: Any) -> None:
     --interpret run, or a host-driven one."""
     if prepared.kind == "graph":
         return
-    given = _given(args, (("--iterations", "iterations"), ("--buffers", "buffers"), ("--devices", "devices"),
-                          ("--sweep", "sweep")))
-    if given:
-        from geir.diagnostics import error
-        why = ("--interpret runs no emulation" if prepared.kind == "interpret" else
-               "a host-driven run (control flow or data-dependent sizes) runs launch by launch as the host "
-               "decides, not one static task list")
-        raise error(f"{' and '.join(given)}: {why} to repeat or sweep")
-
-
-def _given(args: argparse.Namespace, options: Sequence[tuple[str, str]]) -> list[str]:
-    """The flags among ``options`` (flag, argument name) that ``args`` gives."""
-    return [flag for flag, name in options if getattr(args, name, None) not in (None, [])]
+    why = ("--interpret runs no emulation" if prepared.kind == "interpret" else
+           "a host-driven run (control flow or data-dependent sizes) runs launch by launch as the host "
+           "decides, not one static task list")
+    _refuse(args, [flag for flag, _ in _SCENARIO_OPTIONS], f"{why} to repeat or sweep")
 
 
 def _refuse(args: argparse.Namespace, flags: Sequence[str], why: str) -> None:
     """An error naming the options among ``flags`` that ``args`` gives, and why."""
-    given = _given(args, [(flag, name) for flag, name in _RUN_FILES if flag in flags])
+    given = [flag for flag in flags if getattr(args, _ARGUMENT_NAMES[flag], None) not in (None, [])]
     if given:
         from geir.diagnostics import error
         raise error(f"{' and '.join(given)}: {why}")
